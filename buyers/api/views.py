@@ -1,0 +1,57 @@
+"""HTTP for buyers: validate, call one service or selector, render."""
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.response import Response
+
+from buyers.api.serializers import BuyerInput, BuyerOutput
+from buyers.selectors import buyer_get, buyer_list, buyer_search
+from buyers.services import buyer_create, buyer_delete, buyer_update
+
+
+class BuyerFilter(django_filters.FilterSet):
+    search = django_filters.CharFilter(method="filter_search", max_length=200)
+    external_identifier = django_filters.CharFilter(field_name="external_identifier", max_length=200)
+
+    def filter_search(self, queryset, name, value):
+        return buyer_search(queryset, value)
+
+
+class BuyerViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    scope_resource = "buyers"
+    serializer_class = BuyerOutput
+    filterset_class = BuyerFilter
+    lookup_url_kwarg = "buyer_id"
+    http_method_names = ["get", "post", "put", "delete"]
+
+    def get_queryset(self):
+        return buyer_list(merchant_account=self.request.merchant_account)
+
+    def get_object(self):
+        return buyer_get(merchant_account=self.request.merchant_account, id=self.kwargs["buyer_id"])
+
+    @extend_schema(request=BuyerInput, responses={201: BuyerOutput})
+    def create(self, request):
+        data = self._validated(BuyerInput(data=request.data))
+        buyer = buyer_create(merchant_account=request.merchant_account, **data)
+        return Response(BuyerOutput(buyer).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=BuyerInput, responses={200: BuyerOutput})
+    def update(self, request, buyer_id=None):
+        data = self._validated(BuyerInput(data=request.data))
+        buyer = buyer_update(buyer=self.get_object(), **data)
+        return Response(BuyerOutput(buyer).data)
+
+    def perform_destroy(self, instance):
+        buyer_delete(buyer=instance)
+
+    @staticmethod
+    def _validated(serializer) -> dict:
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data

@@ -1,0 +1,27 @@
+"""Reads of buyers, always scoped to one merchant account."""
+
+from django.core.exceptions import ValidationError
+from django.db.models import Q, QuerySet
+
+from buyers.models import Buyer
+from payments.errors import NotFound
+from payments.models import MerchantAccount
+
+
+def buyer_list(*, merchant_account: MerchantAccount) -> QuerySet[Buyer]:
+    """The account's buyers; pagination orders them."""
+    return Buyer.objects.filter(merchant_account=merchant_account)
+
+
+def buyer_search(queryset: QuerySet[Buyer], term: str) -> QuerySet[Buyer]:
+    """Buyers whose display name contains `term` (any case) or whose external identifier is `term`."""
+    return queryset.filter(Q(display_name__icontains=term) | Q(external_identifier=term))
+
+
+def buyer_get(*, merchant_account: MerchantAccount, id=None, external_identifier: str | None = None) -> Buyer:
+    """One buyer by id or external identifier; another account's buyer is not found, like a missing one."""
+    lookup = {"id": id} if id is not None else {"external_identifier": external_identifier}
+    try:
+        return buyer_list(merchant_account=merchant_account).get(**lookup)
+    except (Buyer.DoesNotExist, ValueError, ValidationError) as exc:
+        raise NotFound("The buyer could not be found.") from exc

@@ -1,0 +1,219 @@
+"""One settings module, driven by the environment.
+
+Defaults run on a fresh machine (SQLite file, in-process cache, DEBUG on). `DJANGO_DEBUG=false`
+switches production strictness on: every secret must then come from the environment.
+"""
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+LOCAL_DIR = BASE_DIR / ".local"
+
+env = environ.Env()
+# `make run` writes generated development secrets here; real environment variables win.
+environ.Env.read_env(LOCAL_DIR / "env", overwrite=False)
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+
+
+def _required_in_production(name: str, dev_default: str) -> str:
+    value = env.str(name, default="")
+    if value:
+        return value
+    if DEBUG:
+        return dev_default
+    raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false.")
+
+
+SECRET_KEY = _required_in_production("DJANGO_SECRET_KEY", "insecure-development-key-never-use-in-production")
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "corsheaders",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "payments",
+    "buyers",
+]
+
+MIDDLEWARE = [
+    "payments.middleware.RequestIdMiddleware",
+    "payments.middleware.ErrorEnvelopeMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "payments.middleware.BodySizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{LOCAL_DIR / 'db.sqlite3'}")}
+# App servers keep connections open between requests; health checks drop broken ones.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env.str("REDIS_URL", default="")
+
+
+def _cache(location_suffix: str) -> dict:
+    if REDIS_URL:
+        return {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": location_suffix,
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5},
+        }
+    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": location_suffix}
+
+
+CACHES = {"default": _cache("default"), "ratelimit": _cache("ratelimit")}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Request bodies above this size are refused with 413 before any parsing.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.authentication.ApiKeyJWTAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "payments.permissions.MerchantAccountAccess",
+        "payments.permissions.ScopePermission",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "payments.pagination.KeysetCursorPagination",
+    "DEFAULT_FILTER_BACKENDS": ["payments.filters.QueryFilterBackend"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "payments.errors.api_exception_handler",
+    "UNAUTHENTICATED_USER": None,
+    "UNAUTHENTICATED_TOKEN": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Payments API",
+    "DESCRIPTION": "Self-hosted payments API, wire-compatible with the Gr4vy API for the resources it implements.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SECURITY": [{"BearerAuth": []}],
+    "APPEND_COMPONENTS": {
+        "securitySchemes": {"BearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
+    },
+}
+
+# simplejwt supplies the verification machinery; keys and algorithms come from each ApiKey row.
+SIMPLE_JWT = {"AUTH_HEADER_TYPES": ("Bearer",), "LEEWAY": 0}
+JWT_LEEWAY_SECONDS = env.int("JWT_LEEWAY_SECONDS", default=30)
+# How long a process trusts its copy of an API key row: a revoked key stops working everywhere
+# within this many seconds, and at once in the process that revoked it.
+API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
+VERIFIED_TOKEN_CACHE_SIZE = env.int("VERIFIED_TOKEN_CACHE_SIZE", default=10_000)
+
+# Pagination cursors are signed with their own key so rotating the session secret does not break them.
+CURSOR_SIGNING_KEY = env.str("CURSOR_SIGNING_KEY", default=SECRET_KEY)
+
+CORS_ALLOW_HEADERS = [
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "x-gr4vy-merchant-account-id",
+    "x-request-id",
+]
+CORS_EXPOSE_HEADERS = ["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {
+        "card_data": {"()": "payments.logging.CardDataMaskingFilter"},
+        "request_id": {"()": "payments.middleware.RequestIdLogFilter"},
+    },
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["request_id", "card_data"],
+        },
+    },
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.server": {"level": "WARNING"}},
+}
+
+if not DEBUG:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+
+# Card vault: "<key id>:<base64url 32-byte key>" entries; the first encrypts, all decrypt.
+CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])
+# Keyed hashes (card fingerprints, gift card number and PIN lookups) use this separate key.
+CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="")
+if not DEBUG and not (CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY):
+    raise ImproperlyConfigured("CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY must be set when DJANGO_DEBUG is false.")

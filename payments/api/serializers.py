@@ -1,0 +1,175 @@
+"""Serializer building blocks every resource app shares."""
+
+from datetime import UTC
+
+from django.db import models
+from rest_framework import serializers
+
+from payments.validators import MAX_AMOUNT, validate_country, validate_currency
+
+
+class TimestampField(serializers.DateTimeField):
+    """ISO 8601 with microseconds and an explicit UTC offset, always (e.g. 2026-01-01T10:00:00.000000+00:00)."""
+
+    def to_representation(self, value):
+        if value is None:
+            return None
+        return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+class StrictSerializerMixin:
+    """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value."""
+
+    def to_internal_value(self, data):
+        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
+        errors = {name: ["Unknown field."] for name in unknown}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            errors.update(exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail})
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value
+
+
+class ApiModelSerializer(serializers.ModelSerializer):
+    """A ModelSerializer whose timestamps use the API's format."""
+
+    serializer_field_mapping = {
+        **serializers.ModelSerializer.serializer_field_mapping,
+        models.DateTimeField: TimestampField,
+    }
+
+
+class StrictSerializer(StrictSerializerMixin, serializers.Serializer):
+    """A plain input serializer that refuses unknown fields."""
+
+
+def optional_text(max_length: int, **kwargs) -> serializers.CharField:
+    """An optional, nullable string of 1..max_length characters, as the upstream API types them."""
+    return serializers.CharField(
+        required=False, allow_null=True, min_length=1, max_length=max_length, trim_whitespace=False, **kwargs
+    )
+
+
+class CountryField(serializers.CharField):
+    """ISO 3166-1 alpha-2 country code."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate_country)
+
+
+class CurrencyField(serializers.CharField):
+    """ISO 4217 currency code."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate_currency)
+
+
+class AmountField(serializers.IntegerField):
+    """An amount in minor units, 0..99,999,999."""
+
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("min_value", 0)
+        kwargs.setdefault("max_value", MAX_AMOUNT)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        # Booleans and floats such as 12.5 must not pass for amounts.
+        if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()) or isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+TAX_ID_KINDS = [
+    "ae.trn",
+    "au.abn",
+    "ar.dni",
+    "ar.cuil",
+    "ar.cuit",
+    "br.cnpj",
+    "br.cpf",
+    "ca.bn",
+    "ca.gst_hst",
+    "ca.pst_bc",
+    "ca.pst_mb",
+    "ca.pst_sk",
+    "ca.qst",
+    "ch.vat",
+    "cl.tin",
+    "co.itin",
+    "co.nit",
+    "co.cc",
+    "co.ce",
+    "co.de",
+    "co.rc",
+    "co.ti",
+    "co.passport",
+    "es.cif",
+    "eu.vat",
+    "gb.vat",
+    "hk.br",
+    "id.nik",
+    "id.npwp",
+    "in.gst",
+    "in.pan",
+    "jp.cn",
+    "jp.rn",
+    "kr.brn",
+    "li.uid",
+    "mx.curp",
+    "mx.rfc",
+    "my.frp",
+    "my.itn",
+    "my.nric",
+    "my.sst",
+    "no.vat",
+    "nz.gst",
+    "pe.ruc",
+    "ph.tin",
+    "ru.inn",
+    "ru.kpp",
+    "sa.vat",
+    "sg.gst",
+    "sg.uen",
+    "th.id",
+    "th.vat",
+    "tw.vat",
+    "us.ein",
+    "za.vat",
+    "bo.ci",
+    "uy.rut",
+    "uy.ci",
+]
+
+
+class AddressSerializer(StrictSerializer):
+    city = optional_text(100)
+    country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
+    postal_code = optional_text(50)
+    state = optional_text(255)
+    state_code = serializers.RegexField(r"^[A-Z]{2}-[A-Z0-9]{1,3}$", required=False, allow_null=True)
+    house_number_or_name = optional_text(255)
+    line1 = optional_text(255)
+    line2 = optional_text(255)
+    organization = optional_text(255)
+
+
+class TaxIdSerializer(StrictSerializer):
+    value = serializers.CharField(min_length=1, max_length=50)
+    kind = serializers.ChoiceField(choices=TAX_ID_KINDS)
+
+
+class BillingDetailsSerializer(StrictSerializer):
+    """Names, contact details, address and tax id of a buyer or a payment."""
+
+    first_name = optional_text(255)
+    last_name = optional_text(255)
+    email_address = serializers.EmailField(required=False, allow_null=True, max_length=320)
+    phone_number = serializers.RegexField(
+        r"^\+[1-9]\d{1,14}$", required=False, allow_null=True, error_messages={"invalid": "Must be an E.164 number."}
+    )
+    address = AddressSerializer(required=False, allow_null=True)
+    tax_id = TaxIdSerializer(required=False, allow_null=True)

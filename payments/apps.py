@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class PaymentsConfig(AppConfig):
+    """Cross-cutting API plumbing: merchant accounts, API keys, authentication and shared contracts."""
+
+    name = "payments"
+    verbose_name = "Payments platform"
+
+    def ready(self) -> None:
+        post_migrate.connect(_sync_roles, dispatch_uid="payments.roles")
+
+
+def _sync_roles(sender, **kwargs) -> None:
+    # Runs after each project app migrates, so the groups pick up the permissions of every app.
+    from payments.roles import PROJECT_APPS, roles_sync
+
+    if sender.name in PROJECT_APPS:
+        roles_sync()

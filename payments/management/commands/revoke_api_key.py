@@ -1,0 +1,18 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from payments.models import ApiKey
+from payments.services import api_key_revoke
+
+
+class Command(BaseCommand):
+    help = "Revoke an API key by kid; its tokens stop working."
+
+    def add_arguments(self, parser):
+        parser.add_argument("kid")
+
+    def handle(self, *args, **options):
+        try:
+            api_key_revoke(kid=options["kid"])
+        except ApiKey.DoesNotExist as exc:
+            raise CommandError(f"No API key with kid '{options['kid']}'.") from exc
+        self.stdout.write(f"revoked {options['kid']}")

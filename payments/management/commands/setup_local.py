@@ -1,0 +1,65 @@
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from payments.keys import load_private_pem, mint_token, public_pem
+from payments.management.commands.create_api_key import write_private_key
+from payments.services import api_key_generate, api_key_register, merchant_account_create
+
+ADMIN_USERNAME = "admin"
+
+
+class Command(BaseCommand):
+    help = "Prepare a local development server: default merchant account, API key, admin login; print a token."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--private-key-out", type=Path, default=Path(".local/default-api-key.pem"))
+        parser.add_argument("--port", default="8000")
+
+    def handle(self, *args, **options):
+        if not settings.DEBUG:
+            raise CommandError("setup_local is for development only (DJANGO_DEBUG is false).")
+        account = merchant_account_create(
+            id="default",
+            display_name="Default merchant",
+            allowed_origins=[f"http://localhost:{options['port']}", f"http://127.0.0.1:{options['port']}"],
+        )
+        private_pem = self._api_key(options["private_key_out"], account)
+        call_command("setup_roles", verbosity=0)
+        self._admin_login()
+        token = mint_token(private_pem, scopes=["*.read", "*.write"], expires_in=24 * 3600)
+        base = f"http://127.0.0.1:{options['port']}"
+        self.stdout.write(
+            self.style.SUCCESS("\nReady. A token valid for 24 hours (all scopes, merchant account 'default'):\n")
+        )
+        self.stdout.write(token)
+        self.stdout.write("\nTry:\n")
+        self.stdout.write(f'curl -s -H "Authorization: Bearer {token}" "{base}/buyers?limit=5"\n')
+        self.stdout.write(
+            f"Mint more tokens: .venv/bin/python manage.py issue_token --private-key {options['private_key_out']}"
+        )
+        self.stdout.write(f"API docs: {base}/docs/   Admin: {base}/admin/\n")
+
+    def _api_key(self, path: Path, account) -> str:
+        """Reuse the private key on disk (re-registering its public half), or generate one."""
+        if path.exists():
+            pem = path.read_text()
+            api_key_register(public_key_pem=public_pem(load_private_pem(pem)), merchant_account=account)
+            return pem
+        generated = api_key_generate(merchant_account=account)
+        write_private_key(path, generated.private_key_pem)
+        self.stdout.write(f"API key {generated.api_key.kid}: private key written to {path}")
+        return generated.private_key_pem
+
+    def _admin_login(self) -> None:
+        users = get_user_model().objects
+        if users.filter(username=ADMIN_USERNAME).exists():
+            self.stdout.write(f"Admin login '{ADMIN_USERNAME}' exists (password printed when it was created).")
+            return
+        password = secrets.token_urlsafe(12)
+        users.create_superuser(ADMIN_USERNAME, email="", password=password)
+        self.stdout.write(self.style.WARNING(f"Admin login created: {ADMIN_USERNAME} / {password}  (shown once)"))

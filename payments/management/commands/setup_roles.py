@@ -1,0 +1,11 @@
+from django.core.management.base import BaseCommand
+
+from payments.roles import roles_sync
+
+
+class Command(BaseCommand):
+    help = "Create or update the staff groups (Support: view only; Payments operator: view and money actions)."
+
+    def handle(self, *args, **options):
+        for group in roles_sync():
+            self.stdout.write(f"{group.name}: {group.permissions.count()} permissions")
