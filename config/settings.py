@@ -45,6 +45,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "payments",
     "buyers",
+    "giftcards",
+    "checkout",
+    "transactions",
 ]
 
 MIDDLEWARE = [

@@ -13,4 +13,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("", include("buyers.api.urls")),
+    path("", include("giftcards.api.urls")),
+    path("", include("checkout.api.urls")),
+    path("", include("transactions.api.urls")),
 ]
