@@ -37,7 +37,7 @@ test: lint
 serve: install
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py collectstatic --no-input
-	$(BIN)/gunicorn config.wsgi --config config/gunicorn.conf.py
+	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn config.wsgi --config config/gunicorn.conf.py
 
 bench: install
 	$(BIN)/python bench/run.py

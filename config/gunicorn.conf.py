@@ -1,0 +1,35 @@
+"""gunicorn settings for `make serve`, read from the environment like the Django settings.
+
+Requests are logged once, as JSON, by the application's access-log middleware (it knows the route
+template, the merchant account and the token's key id); gunicorn's own access log stays off so a
+request never produces two lines.
+"""
+
+import multiprocessing
+import os
+
+bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  # noqa: S104 - app servers sit behind a load balancer
+workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count() + 1))
+# Threaded workers keep client (load balancer) connections alive between requests; one thread per
+# worker by default keeps each worker's in-process caches and its database connection uncontended.
+worker_class = "gthread"
+threads = int(os.environ.get("WEB_THREADS", 1))
+keepalive = int(os.environ.get("WEB_KEEPALIVE_SECONDS", 5))
+timeout = int(os.environ.get("WEB_TIMEOUT_SECONDS", 30))
+graceful_timeout = int(os.environ.get("WEB_GRACEFUL_TIMEOUT_SECONDS", 30))
+# Recycle workers now and then so a slow leak in any dependency can never grow without bound; the
+# jitter keeps all workers from restarting at once.
+max_requests = int(os.environ.get("WEB_MAX_REQUESTS", 50_000))
+max_requests_jitter = max_requests // 10
+# Import the application once in the master: a broken setting fails `make serve` at start, and
+# workers share the imported code's memory. Django opens no connection at import, so none is shared.
+preload_app = True
+
+accesslog = None
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# Trust X-Forwarded-* only from the load balancer's addresses (comma separated, `*` for any).
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+proc_name = "payments"
+# No control socket: its default path is per user, so two servers on one host would fight over it.
+control_socket_disable = True
