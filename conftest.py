@@ -15,6 +15,14 @@ TEST_CARD_KEYS = ["test1:" + base64.urlsafe_b64encode(b"k" * 32).decode().rstrip
 TEST_FINGERPRINT_KEY = base64.urlsafe_b64encode(b"f" * 32).decode().rstrip("=")
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """`@pytest.mark.postgres` tests need real row locks and concurrent connections: skip them on SQLite."""
+    from django.db import connection
+
+    if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL (set DATABASE_URL)")
+
+
 @pytest.fixture(autouse=True)
 def _test_secrets(settings):
     settings.CARD_ENCRYPTION_KEYS = TEST_CARD_KEYS
