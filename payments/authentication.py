@@ -6,6 +6,7 @@ they expire, so a client reusing one token pays for one signature check.
 """
 
 import hashlib
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -25,6 +26,8 @@ from rest_framework_simplejwt.exceptions import TokenBackendError
 from payments.models import ApiKey
 from payments.selectors import api_key_get_active
 from payments.services import api_key_mark_used
+
+_KID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,8 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
         except jwt.PyJWTError as exc:
             raise _invalid("Bearer token is not a valid JWT.") from exc
         kid = header.get("kid")
-        api_key = api_key_get_active(kid=kid) if isinstance(kid, str) else None
+        # The header is unverified input: only a thumbprint-shaped kid reaches the database.
+        api_key = api_key_get_active(kid=kid) if isinstance(kid, str) and _KID.fullmatch(kid) else None
         if api_key is None:
             raise _invalid("Bearer token was not signed by an active API key.")
         claims = self._decode(api_key, token)
