@@ -1,5 +1,7 @@
 """Authorization: which merchant account a request acts for, and whether its token's scopes allow the action."""
 
+import re
+
 from rest_framework import exceptions
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
@@ -8,6 +10,7 @@ from payments.selectors import merchant_account_get
 
 MERCHANT_ACCOUNT_HEADER = "HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID"
 DEFAULT_MERCHANT_ACCOUNT = "default"
+_ACCOUNT_ID = re.compile(r"[-a-zA-Z0-9_]{1,255}")
 
 
 class MerchantAccountAccess(BasePermission):
@@ -21,7 +24,8 @@ class MerchantAccountAccess(BasePermission):
         if not isinstance(principal, ApiPrincipal):
             return False
         account_id = request.META.get(MERCHANT_ACCOUNT_HEADER) or DEFAULT_MERCHANT_ACCOUNT
-        account = merchant_account_get(id=account_id)
+        # Only slug-shaped ids reach the database (a NUL byte would be a 500 on PostgreSQL).
+        account = merchant_account_get(id=account_id) if _ACCOUNT_ID.fullmatch(account_id) else None
         if account is None or principal.merchant_account_id not in (None, account.id):
             raise exceptions.PermissionDenied(f"This API key cannot act for merchant account '{account_id}'.")
         request.merchant_account = account

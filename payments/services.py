@@ -1,6 +1,8 @@
 """Writes for merchant accounts and API keys; the admin and commands call these too."""
 
+import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -62,8 +64,6 @@ def api_key_revoke(*, kid: str) -> ApiKey:
     return api_key
 
 
-def api_key_mark_used(*, api_key_id, at) -> None:
+def api_key_mark_used(*, api_key_id: uuid.UUID, at: datetime) -> None:
     """Record use without a write per request: at most one UPDATE a minute per key, race-free."""
-    ApiKey.objects.filter(pk=api_key_id).exclude(last_used_at__gt=at - timezone.timedelta(minutes=1)).update(
-        last_used_at=at
-    )
+    ApiKey.objects.filter(pk=api_key_id).exclude(last_used_at__gt=at - timedelta(minutes=1)).update(last_used_at=at)
