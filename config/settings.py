@@ -87,6 +87,11 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{LOCAL_DIR / 
 # App servers keep connections open between requests; health checks drop broken ones.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database host that does not answer fails a request in seconds instead of hanging a worker.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -104,6 +109,8 @@ def _cache(location_suffix: str) -> dict:
 
 
 CACHES = {"default": _cache("default"), "ratelimit": _cache("ratelimit")}
+# `/readyz` answers within this many seconds whatever its dependencies do.
+READYZ_TIMEOUT_SECONDS = env.float("READYZ_TIMEOUT_SECONDS", default=2.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
