@@ -6,7 +6,8 @@ import threading
 import uuid
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse
 
 from payments.errors import error_response
 
@@ -15,6 +16,11 @@ logger = logging.getLogger("payments.request")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 # Human-facing pages that keep Django's own HTML errors.
 _HTML_PREFIXES = ("/admin/", "/docs/", "/demo/", "/checkout/secure-fields/")
+
+# Exceptions Django itself turns into 4xx responses: they are not failures of ours.
+_HANDLED_BY_DJANGO = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
+# Headers of a non-JSON error response that still mean something once it is wrapped in the envelope.
+_KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 
 _current = threading.local()
 
@@ -75,11 +81,23 @@ class ErrorEnvelopeMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         if response.status_code >= 400 and not self._is_json(response) and not request.path.startswith(_HTML_PREFIXES):
-            return error_response(response.status_code)
+            enveloped = error_response(response.status_code)
+            for header in _KEPT_HEADERS:
+                if header in response:
+                    enveloped[header] = response[header]
+            return enveloped
         return response
 
-    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
-        logger.error("Unhandled error on %s %s", request.method, request.path, exc_info=exception)
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, _HANDLED_BY_DJANGO):
+            return None  # Django answers 400/403/404 for these; __call__ then wraps that in the envelope
+        logger.error(
+            "Unhandled error on %s %s",
+            request.method,
+            request.path,
+            exc_info=exception,
+            extra={"request_id": getattr(request, "id", "-")},
+        )
         return error_response(500)
 
     @staticmethod
