@@ -189,7 +189,14 @@ CORS_ALLOW_HEADERS = [
     "x-gr4vy-merchant-account-id",
     "x-request-id",
 ]
-CORS_EXPOSE_HEADERS = ["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "x-request-id"]
+CORS_EXPOSE_HEADERS = [
+    "idempotent-replayed",
+    "retry-after",
+    "ratelimit-limit",
+    "ratelimit-remaining",
+    "ratelimit-reset",
+    "x-request-id",
+]
 
 LOGGING = {
     "version": 1,
@@ -222,6 +229,12 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = True
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+
+# The processor behind authorizations, captures, voids and refunds: a dotted path to a class that
+# implements `payments.connectors.base.PaymentConnector`. The default is the deterministic sandbox.
+PAYMENT_CONNECTOR = env.str("PAYMENT_CONNECTOR", default="payments.connectors.sandbox.SandboxConnector")
+# How long a stored Idempotency-Key response is replayed; `purge_expired` deletes older ones.
+IDEMPOTENCY_KEY_TTL_SECONDS = env.int("IDEMPOTENCY_KEY_TTL_SECONDS", default=24 * 60 * 60)
 
 # Card vault: "<key id>:<base64url 32-byte key>" entries; the first encrypts, all decrypt.
 CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])

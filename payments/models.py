@@ -2,6 +2,7 @@
 
 import uuid
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 
@@ -61,3 +62,35 @@ class ApiKey(models.Model):
 
     def can_act_for(self, merchant_account_id: str) -> bool:
         return self.merchant_account_id is None or self.merchant_account_id == merchant_account_id
+
+
+class IdempotencyRecord(models.Model):
+    """The first answer to a request sent with an `Idempotency-Key`, replayed to retries until it expires.
+
+    The row is inserted, and committed, before the request runs: the unique (merchant account, key) pair
+    is the lock that keeps two processes from both running the same request.
+    """
+
+    class State(models.TextChoices):
+        IN_PROGRESS = "in_progress", "In progress"
+        COMPLETED = "completed", "Completed"
+
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    # SHA-256 of method, path, `Prefer` and canonical body: the same key may only replay the same request.
+    fingerprint = models.CharField(max_length=64)
+    state = models.CharField(max_length=16, choices=State.choices, default=State.IN_PROGRESS)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    response_headers = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["merchant_account", "key"], name="idempotency_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.merchant_account_id}:{self.key}"
+

@@ -1,0 +1,91 @@
+import pytest
+
+from payments.connectors import CardDetails, Outcome, PaymentConnector, get_connector
+from payments.connectors.sandbox import TEST_CARDS, SandboxConnector
+
+
+def _card(number: str, security_code: str | None = "123") -> CardDetails:
+    return CardDetails(number=number, expiration_month=12, expiration_year=2099, security_code=security_code)
+
+
+def test_setting_chooses_the_sandbox_by_default():
+    assert isinstance(get_connector(), SandboxConnector)
+
+
+def test_setting_names_any_connector_class(settings):
+    settings.PAYMENT_CONNECTOR = "payments.tests.test_connectors.RecordingConnector"
+    assert isinstance(get_connector(), RecordingConnector)
+
+
+def test_a_class_that_is_not_a_connector_is_refused(settings):
+    settings.PAYMENT_CONNECTOR = "payments.models.MerchantAccount"
+    with pytest.raises(TypeError, match="does not implement"):
+        get_connector()
+
+
+@pytest.mark.parametrize(
+    ("number", "outcome", "error_code", "raw_code"),
+    [
+        ("4111111111111111", Outcome.APPROVED, None, "00"),
+        ("5555555555554444", Outcome.APPROVED, None, "00"),
+        ("378282246310005", Outcome.APPROVED, None, "00"),
+        ("4000000000000002", Outcome.DECLINED, "issuer_decline", "05"),
+        ("4000000000000101", Outcome.DECLINED, "incorrect_cvv", "N7"),
+        ("4000000000009995", Outcome.DECLINED, "insufficient_funds", "51"),
+        ("4000000000000069", Outcome.DECLINED, "expired_card", "54"),
+        ("4000000000000119", Outcome.FAILED, "service_error", "96"),
+        ("4242424242424242", Outcome.APPROVED, None, "00"),
+    ],
+    ids=["visa", "mastercard", "amex", "declined", "cvv", "funds", "expired", "failed", "other-valid"],
+)
+def test_sandbox_outcome_depends_on_the_card_number_only(number, outcome, error_code, raw_code):
+    results = {
+        SandboxConnector().authorize(card=_card(number), amount=amount, currency="USD", capture=capture, reference="r")
+        for amount, capture in [(1, False), (99_999_999, True)]
+    }
+    assert len(results) == 1  # same answer whatever the amount or intent
+    result = results.pop()
+    assert (result.outcome, result.error_code, result.raw_response_code) == (outcome, error_code, raw_code)
+    assert result.raw_response_description
+    assert result.approved is (outcome is Outcome.APPROVED)
+
+
+def test_sandbox_reports_the_security_code_check():
+    sandbox = SandboxConnector()
+    checks = [
+        sandbox.authorize(card=_card(number, code), amount=1, currency="USD", capture=False, reference="r")
+        for number, code in [("4111111111111111", "123"), ("4111111111111111", None), ("4000000000000101", "123")]
+    ]
+    assert [result.cvv_response_code for result in checks] == ["match", "not_provided", "no_match"]
+
+
+def test_sandbox_references_are_deterministic_and_follow_ups_succeed():
+    sandbox = SandboxConnector()
+    first = sandbox.authorize(card=_card("4111111111111111"), amount=5, currency="USD", capture=False, reference="t1")
+    again = sandbox.authorize(card=_card("4111111111111111"), amount=5, currency="USD", capture=False, reference="t1")
+    assert first.processor_reference == again.processor_reference
+    ref = first.processor_reference
+    assert sandbox.capture(processor_reference=ref, amount=5, currency="USD", reference="c1").approved
+    assert sandbox.void(processor_reference=ref, reference="v1").approved
+    assert sandbox.refund(processor_reference=ref, amount=5, currency="USD", reference="f1").approved
+
+
+def test_test_cards_are_valid_card_numbers():
+    from payments.cards import validate_card_number
+
+    for number in TEST_CARDS:
+        validate_card_number(number)
+
+
+def test_card_details_never_show_the_number_or_code():
+    text = repr(_card("4111111111111111", "987"))
+    assert "4111111111111111" not in text
+    assert "987" not in text
+
+
+class RecordingConnector(SandboxConnector):
+    """A second connector, to show the setting is what picks one."""
+
+
+def test_sandbox_implements_the_protocol():
+    assert isinstance(SandboxConnector(), PaymentConnector)

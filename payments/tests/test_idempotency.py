@@ -1,0 +1,114 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIRequestFactory
+
+from payments.errors import DomainError
+from payments.idempotency import (
+    IdempotencyKeyInUse,
+    idempotency_claim,
+    idempotency_complete,
+    idempotency_key_from,
+    idempotency_purge_expired,
+    idempotency_release,
+    request_fingerprint,
+)
+from payments.models import IdempotencyRecord
+
+pytestmark = pytest.mark.django_db
+
+
+def _request(body=None, path="/transactions", prefer=None, key=None):
+    from rest_framework.parsers import JSONParser
+    from rest_framework.request import Request
+
+    headers = {"HTTP_PREFER": prefer} if prefer else {}
+    if key is not None:
+        headers["HTTP_IDEMPOTENCY_KEY"] = key
+    raw = APIRequestFactory().post(path, body or {}, format="json", **headers)
+    return Request(raw, parsers=[JSONParser()])
+
+
+def test_first_claim_owns_the_key_and_later_ones_replay_the_answer(merchant_account):
+    record, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    assert claimed
+    with pytest.raises(IdempotencyKeyInUse):
+        idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    idempotency_complete(record=record, status=201, body={"id": "x"}, headers={"Location": "/x"})
+    replay, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    assert not claimed
+    assert replay.pk == record.pk
+    assert (replay.response_status, replay.response_body) == (201, {"id": "x"})
+    assert replay.response_headers == {"Location": "/x"}
+
+
+def test_a_key_reused_for_another_request_is_refused(merchant_account):
+    record, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    idempotency_complete(record=record, status=201, body={}, headers={})
+    with pytest.raises(DomainError) as excinfo:
+        idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="other")
+    assert excinfo.value.status == 400
+    assert excinfo.value.details[0]["pointer"] == "/idempotency-key"
+
+
+def test_keys_belong_to_one_merchant_account(merchant_account, other_merchant_account):
+    _, claimed_here = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    _, claimed_there = idempotency_claim(merchant_account=other_merchant_account, key="k", fingerprint="other")
+    assert claimed_here
+    assert claimed_there
+
+
+def test_a_released_key_can_be_claimed_again(merchant_account):
+    record, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    idempotency_release(record=record)
+    assert not IdempotencyRecord.objects.exists()
+    _, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="different")
+    assert claimed
+
+
+def test_an_expired_answer_is_forgotten(merchant_account):
+    record, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
+    idempotency_complete(record=record, status=201, body={}, headers={})
+    later = timezone.now() + timedelta(days=1, seconds=1)
+    fresh, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="new", now=later)
+    assert claimed
+    assert fresh.pk != record.pk
+
+
+def test_purge_deletes_only_expired_answers(merchant_account):
+    idempotency_claim(
+        merchant_account=merchant_account, key="old", fingerprint="f", now=timezone.now() - timedelta(days=2)
+    )
+    idempotency_claim(merchant_account=merchant_account, key="new", fingerprint="f")
+    assert idempotency_purge_expired() == 1
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["", "x" * 256, "caf\u00e9", "line\nbreak"],
+    ids=["empty", "too-long", "non-ascii", "control-character"],
+)
+def test_malformed_keys_are_refused(key):
+    with pytest.raises(DomainError) as excinfo:
+        idempotency_key_from(_request(key=key))
+    assert excinfo.value.details[0] == {
+        "location": "header",
+        "pointer": "/idempotency-key",
+        "message": excinfo.value.message,
+        "type": "DomainError",
+    }
+
+
+def test_a_longest_key_is_accepted():
+    assert idempotency_key_from(_request(key="k" * 255)) == "k" * 255
+    assert idempotency_key_from(_request()) is None
+
+
+def test_fingerprint_ignores_key_order_but_not_content_path_or_prefer():
+    base = request_fingerprint(_request({"a": 1, "b": 2}))
+    assert request_fingerprint(_request({"b": 2, "a": 1})) == base
+    assert request_fingerprint(_request({"a": 1, "b": 3})) != base
+    assert request_fingerprint(_request({"a": 1, "b": 2}, path="/other")) != base
+    assert request_fingerprint(_request({"a": 1, "b": 2}, prefer="resource=transaction-capture")) != base
