@@ -1,0 +1,892 @@
+/*
+ * Embed: a drop-in checkout built on Secure Fields.
+ *
+ * Usage:
+ *   const checkout = Embed.mount('#checkout', {
+ *     token, sessionId, amount: 1299, currency: 'USD', country: 'US',
+ *     giftCards: true,
+ *     onComplete(transaction) { ... },
+ *     onError(error) { ... },
+ *   });
+ *
+ * The mounted element gets data-state (loading, ready, processing, approved,
+ * declined, error, too-many-attempts) and, once a transaction exists,
+ * data-transaction-id.
+ */
+(function (global) {
+  'use strict';
+
+  if (global.Embed) return;
+
+  const MINOR_UNITS = { JPY: 0, KRW: 0, BHD: 3, KWD: 3 };
+  const APPROVED = new Set(['authorization_succeeded', 'capture_succeeded']);
+  const DECLINED = new Set(['authorization_declined']);
+  const REQUEST_TIMEOUT_MS = 60000;
+  const FIELDS_LOAD_TIMEOUT_MS = 30000;
+  const MAX_RETRY_WAIT_SECONDS = 600;
+  const FIELD_ORDER = ['number', 'expiry', 'security_code'];
+  const POINTER_FIELDS = {
+    '/payment_method/number': 'number',
+    '/payment_method/expiration_date': 'expiry',
+    '/payment_method/security_code': 'security_code',
+  };
+  const BALANCE_MESSAGES = {
+    invalid_gift_card: 'We could not find a gift card with that number and PIN. Check them and try again.',
+    expired_card: 'This gift card has expired.',
+    inactive_card: 'This gift card is not active yet.',
+  };
+
+  // Captured while this script runs; document.currentScript is null later.
+  const SCRIPT_SRC = (() => {
+    const script = document.currentScript || document.querySelector('script[src*="embed.js"]');
+    return script && script.src ? script.src : null;
+  })();
+
+  let instanceCount = 0;
+  // Mounting twice on one element replaces the earlier checkout cleanly.
+  const mounted = new WeakMap();
+  let secureFieldsLoading = null;
+
+  // ---------------------------------------------------------------------------
+  // Helpers
+  // ---------------------------------------------------------------------------
+
+  function minorUnits(currency) {
+    return Object.prototype.hasOwnProperty.call(MINOR_UNITS, currency) ? MINOR_UNITS[currency] : 2;
+  }
+
+  /** Format an amount given in minor units, e.g. (1299, 'USD') -> "$12.99". */
+  function formatAmount(amount, currency, locale) {
+    const digits = minorUnits(currency);
+    const value = amount / 10 ** digits;
+    const options = { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits };
+    try {
+      return new Intl.NumberFormat(locale, options).format(value);
+    } catch (_) {
+      try {
+        return new Intl.NumberFormat('en-US', options).format(value);
+      } catch (__) {
+        return `${value.toFixed(digits)} ${currency}`;
+      }
+    }
+  }
+
+  function toOrigin(value) {
+    try {
+      const origin = new URL(String(value)).origin;
+      return origin && origin !== 'null' ? origin : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function newKey() {
+    if (global.crypto && typeof global.crypto.randomUUID === 'function') return global.crypto.randomUUID();
+    const bytes = global.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  function parseRetryAfter(header) {
+    if (!header) return null;
+    const text = header.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    const when = Date.parse(text);
+    return Number.isNaN(when) ? null : Math.max(0, Math.ceil((when - Date.now()) / 1000));
+  }
+
+  /** Tiny element builder; text children become text nodes (never HTML). */
+  function h(tag, props = {}, children = []) {
+    const el = document.createElement(tag);
+    Object.keys(props).forEach((key) => {
+      const value = props[key];
+      if (value === null || value === undefined || value === false) return;
+      if (key === 'class') el.className = value;
+      else if (key === 'text') el.textContent = value;
+      else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+      else el.setAttribute(key, value === true ? '' : String(value));
+    });
+    [].concat(children).forEach((child) => {
+      if (child !== null && child !== undefined && child !== false) el.append(child);
+    });
+    return el;
+  }
+
+  function ensureStylesheet() {
+    if (!SCRIPT_SRC) return;
+    const href = new URL('embed.css', SCRIPT_SRC).href;
+    const present = Array.from(document.querySelectorAll('link[rel="stylesheet"]')).some((l) => l.href === href);
+    if (!present) document.head.appendChild(h('link', { rel: 'stylesheet', href, 'data-gr4vy-embed': true }));
+  }
+
+  // Merchants normally include secure-fields.js themselves; if they did not,
+  // load it from the same folder as this script.
+  function loadSecureFields() {
+    if (global.SecureFields) return Promise.resolve(global.SecureFields);
+    if (!SCRIPT_SRC) return Promise.reject(new Error('secure-fields.js is not loaded.'));
+    if (!secureFieldsLoading) {
+      secureFieldsLoading = new Promise((resolve, reject) => {
+        const script = h('script', { src: new URL('secure-fields.js', SCRIPT_SRC).href });
+        script.addEventListener('load', () => {
+          if (global.SecureFields) resolve(global.SecureFields);
+          else reject(new Error('secure-fields.js did not define SecureFields.'));
+        });
+        script.addEventListener('error', () => {
+          secureFieldsLoading = null;
+          reject(new Error('secure-fields.js could not be loaded.'));
+        });
+        document.head.appendChild(script);
+      });
+    }
+    return secureFieldsLoading;
+  }
+
+  class EmbedError extends Error {
+    constructor(message, { status = 0, code = 'error', details = [], retryAfter = null } = {}) {
+      super(message);
+      this.name = 'EmbedError';
+      this.status = status;
+      this.code = code;
+      this.details = details;
+      this.retryAfter = retryAfter;
+    }
+  }
+
+  // A retry of the same request with the same key is only useful when we do
+  // not know whether the first one was processed.
+  function outcomeUnknown(error) {
+    return error.status === 0 || error.status >= 500 || [408, 409, 425, 429].includes(error.status);
+  }
+
+  function readOptions(options) {
+    const o = options || {};
+    const fail = (message) => {
+      throw new TypeError(`Embed.mount: ${message}`);
+    };
+    if (typeof o.token !== 'string' || !o.token) fail('token is required.');
+    if (typeof o.sessionId !== 'string' || !o.sessionId) fail('sessionId is required.');
+    if (!Number.isInteger(o.amount) || o.amount <= 0) fail('amount must be a positive integer in minor units.');
+    const currency = String(o.currency || '').toUpperCase();
+    if (!/^[A-Z]{3}$/.test(currency)) fail('currency must be an ISO 4217 code.');
+    const country = o.country ? String(o.country).toUpperCase() : null;
+    if (country && !/^[A-Z]{2}$/.test(country)) fail('country must be an ISO 3166 alpha-2 code.');
+    const apiOrigin = toOrigin(o.apiOrigin || (SCRIPT_SRC ? new URL(SCRIPT_SRC).origin : ''));
+    if (!apiOrigin) fail('apiOrigin could not be determined.');
+    return {
+      token: o.token,
+      sessionId: o.sessionId,
+      amount: o.amount,
+      currency,
+      country,
+      apiOrigin,
+      giftCards: o.giftCards === true,
+      locale: o.locale || document.documentElement.lang || undefined,
+      style: o.style || {},
+      stylesheet: o.stylesheet !== false,
+      onComplete: typeof o.onComplete === 'function' ? o.onComplete : null,
+      onError: typeof o.onError === 'function' ? o.onError : null,
+    };
+  }
+
+  // ---------------------------------------------------------------------------
+  // The checkout
+  // ---------------------------------------------------------------------------
+
+  class Checkout {
+    constructor(root, options) {
+      this.root = root;
+      this.options = options;
+      this.id = `gr4vy-embed-${(instanceCount += 1)}`;
+      this.state = null;
+      this.sf = null;
+      this.giftCards = [];
+      this.giftBusy = false;
+      this.attempt = null;
+      this.timers = new Set();
+      this.destroyed = false;
+      this.ui = {};
+
+      if (options.stylesheet) ensureStylesheet();
+      this._build();
+      this._setState('loading');
+      this._renderGiftCards();
+      this._initSecureFields();
+    }
+
+    // --- public ---------------------------------------------------------------
+
+    /** Same as pressing Pay; also runs the inline validation. */
+    pay() {
+      return this._pay();
+    }
+
+    unmount() {
+      if (this.destroyed) return;
+      this.destroyed = true;
+      if (mounted.get(this.root) === this) mounted.delete(this.root);
+      this.timers.forEach((timer) => clearTimeout(timer));
+      this.timers.clear();
+      if (this.sf) this.sf.destroy();
+      this.root.replaceChildren();
+      this.root.classList.remove('gr4vy-embed');
+      ['state', 'transactionId', 'errorCode'].forEach((key) => delete this.root.dataset[key]);
+      this.root.removeAttribute('aria-busy');
+    }
+
+    // --- helpers --------------------------------------------------------------
+
+    _format(amount) {
+      return formatAmount(amount, this.options.currency, this.options.locale);
+    }
+
+    _later(fn, ms) {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        if (!this.destroyed) fn();
+      }, ms);
+      this.timers.add(timer);
+    }
+
+    _callback(name, value) {
+      const fn = this.options[name];
+      if (!fn) return;
+      try {
+        fn(value);
+      } catch (error) {
+        // A merchant callback failing must not break the checkout.
+        console.error(error);
+      }
+    }
+
+    // --- DOM ------------------------------------------------------------------
+
+    _build() {
+      const { id, ui } = this;
+      const total = this._format(this.options.amount);
+
+      ui.heading = h('h2', { class: 'gr4vy-embed__heading', id: `${id}-heading`, text: `Pay ${total}` });
+
+      ui.number = h('div', { class: 'gr4vy-embed__slot' });
+      ui.expiry = h('div', { class: 'gr4vy-embed__slot' });
+      ui.code = h('div', { class: 'gr4vy-embed__slot' });
+      ui.cardError = h('p', { class: 'gr4vy-embed__error', role: 'alert', id: `${id}-card-error` });
+      ui.card = h('fieldset', { class: 'gr4vy-embed__card' }, [
+        h('legend', { class: 'gr4vy-embed__legend', text: 'Card details' }),
+        ui.number,
+        h('div', { class: 'gr4vy-embed__row' }, [ui.expiry, ui.code]),
+        ui.cardError,
+      ]);
+      ui.covered = h('p', {
+        class: 'gr4vy-embed__note',
+        hidden: true,
+        text: 'Your gift cards cover the full amount, so no card is needed.',
+      });
+
+      ui.pay = h('button', { type: 'submit', class: 'gr4vy-embed__pay', disabled: true, text: `Pay ${total}` });
+      ui.form = h(
+        'form',
+        {
+          class: 'gr4vy-embed__form',
+          novalidate: true,
+          'aria-labelledby': `${id}-heading`,
+          onsubmit: (event) => {
+            event.preventDefault();
+            this._pay();
+          },
+        },
+        [ui.card, ui.covered, this.options.giftCards ? this._buildGiftCards() : null, this._buildSummary(), ui.pay],
+      );
+
+      ui.outcomeTitle = h('h2', { class: 'gr4vy-embed__outcome-title', tabindex: '-1', id: `${id}-outcome` });
+      ui.outcomeMessage = h('p', { class: 'gr4vy-embed__outcome-message', role: 'alert' });
+      ui.retry = h('button', {
+        type: 'button',
+        class: 'gr4vy-embed__secondary',
+        hidden: true,
+        onclick: () => this._backToForm(),
+      });
+      ui.outcome = h('div', { class: 'gr4vy-embed__outcome', hidden: true, 'aria-labelledby': `${id}-outcome` }, [
+        ui.outcomeTitle,
+        ui.outcomeMessage,
+        ui.retry,
+      ]);
+
+      this.root.classList.add('gr4vy-embed');
+      this.root.replaceChildren(ui.heading, ui.form, ui.outcome);
+    }
+
+    _buildGiftCards() {
+      const { id, ui } = this;
+      // Enter in a gift card input checks the balance instead of paying.
+      const onEnter = (event) => {
+        if (event.key === 'Enter') {
+          event.preventDefault();
+          this._checkBalance();
+        }
+      };
+      ui.giftToggle = h('button', {
+        type: 'button',
+        class: 'gr4vy-embed__toggle',
+        'aria-expanded': 'false',
+        'aria-controls': `${id}-gift-panel`,
+        text: 'Use a gift card',
+        onclick: () => this._toggleGiftPanel(),
+      });
+      ui.giftNumber = h('input', {
+        id: `${id}-gift-number`,
+        class: 'gr4vy-embed__input',
+        type: 'text',
+        inputmode: 'numeric',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        onkeydown: onEnter,
+      });
+      ui.giftPin = h('input', {
+        id: `${id}-gift-pin`,
+        class: 'gr4vy-embed__input',
+        type: 'password',
+        inputmode: 'numeric',
+        autocomplete: 'off',
+        onkeydown: onEnter,
+      });
+      ui.giftCheck = h('button', {
+        type: 'button',
+        class: 'gr4vy-embed__secondary',
+        text: 'Check balance',
+        onclick: () => this._checkBalance(),
+      });
+      ui.giftStatus = h('p', { class: 'gr4vy-embed__status', role: 'status' });
+      ui.giftError = h('p', { class: 'gr4vy-embed__error', role: 'alert' });
+      ui.giftPanel = h('div', { class: 'gr4vy-embed__gift-panel', id: `${id}-gift-panel`, hidden: true }, [
+        h('div', { class: 'gr4vy-embed__row' }, [
+          h('div', { class: 'gr4vy-embed__field' }, [
+            h('label', { for: `${id}-gift-number`, text: 'Gift card number' }),
+            ui.giftNumber,
+          ]),
+          h('div', { class: 'gr4vy-embed__field' }, [h('label', { for: `${id}-gift-pin`, text: 'PIN' }), ui.giftPin]),
+        ]),
+        ui.giftCheck,
+        ui.giftStatus,
+        ui.giftError,
+      ]);
+      ui.giftList = h('ul', { class: 'gr4vy-embed__applied', 'aria-label': 'Applied gift cards', hidden: true });
+      return h('section', { class: 'gr4vy-embed__gift', 'aria-label': 'Gift cards' }, [
+        ui.giftToggle,
+        ui.giftPanel,
+        ui.giftList,
+      ]);
+    }
+
+    _buildSummary() {
+      const { ui } = this;
+      if (!this.options.giftCards) return null;
+      ui.summaryTotal = h('dd', { class: 'gr4vy-embed__total' });
+      ui.summaryGift = h('dd', { class: 'gr4vy-embed__gift-total' });
+      ui.summaryGiftRow = h('div', { hidden: true }, [h('dt', { text: 'Gift cards applied' }), ui.summaryGift]);
+      ui.summaryRemaining = h('dd', { class: 'gr4vy-embed__remaining' });
+      return h('dl', { class: 'gr4vy-embed__summary', 'aria-live': 'polite' }, [
+        h('div', {}, [h('dt', { text: 'Total' }), ui.summaryTotal]),
+        ui.summaryGiftRow,
+        h('div', { class: 'gr4vy-embed__remaining-row' }, [h('dt', { text: 'Remaining to pay' }), ui.summaryRemaining]),
+      ]);
+    }
+
+    // --- state ----------------------------------------------------------------
+
+    _setState(state) {
+      this.state = state;
+      this.root.dataset.state = state;
+      this.root.setAttribute('aria-busy', state === 'loading' || state === 'processing' ? 'true' : 'false');
+      const locked = state !== 'ready';
+      if (this.ui.giftToggle) {
+        [this.ui.giftToggle, this.ui.giftNumber, this.ui.giftPin, this.ui.giftCheck].forEach((el) => {
+          el.disabled = locked || this.giftBusy;
+        });
+        this.ui.giftList.querySelectorAll('button').forEach((button) => {
+          button.disabled = locked;
+        });
+      }
+      this.ui.pay.textContent = state === 'processing' ? 'Processing…' : `Pay ${this._format(this.options.amount)}`;
+      this._updatePayButton();
+    }
+
+    _cardNeeded() {
+      return this._remaining() > 0;
+    }
+
+    _updatePayButton() {
+      const cardOk = !this._cardNeeded() || (this.sf !== null && this.sf.isValid());
+      // Paying while a balance check is in flight could skip that gift card.
+      this.ui.pay.disabled = !(this.state === 'ready' && cardOk && !this.giftBusy);
+    }
+
+    // --- Secure Fields --------------------------------------------------------
+
+    async _initSecureFields() {
+      let SecureFieldsClass;
+      try {
+        SecureFieldsClass = await loadSecureFields();
+      } catch (error) {
+        if (!this.destroyed) this._loadFailed(error);
+        return;
+      }
+      if (this.destroyed) return;
+
+      const { options, ui } = this;
+      this.sf = new SecureFieldsClass({ sessionId: options.sessionId, apiOrigin: options.apiOrigin, style: options.style });
+      this.sf.on('ready', () => {
+        if (this.state === 'loading' && this.sf.isReady()) this._setState('ready');
+      });
+      this.sf.on('change', () => this._onCardChange());
+      this.sf.addCardNumberField(ui.number, { label: 'Card number', placeholder: '1234 1234 1234 1234' });
+      this.sf.addExpiryDateField(ui.expiry, { label: 'Expiry date (MM/YY)', placeholder: 'MM/YY' });
+      this.sf.addSecurityCodeField(ui.code, { label: 'Security code', placeholder: 'CVC' });
+
+      this._later(() => {
+        if (this.state === 'loading') this._loadFailed(new Error('The card fields did not load in time.'));
+      }, FIELDS_LOAD_TIMEOUT_MS);
+    }
+
+    _loadFailed(cause) {
+      const error = new EmbedError(cause && cause.message ? cause.message : 'The checkout could not be loaded.', {
+        code: 'load_failed',
+      });
+      this._showOutcome('error', {
+        title: 'Checkout unavailable',
+        message: 'The payment form could not be loaded. Refresh the page to try again.',
+      });
+      this._callback('onError', error);
+    }
+
+    _onCardChange() {
+      if (this.sf.isValid()) this.ui.cardError.textContent = '';
+      this._updatePayButton();
+    }
+
+    _firstInvalidField() {
+      const fields = this.sf.getState();
+      return FIELD_ORDER.find((field) => fields[field] && !fields[field].valid) || 'number';
+    }
+
+    _showCardError(message, field) {
+      this.ui.cardError.textContent = message;
+      this.sf.showErrors();
+      this.sf.focus(field || this._firstInvalidField());
+    }
+
+    // --- API ------------------------------------------------------------------
+
+    async _post(path, body, headers = {}) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
+      let response;
+      try {
+        response = await fetch(`${this.options.apiOrigin}${path}`, {
+          method: 'POST',
+          mode: 'cors',
+          credentials: 'omit',
+          cache: 'no-store',
+          headers: Object.assign(
+            {
+              'Content-Type': 'application/json',
+              Accept: 'application/json',
+              Authorization: `Bearer ${this.options.token}`,
+            },
+            headers,
+          ),
+          body: JSON.stringify(body),
+          signal: controller.signal,
+        });
+      } catch (error) {
+        const timedOut = error && error.name === 'AbortError';
+        throw new EmbedError(timedOut ? 'The request timed out.' : 'The payment service could not be reached.', {
+          code: timedOut ? 'timeout' : 'network_error',
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+
+      let data = null;
+      try {
+        data = await response.json();
+      } catch (_) {
+        data = null;
+      }
+      if (!response.ok) {
+        const body = data && typeof data === 'object' ? data : {};
+        throw new EmbedError(typeof body.message === 'string' ? body.message : `Request failed (${response.status}).`, {
+          status: response.status,
+          code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
+          details: Array.isArray(body.details) ? body.details : [],
+          retryAfter: parseRetryAfter(response.headers.get('Retry-After')),
+        });
+      }
+      return data;
+    }
+
+    // --- gift cards -----------------------------------------------------------
+
+    _toggleGiftPanel() {
+      const { ui } = this;
+      const open = ui.giftPanel.hidden;
+      ui.giftPanel.hidden = !open;
+      ui.giftToggle.setAttribute('aria-expanded', String(open));
+      if (open) ui.giftNumber.focus();
+    }
+
+    _allocations() {
+      let left = this.options.amount;
+      return this.giftCards.map((card) => {
+        const amount = Math.min(card.balance, left);
+        left -= amount;
+        return { card, amount };
+      });
+    }
+
+    _remaining() {
+      return this._allocations().reduce((left, item) => left - item.amount, this.options.amount);
+    }
+
+    _giftMessage(status, error) {
+      this.ui.giftStatus.textContent = status || '';
+      this.ui.giftError.textContent = error || '';
+    }
+
+    _setGiftBusy(busy) {
+      this.giftBusy = busy;
+      this.ui.giftCheck.textContent = busy ? 'Checking…' : 'Check balance';
+      this._setState(this.state);
+    }
+
+    async _checkBalance() {
+      const { ui } = this;
+      if (this.state !== 'ready' || this.giftBusy) return;
+      const number = ui.giftNumber.value.replace(/[\s-]/g, '');
+      const pin = ui.giftPin.value.trim();
+      this._giftMessage('', '');
+
+      if (!number || !pin) {
+        this._giftMessage('', 'Enter the gift card number and PIN.');
+        (number ? ui.giftPin : ui.giftNumber).focus();
+        return;
+      }
+      if (this.giftCards.some((card) => card.number === number)) {
+        this._giftMessage('', 'This gift card has already been added.');
+        return;
+      }
+      if (this._remaining() === 0) {
+        this._giftMessage('', 'The full amount is already covered.');
+        return;
+      }
+
+      this._setGiftBusy(true);
+      this._giftMessage('Checking balance…', '');
+      try {
+        const data = await this._post('/gift-cards/balances', { items: [{ number, pin }] });
+        const item = data && Array.isArray(data.items) ? data.items[0] : null;
+        this._applyBalance(item, number, pin);
+      } catch (error) {
+        this._giftMessage('', '');
+        if (error.status === 429) {
+          this._tooManyAttempts(error);
+        } else {
+          this._giftMessage('', 'We could not check this gift card right now. Please try again.');
+        }
+      } finally {
+        this._setGiftBusy(false);
+      }
+    }
+
+    _applyBalance(item, number, pin) {
+      const { ui, options } = this;
+      if (!item || typeof item !== 'object') {
+        this._giftMessage('', 'We could not check this gift card right now. Please try again.');
+        return;
+      }
+      if (item.balance_error_code) {
+        this._giftMessage(
+          '',
+          BALANCE_MESSAGES[item.balance_error_code] || 'This gift card cannot be used. Try another one.',
+        );
+        return;
+      }
+      if (!Number.isInteger(item.balance)) {
+        this._giftMessage('', 'We could not check this gift card right now. Please try again.');
+        return;
+      }
+      if (item.currency && item.currency !== options.currency) {
+        this._giftMessage('', `This gift card is in ${item.currency} and cannot pay for a ${options.currency} order.`);
+        return;
+      }
+      if (item.balance <= 0) {
+        this._giftMessage('', 'This gift card has no balance left.');
+        return;
+      }
+
+      const last4 = typeof item.last4 === 'string' && item.last4 ? item.last4 : number.slice(-4);
+      const card = { key: newKey(), number, pin, last4, balance: item.balance };
+      this.giftCards.push(card);
+      ui.giftNumber.value = '';
+      ui.giftPin.value = '';
+      this._renderGiftCards();
+      const applied = this._allocations().find((entry) => entry.card === card).amount;
+      this._giftMessage(
+        `Gift card ending in ${last4} has a balance of ${this._format(card.balance)}. ${this._format(applied)} applied.`,
+        '',
+      );
+    }
+
+    _removeGiftCard(card) {
+      const index = this.giftCards.indexOf(card);
+      if (index === -1 || this.state !== 'ready') return;
+      this.giftCards.splice(index, 1);
+      this._renderGiftCards();
+      this._giftMessage(`Gift card ending in ${card.last4} removed.`, '');
+      // Keep keyboard focus in the list, or fall back to the gift card toggle.
+      const buttons = this.ui.giftList.querySelectorAll('button');
+      const next = buttons[Math.min(index, buttons.length - 1)];
+      (next || this.ui.giftToggle).focus();
+    }
+
+    _renderGiftCards() {
+      const { ui } = this;
+      const allocations = this._allocations();
+      const remaining = this._remaining();
+
+      if (ui.giftList) {
+        ui.giftList.replaceChildren(
+          ...allocations.map(({ card, amount }) =>
+            h('li', { class: 'gr4vy-embed__applied-item', 'data-last4': card.last4 }, [
+              h('span', { class: 'gr4vy-embed__applied-name', text: `Gift card ending in ${card.last4}` }),
+              h('span', {
+                class: 'gr4vy-embed__applied-amount',
+                text:
+                  amount > 0
+                    ? `Covers ${this._format(amount)} (balance ${this._format(card.balance)})`
+                    : 'Not needed',
+              }),
+              h('button', {
+                type: 'button',
+                class: 'gr4vy-embed__remove',
+                'aria-label': `Remove gift card ending in ${card.last4}`,
+                text: 'Remove',
+                disabled: this.state !== 'ready',
+                onclick: () => this._removeGiftCard(card),
+              }),
+            ]),
+          ),
+        );
+        ui.giftList.hidden = allocations.length === 0;
+      }
+
+      if (ui.summaryTotal) {
+        const covered = this.options.amount - remaining;
+        ui.summaryTotal.textContent = this._format(this.options.amount);
+        ui.summaryGift.textContent = this._format(covered);
+        ui.summaryGiftRow.hidden = covered === 0;
+        ui.summaryRemaining.textContent = this._format(remaining);
+      }
+
+      // Hidden (not removed) so the card frames keep what was typed.
+      ui.card.hidden = remaining === 0;
+      ui.covered.hidden = remaining !== 0;
+      this._updatePayButton();
+    }
+
+    // --- paying ---------------------------------------------------------------
+
+    _transactionBody(cardNeeded) {
+      const { options } = this;
+      const body = { amount: options.amount, currency: options.currency };
+      if (options.country) body.country = options.country;
+      body.intent = 'capture';
+      if (cardNeeded) body.payment_method = { method: 'checkout-session', id: options.sessionId };
+      const giftCards = this._allocations()
+        .filter((entry) => entry.amount > 0)
+        .map(({ card, amount }) => ({ number: card.number, pin: card.pin, amount }));
+      if (giftCards.length) body.gift_cards = giftCards;
+      return body;
+    }
+
+    // One key per attempt. Retrying the very same request (after a network
+    // error, a 5xx or a 429) reuses the key so it cannot charge twice.
+    _idempotencyKey(body) {
+      const fingerprint = JSON.stringify(body);
+      if (!this.attempt || this.attempt.fingerprint !== fingerprint) {
+        this.attempt = { fingerprint, key: newKey() };
+      }
+      return this.attempt.key;
+    }
+
+    async _pay() {
+      if (this.state !== 'ready' || this.giftBusy) return;
+      const cardNeeded = this._cardNeeded();
+      this.ui.cardError.textContent = '';
+
+      if (cardNeeded && !(this.sf && this.sf.isValid())) {
+        this._showCardError('Check your card details. Some of them are missing or not valid.');
+        return;
+      }
+
+      this._setState('processing');
+      if (cardNeeded) {
+        try {
+          await this.sf.submit();
+        } catch (error) {
+          this._cardStoreFailed(error);
+          return;
+        }
+      }
+
+      const body = this._transactionBody(cardNeeded);
+      let transaction;
+      try {
+        transaction = await this._post('/transactions', body, { 'Idempotency-Key': this._idempotencyKey(body) });
+      } catch (error) {
+        if (!outcomeUnknown(error)) this.attempt = null;
+        this._failed(error);
+        return;
+      }
+      this.attempt = null;
+      if (!this.destroyed) this._transactionCreated(transaction || {});
+    }
+
+    _cardStoreFailed(error) {
+      if (this.destroyed) return;
+      if (error.code === 'invalid_fields' || error.status === 400) {
+        this._setState('ready');
+        const detail = (error.details || []).find((d) => d && typeof d.message === 'string');
+        const field = detail ? detail.field || POINTER_FIELDS[detail.pointer] : undefined;
+        this._showCardError(detail ? detail.message : 'Check your card details and try again.', field);
+        return;
+      }
+      this._failed(error);
+    }
+
+    _transactionCreated(transaction) {
+      if (typeof transaction.id === 'string') this.root.dataset.transactionId = transaction.id;
+      const status = transaction.status;
+      const total = this._format(this.options.amount);
+
+      if (APPROVED.has(status)) {
+        this._showOutcome('approved', {
+          title: 'Payment approved',
+          message: `Thank you. Your payment of ${total} was successful.`,
+        });
+      } else if (DECLINED.has(status)) {
+        if (typeof transaction.error_code === 'string') this.root.dataset.errorCode = transaction.error_code;
+        this._showOutcome('declined', {
+          title: 'Payment declined',
+          message: 'Your payment was declined. Check your details or try another card.',
+          retry: this._cardNeeded() ? 'Try another card' : 'Try again',
+        });
+      } else if (status === 'processing' || status === 'authorization_pending' || status === 'capture_pending') {
+        // Paying again could charge twice, so no retry is offered.
+        this._showOutcome('error', {
+          title: 'Payment not confirmed yet',
+          message: 'Your payment is still being processed. Please do not pay again; you will be told once it completes.',
+        });
+      } else {
+        this._showOutcome('error', {
+          title: 'Payment not completed',
+          message: 'Your payment could not be completed. Please try again.',
+          retry: 'Try again',
+        });
+      }
+      this._callback('onComplete', transaction);
+    }
+
+    _failed(error) {
+      if (this.destroyed) return;
+      if (error.status === 429) {
+        this._tooManyAttempts(error);
+        return;
+      }
+      if (typeof error.code === 'string') this.root.dataset.errorCode = error.code;
+      this._showOutcome('error', Object.assign({ title: 'Payment not completed' }, this._describeError(error)));
+      this._callback('onError', error);
+    }
+
+    _describeError(error) {
+      if (error.code === 'network_error') {
+        return {
+          message: 'We could not reach the payment service. Check your connection and try again.',
+          retry: 'Try again',
+        };
+      }
+      if (error.code === 'timeout') {
+        return { message: 'The payment service took too long to respond. Please try again.', retry: 'Try again' };
+      }
+      if (error.status === 401 || error.status === 404) {
+        return { message: 'Your checkout session has expired. Refresh the page to start again.' };
+      }
+      if (error.status === 403) {
+        return { message: 'This payment could not be authorised. Refresh the page and try again.' };
+      }
+      return {
+        message: 'Something went wrong and your payment was not completed. Please try again.',
+        retry: 'Try again',
+      };
+    }
+
+    _tooManyAttempts(error) {
+      const wait =
+        Number.isFinite(error.retryAfter) && error.retryAfter > 0
+          ? Math.min(error.retryAfter, MAX_RETRY_WAIT_SECONDS)
+          : 0;
+      const seconds = wait === 1 ? '1 second' : `${wait} seconds`;
+      this._showOutcome('too-many-attempts', {
+        title: 'Too many attempts',
+        message: wait
+          ? `Too many attempts. Please wait ${seconds}, then try again.`
+          : 'Too many attempts. Please wait a moment, then try again.',
+        retry: 'Try again',
+        retryAfter: wait,
+      });
+      this._callback('onError', error);
+    }
+
+    _showOutcome(state, { title, message, retry, retryAfter = 0 }) {
+      const { ui } = this;
+      this._setState(state);
+      ui.form.hidden = true;
+      ui.outcome.hidden = false;
+      ui.outcomeTitle.textContent = title;
+      ui.outcomeMessage.textContent = message;
+      ui.retry.hidden = !retry;
+      ui.retry.textContent = retry || '';
+      ui.retry.disabled = retryAfter > 0;
+      if (retryAfter > 0) {
+        this._later(() => {
+          ui.retry.disabled = false;
+        }, retryAfter * 1000);
+      }
+      ui.outcomeTitle.focus();
+    }
+
+    _backToForm() {
+      const { ui } = this;
+      ui.outcome.hidden = true;
+      ui.form.hidden = false;
+      delete this.root.dataset.transactionId;
+      delete this.root.dataset.errorCode;
+      this._setState(this.sf && this.sf.isReady() ? 'ready' : 'loading');
+      if (this._cardNeeded() && this.sf) this.sf.focus('number');
+      else ui.pay.focus();
+    }
+  }
+
+  function mount(element, options) {
+    const root = typeof element === 'string' ? document.querySelector(element) : element;
+    if (!root || typeof root.appendChild !== 'function') throw new TypeError('Embed.mount: element not found.');
+    const settings = readOptions(options);
+    if (mounted.has(root)) mounted.get(root).unmount();
+    const checkout = new Checkout(root, settings);
+    mounted.set(root, checkout);
+    return checkout;
+  }
+
+  global.Embed = { mount, formatAmount, minorUnits, Error: EmbedError };
+})(window);
