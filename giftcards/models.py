@@ -1,0 +1,159 @@
+"""The gift card program (issued cards and their ledger) and the gift cards buyers store.
+
+Card numbers and PINs are never stored: only keyed hashes (see `giftcards.hashing`) and the digits the
+API may show (`bin`, `sub_bin`, `last4`).
+"""
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from payments.models import MerchantAccount, TimestampedModel
+
+BUILTIN_PROVIDER = "mock-gift-card"
+
+
+class GiftCardService(TimestampedModel):
+    """A merchant account's gift card service: which provider checks, redeems and refunds its cards."""
+
+    class Provider(models.TextChoices):
+        # Upstream's definition id for a service whose cards live in the platform, not at a processor.
+        BUILTIN = BUILTIN_PROVIDER, "Built-in gift card program"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.OneToOneField(MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_service")
+    provider = models.CharField(max_length=64, choices=Provider.choices, default=Provider.BUILTIN)
+    display_name = models.CharField(max_length=200, default="Gift cards")
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.merchant_account_id})"
+
+
+class IssuedGiftCard(TimestampedModel):
+    """A card of the program: the issuer's record of its money. Its balance is the sum of its ledger."""
+
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        INACTIVE = "inactive", "Inactive"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    service = models.ForeignKey(GiftCardService, on_delete=models.PROTECT, related_name="issued_cards")
+    number_hash = models.CharField(max_length=64, editable=False)
+    pin_hash = models.CharField(max_length=64, editable=False)
+    bin = models.CharField(max_length=6, editable=False)
+    sub_bin = models.CharField(max_length=3, editable=False)
+    last4 = models.CharField(max_length=4, editable=False)
+    currency = models.CharField(max_length=3)
+    balance = models.BigIntegerField()
+    # The last instant the card can be used; null: it never expires.
+    expires_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+
+    class Meta:
+        verbose_name = "issued gift card"
+        constraints = [
+            models.UniqueConstraint(fields=["service", "number_hash"], name="issued_gift_card_unique_number"),
+            models.CheckConstraint(condition=models.Q(balance__gte=0), name="issued_gift_card_balance_not_negative"),
+            models.CheckConstraint(
+                condition=models.Q(status__in=["active", "inactive"]), name="issued_gift_card_status_valid"
+            ),
+        ]
+        permissions = [("deactivate_issuedgiftcard", "Can deactivate issued gift cards")]
+
+    def __str__(self) -> str:
+        return f"Gift card ending {self.last4}"
+
+    def is_expired(self, now=None) -> bool:
+        return self.expires_at is not None and (now or timezone.now()) > self.expires_at
+
+
+class LedgerEntryQuerySet(models.QuerySet):
+    """Ledger rows are facts: bulk updates and deletes are refused, like single ones."""
+
+    def update(self, **kwargs):
+        raise TypeError("Ledger entries are append-only.")
+
+    def delete(self):
+        raise TypeError("Ledger entries are append-only.")
+
+
+class LedgerEntry(models.Model):
+    """One movement of a card's money (issue: +, redemption: -, refund: +), never changed once written."""
+
+    class Kind(models.TextChoices):
+        ISSUE = "issue", "Issue"
+        REDEMPTION = "redemption", "Redemption"
+        REFUND = "refund", "Refund"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    card = models.ForeignKey(IssuedGiftCard, on_delete=models.PROTECT, related_name="ledger")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    amount = models.BigIntegerField(help_text="Signed minor units: credits positive, debits negative.")
+    balance_after = models.BigIntegerField()
+    # Who moved the money and why, e.g. a transaction id; refunds are limited per reference.
+    reference = models.CharField(max_length=255)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    objects = LedgerEntryQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "ledger entry"
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.CheckConstraint(condition=models.Q(balance_after__gte=0), name="ledger_balance_not_negative"),
+            models.CheckConstraint(condition=~models.Q(amount=0), name="ledger_amount_not_zero"),
+            models.CheckConstraint(
+                condition=models.Q(kind="redemption", amount__lt=0)
+                | models.Q(kind__in=["issue", "refund"], amount__gt=0),
+                name="ledger_amount_sign_matches_kind",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["card", "created_at"], name="ledger_card_history"),
+            models.Index(fields=["card", "reference"], name="ledger_card_reference"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.amount:+d}"
+
+    def save(self, *args, **kwargs) -> None:
+        if not self._state.adding:
+            raise TypeError("Ledger entries are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise TypeError("Ledger entries are append-only.")
+
+
+class GiftCard(TimestampedModel):
+    """A gift card stored for a buyer (the API's `GiftCard`): a reference to an issued card, not its money."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="gift_cards")
+    buyer = models.ForeignKey(
+        "buyers.Buyer", null=True, blank=True, on_delete=models.CASCADE, related_name="gift_cards"
+    )
+    issued_card = models.ForeignKey(IssuedGiftCard, on_delete=models.PROTECT, related_name="stored_cards")
+    usage_count = models.PositiveIntegerField(default=0)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "stored gift card"
+        constraints = [
+            # Storing a card twice for the same buyer (or twice without one) gives back the first record.
+            models.UniqueConstraint(
+                fields=["merchant_account", "buyer", "issued_card"],
+                condition=models.Q(buyer__isnull=False),
+                name="gift_card_unique_per_buyer",
+            ),
+            models.UniqueConstraint(
+                fields=["merchant_account", "issued_card"],
+                condition=models.Q(buyer__isnull=True),
+                name="gift_card_unique_without_buyer",
+            ),
+        ]
+        indexes = [models.Index(fields=["merchant_account", "-created_at", "-id"], name="gift_card_page")]
+
+    def __str__(self) -> str:
+        return f"Stored gift card {self.id}"
