@@ -94,3 +94,47 @@ class IdempotencyRecord(models.Model):
     def __str__(self) -> str:
         return f"{self.merchant_account_id}:{self.key}"
 
+
+class RateLimitEvent(models.Model):
+    """A subject refused by an enumeration limit, written once per subject, endpoint and window.
+
+    For support staff: who was limited, where and when. Card subjects are shown by their last 4 digits
+    only; `subject_key` (a SHA-256 of the counter key, never a card number) keeps one row per window.
+    """
+
+    class SubjectKind(models.TextChoices):
+        EMBED_TOKEN = "embed_token", "Embed token"
+        CHECKOUT_SESSION = "checkout_session", "Checkout session"
+        GIFT_CARD = "gift_card", "Gift card number"
+
+    subject_kind = models.CharField(max_length=32, choices=SubjectKind.choices)
+    subject_key = models.CharField(max_length=64, editable=False)
+    token_id = models.CharField(max_length=255, blank=True, help_text="The token's jti, or a hash of the token.")
+    checkout_session_id = models.CharField(max_length=64, blank=True)
+    gift_card_last4 = models.CharField(max_length=4, blank=True)
+    merchant_account = models.ForeignKey(
+        MerchantAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="rate_limit_events"
+    )
+    endpoint = models.CharField(max_length=255)
+    rate = models.CharField(max_length=32, help_text="The limit in force, e.g. 50/m.")
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subject_kind", "subject_key", "endpoint", "window_start"], name="rate_limit_event_once"
+            ),
+        ]
+        indexes = [models.Index(fields=["merchant_account", "-created_at"], name="rate_limit_event_account")]
+
+    def __str__(self) -> str:
+        return f"{self.get_subject_kind_display()} {self.subject_display} on {self.endpoint}"
+
+    @property
+    def subject_display(self) -> str:
+        if self.subject_kind == self.SubjectKind.GIFT_CARD:
+            return f"ending {self.gift_card_last4}"
+        return self.token_id or self.checkout_session_id
