@@ -52,6 +52,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "payments.middleware.RequestIdMiddleware",
+    "payments.access_log.AccessLogMiddleware",
     "payments.middleware.ErrorEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -198,6 +199,11 @@ CORS_EXPOSE_HEADERS = [
     "x-request-id",
 ]
 
+# JSON lines (one object per line, `payments.logging.JsonFormatter`) for log collectors in production;
+# readable lines under `make run`.
+LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
+if LOG_FORMAT not in ("plain", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be 'plain' or 'json', not {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -207,11 +213,12 @@ LOGGING = {
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+        "json": {"()": "payments.logging.JsonFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "plain",
+            "formatter": LOG_FORMAT,
             "filters": ["request_id", "card_data"],
         },
     },

@@ -7,6 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.core.signals import request_finished
 from django.http import Http404, HttpRequest, HttpResponse
 
 from payments.errors import error_response
@@ -33,8 +34,19 @@ class RequestIdLogFilter(logging.Filter):
     """Adds `request_id` to every log record so a line can be tied to the response that caused it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = current_request_id()
+        # Django's `django.request` and `django.security` records carry the request itself: use its id.
+        request = getattr(record, "request", None)
+        record.request_id = getattr(request, "id", None) or current_request_id()
         return True
+
+
+def _forget_request_id(**kwargs) -> None:
+    _current.request_id = "-"
+
+
+# Cleared when the server closes the response, not when the middleware returns: Django logs 4xx and
+# 5xx responses (`django.request`) after the whole middleware chain has finished.
+request_finished.connect(_forget_request_id, dispatch_uid="payments.middleware.forget_request_id")
 
 
 class RequestIdMiddleware:
@@ -45,12 +57,9 @@ class RequestIdMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get("X-Request-Id", "")
-        request.id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        request.id = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
         _current.request_id = request.id
-        try:
-            response = self.get_response(request)
-        finally:
-            _current.request_id = "-"
+        response = self.get_response(request)
         response["X-Request-Id"] = request.id
         return response
 
