@@ -45,9 +45,18 @@ class StrictSerializer(StrictSerializerMixin, serializers.Serializer):
     """A plain input serializer that refuses unknown fields."""
 
 
+class StrictCharField(serializers.CharField):
+    """A string, and only a string: DRF's CharField would turn 123 or 1.5 into "123" / "1.5"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 def optional_text(max_length: int, **kwargs) -> serializers.CharField:
     """An optional, nullable string of 1..max_length characters, as the upstream API types them."""
-    return serializers.CharField(
+    return StrictCharField(
         required=False, allow_null=True, min_length=1, max_length=max_length, trim_whitespace=False, **kwargs
     )
 
@@ -158,7 +167,7 @@ class AddressSerializer(StrictSerializer):
 
 
 class TaxIdSerializer(StrictSerializer):
-    value = serializers.CharField(min_length=1, max_length=50)
+    value = StrictCharField(min_length=1, max_length=50)
     kind = serializers.ChoiceField(choices=TAX_ID_KINDS)
 
 
