@@ -4,6 +4,7 @@ Defaults run on a fresh machine (SQLite file, in-process cache, DEBUG on). `DJAN
 switches production strictness on: every secret must then come from the environment.
 """
 
+import re
 from pathlib import Path
 
 import environ
@@ -110,6 +111,29 @@ def _cache(location_suffix: str) -> dict:
 
 
 CACHES = {"default": _cache("default"), "ratelimit": _cache("ratelimit")}
+
+# Enumeration defence (docs/rate-limits.md). Counters are django-ratelimit's atomic increments in the
+# `ratelimit` cache: shared Redis with REDIS_URL, per-process memory without (`check --deploy` warns).
+RATELIMIT_USE_CACHE = "ratelimit"
+
+
+def _rate(name: str, default: str) -> str:
+    """A django-ratelimit rate, `<count>/<unit>` or `<count>/<n><unit>` with unit s, m, h or d: `50/m`, `20/10s`."""
+    value = env.str(name, default=default)
+    if not re.fullmatch(r"[1-9][0-9]*/([1-9][0-9]*)?[smhd]", value):
+        raise ImproperlyConfigured(f"{name} must be a rate such as '50/m' or '20/10s', not {value!r}.")
+    return value
+
+
+# Per embed token, separately on each limited endpoint (POST /gift-cards, /gift-cards/balances, /transactions).
+RATELIMIT_EMBED = _rate("RATELIMIT_EMBED", "50/m")
+# Per checkout session on the Secure Fields endpoint (PUT and POST share one budget).
+RATELIMIT_CHECKOUT_FIELDS = _rate("RATELIMIT_CHECKOUT_FIELDS", "20/m")
+# Failed gift card checks per card number, across every token and session.
+RATELIMIT_GIFTCARD_PIN_FAILURES = _rate("RATELIMIT_GIFTCARD_PIN_FAILURES", "5/h")
+# With the cache unreachable: false refuses limited requests with 503, true admits them uncounted.
+RATELIMIT_FAIL_OPEN = env.bool("RATELIMIT_FAIL_OPEN", default=False)
+
 # `/readyz` answers within this many seconds whatever its dependencies do.
 READYZ_TIMEOUT_SECONDS = env.float("READYZ_TIMEOUT_SECONDS", default=2.0)
 

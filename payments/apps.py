@@ -9,6 +9,8 @@ class PaymentsConfig(AppConfig):
     verbose_name = "Payments platform"
 
     def ready(self) -> None:
+        from payments import checks  # noqa: F401 - registers the system checks
+
         post_migrate.connect(_sync_roles, dispatch_uid="payments.roles")
 
 

@@ -1,5 +1,6 @@
 """Writes for merchant accounts and API keys; the admin and commands call these too."""
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -8,7 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from payments import keys
-from payments.models import ApiKey, MerchantAccount
+from payments.models import ApiKey, MerchantAccount, RateLimitEvent
 from payments.selectors import forget_api_key
 
 
@@ -67,3 +68,35 @@ def api_key_revoke(*, kid: str) -> ApiKey:
 def api_key_mark_used(*, api_key_id: uuid.UUID, at: datetime) -> None:
     """Record use without a write per request: at most one UPDATE a minute per key, race-free."""
     ApiKey.objects.filter(pk=api_key_id).exclude(last_used_at__gt=at - timedelta(minutes=1)).update(last_used_at=at)
+
+
+def rate_limit_event_record(
+    *,
+    subject_kind: str,
+    subject: str,
+    endpoint: str,
+    rate: str,
+    window_start: datetime,
+    window_end: datetime,
+    merchant_account_id: str | None = None,
+    token_id: str = "",
+    checkout_session_id: str = "",
+    gift_card_last4: str = "",
+) -> None:
+    """Note that `subject` was limited on `endpoint`: one row per window, however many processes report it."""
+    # Never more than 4 digits of a card, whatever the caller passed: the rest would be card data.
+    gift_card_last4 = gift_card_last4[-4:] if gift_card_last4[-4:].isdigit() else ""
+    event = RateLimitEvent(
+        subject_kind=subject_kind,
+        # Only a digest of the counter key is kept, so a row never holds more than the columns below show.
+        subject_key=hashlib.sha256(f"{subject_kind}:{subject}".encode()).hexdigest(),
+        endpoint=endpoint[:255],
+        rate=rate,
+        window_start=window_start,
+        window_end=window_end,
+        merchant_account_id=merchant_account_id,
+        token_id=token_id[:255],
+        checkout_session_id=checkout_session_id[:64],
+        gift_card_last4=gift_card_last4,
+    )
+    RateLimitEvent.objects.bulk_create([event], ignore_conflicts=True)

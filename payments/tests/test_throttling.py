@@ -1,0 +1,430 @@
+"""Enumeration limits in one process: who is counted, the 429 and its headers, fail modes, the record.
+
+These run on both configurations (locmem and Redis); each test counts under its own cache key prefix,
+so budgets never leak between tests or between parallel runs sharing a Redis database. The tests with
+several gunicorn processes are in tests/test_rate_limits_concurrency.py.
+"""
+
+import logging
+import time
+import uuid
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+
+from buyers.models import Buyer
+from payments.checks import ratelimit_cache_is_shared
+from payments.models import RateLimitEvent
+from payments.throttling import (
+    outage,
+    parse_rate,
+    pin_failures_exceeded,
+    record_pin_failure,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("payments.tests.throttling_urls")]
+
+LIMIT = 3
+# Day-long windows: a window edge falls inside a test's few milliseconds about once in ten million runs.
+RATE = f"{LIMIT}/d"
+DEAD_REDIS = {
+    "BACKEND": "django_redis.cache.RedisCache",
+    "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
+    "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
+}
+BUYER = {"display_name": "Ada"}
+
+
+@pytest.fixture(autouse=True)
+def _limits(settings):
+    settings.RATELIMIT_CACHE_PREFIX = f"rl-test-{uuid.uuid4().hex}:"
+    settings.RATELIMIT_EMBED = RATE
+    settings.RATELIMIT_CHECKOUT_FIELDS = RATE
+    settings.RATELIMIT_GIFTCARD_PIN_FAILURES = RATE
+    settings.RATELIMIT_FAIL_OPEN = False
+    yield
+    outage.answered()  # a test that broke the cache must not leave the next one "in an outage"
+
+
+@pytest.fixture
+def embed_client(api_client, merchant_account):
+    return lambda: api_client(scopes=["embed"])
+
+
+@pytest.fixture
+def server_client(api_client, merchant_account):
+    return lambda: api_client(scopes=["buyers.write"])
+
+
+@pytest.fixture
+def dead_cache(settings):
+    settings.CACHES = {**settings.CACHES, "ratelimit": DEAD_REDIS}
+
+
+def _fields_url(session_id: str) -> str:
+    return f"/limited/sessions/{session_id}/fields"
+
+
+def _assert_rate_headers(response, *, remaining: int) -> None:
+    assert response["RateLimit-Limit"] == str(LIMIT)
+    assert response["RateLimit-Remaining"] == str(remaining)
+    assert 1 <= int(response["RateLimit-Reset"]) <= 86_400
+
+
+def _assert_too_many(response, *, names: str) -> None:
+    assert response.status_code == 429
+    body = response.json()
+    assert (body["type"], body["code"], body["status"]) == ("error", "too_many_requests", 429)
+    assert names in body["message"]
+    assert response["Retry-After"] == response["RateLimit-Reset"]
+    _assert_rate_headers(response, remaining=0)
+
+
+# --- embed tokens ---------------------------------------------------------------------------------------
+
+
+def test_an_embed_token_gets_its_budget_then_429_with_headers_and_nothing_written(embed_client):
+    client = embed_client()
+
+    admitted = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT)]
+    refused = [client.post("/limited/buyers", BUYER, format="json") for _ in range(3)]
+
+    for index, response in enumerate(admitted):
+        assert response.status_code == 201
+        _assert_rate_headers(response, remaining=LIMIT - index - 1)
+    for response in refused:
+        _assert_too_many(response, names="embed token on POST /limited/buyers")
+    assert Buyer.objects.count() == LIMIT
+
+
+def test_requests_refused_for_bad_input_use_the_budget_too(embed_client):
+    client = embed_client()
+
+    statuses = [client.post("/limited/buyers", {"display_name": 5}, format="json").status_code for _ in range(LIMIT)]
+
+    assert statuses == [400] * LIMIT
+    assert client.post("/limited/buyers", BUYER, format="json").status_code == 429
+    assert not Buyer.objects.exists()
+
+
+def test_the_first_refusal_in_a_window_is_recorded_once(embed_client):
+    client = embed_client()
+    token_id = _token_id(client)
+    for _ in range(LIMIT + 4):
+        client.post("/limited/buyers", BUYER, format="json")
+
+    event = RateLimitEvent.objects.get()
+    assert event.subject_kind == RateLimitEvent.SubjectKind.EMBED_TOKEN
+    assert event.token_id == token_id
+    assert event.merchant_account_id == "default"
+    assert event.endpoint == "POST /limited/buyers"
+    assert event.rate == RATE
+    assert (event.window_end - event.window_start).total_seconds() == 86_400
+    assert (event.checkout_session_id, event.gift_card_last4) == ("", "")
+
+
+def test_two_embed_tokens_have_independent_budgets(embed_client):
+    first, second = embed_client(), embed_client()
+    for _ in range(LIMIT):
+        assert first.post("/limited/buyers", BUYER, format="json").status_code == 201
+
+    assert first.post("/limited/buyers", BUYER, format="json").status_code == 429
+    assert second.post("/limited/buyers", BUYER, format="json").status_code == 201
+
+
+def test_each_endpoint_has_its_own_budget_for_the_same_token(embed_client):
+    client = embed_client()
+    for _ in range(LIMIT):
+        client.post("/limited/buyers", BUYER, format="json")
+
+    assert client.post("/limited/buyers", BUYER, format="json").status_code == 429
+    response = client.post("/limited/other-buyers", BUYER, format="json")
+    assert response.status_code == 201
+    _assert_rate_headers(response, remaining=LIMIT - 1)
+
+
+def test_tokens_without_a_jti_are_limited_by_a_hash_of_the_token(api_client, merchant_account, private_key_pem):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token_without_jti(private_key_pem)}")
+    statuses = [client.post("/limited/buyers", BUYER, format="json").status_code for _ in range(LIMIT + 1)]
+
+    assert statuses == [201] * LIMIT + [429]
+    assert len(RateLimitEvent.objects.get().token_id) == 64
+
+
+def test_a_server_token_is_never_limited(server_client):
+    client = server_client()
+
+    responses = [client.post("/limited/buyers", BUYER, format="json") for _ in range(10 * LIMIT)]
+
+    assert {response.status_code for response in responses} == {201}
+    assert not any(response.has_header("RateLimit-Limit") for response in responses)
+    assert not RateLimitEvent.objects.exists()
+
+
+def test_an_embed_token_on_an_unlimited_endpoint_is_not_limited(api_client, merchant_account):
+    client = api_client(scopes=["embed", "buyers.write"])
+
+    statuses = {client.post("/buyers", BUYER, format="json").status_code for _ in range(10 * LIMIT)}
+
+    assert statuses == {201}
+
+
+def test_requests_refused_before_the_throttle_use_no_budget(api_client, merchant_account):
+    client = api_client(scopes=["embed"], merchant_account_id="nope")
+
+    statuses = {client.post("/limited/buyers", BUYER, format="json").status_code for _ in range(LIMIT + 1)}
+
+    assert statuses == {403}
+
+
+# --- checkout sessions ------------------------------------------------------------------------------------
+
+
+def test_a_session_gets_its_budget_whatever_token_or_none_is_sent(anonymous_client, api_client, merchant_account):
+    session_id = str(uuid.uuid4())
+    embed = api_client(scopes=["embed"])
+    pinned = api_client(scopes=["embed"], checkout_session_id=session_id)
+
+    admitted = [
+        anonymous_client.put(_fields_url(session_id), {}, format="json"),
+        embed.post(_fields_url(session_id), {}, format="json"),
+        pinned.put(_fields_url(session_id), {}, format="json"),
+    ]
+    refused = anonymous_client.post(_fields_url(session_id), {}, format="json")
+
+    assert [response.status_code for response in admitted] == [204] * LIMIT
+    _assert_rate_headers(admitted[-1], remaining=0)
+    _assert_too_many(refused, names="checkout session on PUT/POST /limited/sessions/{session_id}/fields")
+    event = RateLimitEvent.objects.get()
+    assert (event.subject_kind, event.checkout_session_id) == (RateLimitEvent.SubjectKind.CHECKOUT_SESSION, session_id)
+
+
+def test_two_sessions_have_independent_budgets(anonymous_client):
+    first, second = str(uuid.uuid4()), str(uuid.uuid4())
+    for _ in range(LIMIT):
+        anonymous_client.put(_fields_url(first), {}, format="json")
+
+    assert anonymous_client.put(_fields_url(first), {}, format="json").status_code == 429
+    assert anonymous_client.put(_fields_url(second), {}, format="json").status_code == 204
+
+
+def test_a_server_token_on_secure_fields_is_not_limited(api_client, merchant_account):
+    client = api_client(scopes=["checkout-sessions.write"])
+    session_id = str(uuid.uuid4())
+
+    responses = [client.put(_fields_url(session_id), {}, format="json") for _ in range(10 * LIMIT)]
+
+    assert {response.status_code for response in responses} == {204}
+    assert not responses[-1].has_header("RateLimit-Limit")
+
+
+def test_an_invalid_bearer_token_on_secure_fields_counts_as_none(anonymous_client):
+    session_id = str(uuid.uuid4())
+    anonymous_client.credentials(HTTP_AUTHORIZATION="Bearer not-a-token")
+
+    statuses = [anonymous_client.put(_fields_url(session_id), {}, format="json").status_code for _ in range(LIMIT + 1)]
+
+    assert statuses == [204] * LIMIT + [429]
+
+
+# --- windows -------------------------------------------------------------------------------------------
+
+
+def test_the_budget_comes_back_when_the_window_ends(settings, embed_client):
+    settings.RATELIMIT_EMBED = f"{LIMIT}/2s"
+    client = embed_client()
+    # Start at a window edge so the whole budget is spent inside one window, whatever the jitter.
+    time.sleep(int(client.post("/limited/buyers", BUYER, format="json")["RateLimit-Reset"]))
+
+    spent = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT + 1)]
+    time.sleep(int(spent[-1]["Retry-After"]))
+    after = client.post("/limited/buyers", BUYER, format="json")
+
+    assert [response.status_code for response in spent] == [201] * LIMIT + [429]
+    assert after.status_code == 201
+    assert after["RateLimit-Remaining"] == str(LIMIT - 1)
+
+
+@pytest.mark.parametrize(
+    ("rate", "expected"),
+    [("50/m", (50, 60)), ("20/10s", (20, 10)), ("5/h", (5, 3600)), ("1/2d", (1, 172_800)), ("7/s", (7, 1))],
+    ids=["per-minute", "ten-seconds", "per-hour", "two-days", "per-second"],
+)
+def test_rates_use_the_django_ratelimit_syntax(rate, expected):
+    assert parse_rate(rate) == expected
+
+
+@pytest.mark.parametrize("rate", ["", "50", "50/", "0/m", "50/x", "-1/m", "50/m/s", "50 / m"])
+def test_malformed_rates_are_refused(rate):
+    with pytest.raises(ValueError, match="Not a rate"):
+        parse_rate(rate)
+
+
+# --- the cache unreachable ------------------------------------------------------------------------------
+
+
+def test_failing_closed_refuses_limited_requests_with_503_and_writes_nothing(
+    dead_cache, embed_client, server_client, anonymous_client
+):
+    response = embed_client().post("/limited/buyers", BUYER, format="json")
+    fields = anonymous_client.put(_fields_url(str(uuid.uuid4())), {}, format="json")
+    server = server_client().post("/limited/buyers", BUYER, format="json")
+
+    for refused in (response, fields):
+        assert refused.status_code == 503
+        body = refused.json()
+        assert (body["code"], body["status"]) == ("service_unavailable", 503)
+        assert "Rate limiting is temporarily unavailable" in body["message"]
+        assert not refused.has_header("RateLimit-Limit")
+    assert server.status_code == 201
+    assert Buyer.objects.count() == 1  # the server's
+    assert not RateLimitEvent.objects.exists()
+
+
+def test_failing_open_admits_limited_requests_uncounted(settings, dead_cache, embed_client, server_client):
+    settings.RATELIMIT_FAIL_OPEN = True
+    client = embed_client()
+
+    responses = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT + 2)]
+    server = server_client().post("/limited/buyers", BUYER, format="json")
+
+    assert {response.status_code for response in responses} == {201}
+    assert not any(response.has_header("RateLimit-Limit") for response in responses)
+    assert server.status_code == 201
+
+
+def test_an_outage_is_logged_once_and_so_is_the_recovery(settings, caplog, embed_client):
+    client = embed_client()
+    working = settings.CACHES
+    caplog.set_level(logging.WARNING, logger="payments.throttling")
+
+    settings.CACHES = {**working, "ratelimit": DEAD_REDIS}
+    for _ in range(4):
+        client.post("/limited/buyers", BUYER, format="json")
+    settings.CACHES = working
+    for _ in range(2):
+        client.post("/limited/buyers", BUYER, format="json")
+    settings.CACHES = {**working, "ratelimit": DEAD_REDIS}
+    client.post("/limited/buyers", BUYER, format="json")
+
+    messages = [record.getMessage() for record in caplog.records if record.name == "payments.throttling"]
+    assert len(messages) == 3
+    assert "unreachable" in messages[0]
+    assert "refused with 503" in messages[0]
+    assert "answers again" in messages[1]
+    assert "unreachable" in messages[2]
+
+
+# --- gift card PIN failures ---------------------------------------------------------------------------------
+
+
+def _subject() -> str:
+    return uuid.uuid4().hex  # stands in for the keyed hash of a card number
+
+
+def test_pin_failures_lock_the_card_once_the_budget_is_used(merchant_account):
+    card, other = _subject(), _subject()
+
+    before = []
+    for _ in range(LIMIT):
+        before.append(pin_failures_exceeded(card))
+        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards/balances")
+
+    assert before == [False] * LIMIT
+    assert pin_failures_exceeded(card)
+    assert not pin_failures_exceeded(other)
+
+
+def test_the_pin_failure_lock_is_recorded_once_with_the_last_4_digits_only(merchant_account):
+    card = _subject()
+    for _ in range(LIMIT + 3):
+        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards")
+
+    event = RateLimitEvent.objects.get()
+    assert event.subject_kind == RateLimitEvent.SubjectKind.GIFT_CARD
+    assert (event.gift_card_last4, event.token_id, event.checkout_session_id) == ("4242", "", "")
+    assert (event.merchant_account_id, event.endpoint) == ("default", "POST /gift-cards")
+    assert card not in event.subject_key
+
+
+def test_pin_failure_records_never_take_more_than_4_digits(merchant_account):
+    card = _subject()
+    for _ in range(LIMIT):
+        record_pin_failure(card, merchant_account_id="default", last4="6035710000004242", endpoint="POST /gift-cards")
+
+    assert RateLimitEvent.objects.get().gift_card_last4 == "4242"
+
+
+def test_pin_failures_lock_nothing_while_the_cache_is_unreachable(dead_cache, merchant_account):
+    card = _subject()
+    for _ in range(LIMIT + 1):
+        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards")
+
+    assert not pin_failures_exceeded(card)
+    assert not RateLimitEvent.objects.exists()
+
+
+# --- deployment and admin ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("backend", "warned"),
+    [("django.core.cache.backends.locmem.LocMemCache", True), ("django_redis.cache.RedisCache", False)],
+    ids=["in-process", "redis"],
+)
+def test_check_deploy_warns_when_limits_are_counted_per_process(backend, warned):
+    caches = {"default": {"BACKEND": backend}, "ratelimit": {"BACKEND": backend}}
+    with override_settings(CACHES=caches):
+        messages = ratelimit_cache_is_shared(None)
+
+    assert [message.id for message in messages] == (["payments.W001"] if warned else [])
+
+
+def test_the_deploy_check_is_registered(capsys):
+    locmem = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    with override_settings(CACHES={"default": locmem, "ratelimit": locmem}):
+        call_command("check", "--deploy", "--tag", "caches")
+
+    assert "payments.W001" in capsys.readouterr().err
+
+
+def test_support_sees_a_read_only_list_filterable_by_account_and_date(admin_client, embed_client):
+    client = embed_client()
+    for _ in range(LIMIT + 1):
+        client.post("/limited/buyers", BUYER, format="json")
+
+    listing = admin_client.get("/admin/payments/ratelimitevent/", {"merchant_account__id__exact": "default"})
+    dated = admin_client.get("/admin/payments/ratelimitevent/", {"created_at__gte": "2000-01-01T00:00:00+00:00"})
+    event = RateLimitEvent.objects.get()
+    detail = admin_client.get(f"/admin/payments/ratelimitevent/{event.pk}/change/")
+    add = admin_client.get("/admin/payments/ratelimitevent/add/")
+
+    assert listing.status_code == dated.status_code == detail.status_code == 200
+    assert _token_id(client) in listing.content.decode()
+    assert event.subject_key not in detail.content.decode()
+    assert b"Save" not in detail.content
+    assert add.status_code == 403
+
+
+def _token_id(client) -> str:
+    import jwt
+
+    token = client._credentials["HTTP_AUTHORIZATION"].split()[1]
+    return jwt.decode(token, options={"verify_signature": False})["jti"]
+
+
+def _token_without_jti(private_key_pem: str) -> str:
+    from datetime import UTC, datetime, timedelta
+
+    import jwt
+
+    from payments.keys import load_private_pem, thumbprint
+
+    key = load_private_pem(private_key_pem)
+    now = datetime.now(tz=UTC)
+    claims = {"scopes": ["embed"], "iat": now, "nbf": now, "exp": now + timedelta(hours=1)}
+    return jwt.encode(claims, key, algorithm="ES512", headers={"kid": thumbprint(key.public_key())})
