@@ -223,6 +223,17 @@ CORS_EXPOSE_HEADERS = [
     "x-request-id",
 ]
 
+# The origin Secure Fields frames and the browser scripts are served from (docs/frontend.md); never a merchant
+# page's origin. Empty: the origin each request arrived on (the demo page swaps localhost and 127.0.0.1).
+SECURE_FIELDS_ORIGIN = env.str("SECURE_FIELDS_ORIGIN", default="").rstrip("/")
+_ORIGIN = r"https?://([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(:[0-9]{1,5})?"
+if SECURE_FIELDS_ORIGIN and not re.fullmatch(_ORIGIN, SECURE_FIELDS_ORIGIN):
+    raise ImproperlyConfigured(
+        f"SECURE_FIELDS_ORIGIN must be an origin such as https://api.example.com, not {SECURE_FIELDS_ORIGIN!r}."
+    )
+# The demo page (/demo/checkout/, DEBUG only) signs its embed tokens with the key `make run` writes.
+DEMO_CHECKOUT_PRIVATE_KEY = env.str("DEMO_CHECKOUT_PRIVATE_KEY", default=str(LOCAL_DIR / "default-api-key.pem"))
+
 # JSON lines (one object per line, `payments.logging.JsonFormatter`) for log collectors in production;
 # readable lines under `make run`.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")

@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("buyers.api.urls")),
     path("", include("giftcards.api.urls")),
     path("", include("checkout.api.urls")),
+    path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)
     path("", include("transactions.api.urls")),
 ]

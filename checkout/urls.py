@@ -1,0 +1,12 @@
+"""Browser pages of the checkout app (the API lives in `checkout/api/urls.py`)."""
+
+from django.urls import path
+
+from checkout import views
+
+app_name = "checkout"
+
+urlpatterns = [
+    path("checkout/secure-fields/frame/", views.secure_field_frame, name="secure-field-frame"),
+    path("demo/checkout/", views.demo_checkout, name="demo-checkout"),
+]

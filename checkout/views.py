@@ -1,0 +1,137 @@
+"""Browser pages outside the API: the Secure Fields frame, and the demo shop that mounts Embed (debug only).
+
+docs/frontend.md ("What the server must provide") is the contract these views implement. Both answer their
+errors in the JSON envelope, like every other URL of the server.
+"""
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_exempt
+
+from checkout import security
+from checkout.selectors import checkout_session_get_by_id
+from checkout.services import checkout_session_create
+from payments.errors import NotFound, detail, error_response
+from payments.keys import InvalidKeyError, load_private_pem, mint_token
+from payments.selectors import merchant_account_get
+
+SECURE_FIELDS = ("number", "expiry", "security_code")
+DEMO_MERCHANT_ACCOUNT = "default"
+DEMO_ORDER = {"amount": 1299, "currency": "USD", "country": "US"}
+DEMO_TOKEN_SECONDS = 3600
+
+
+def _safe_methods_only(view: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
+    """GET and HEAD only; anything else is a 405 in the envelope (Django's `require_safe` answers with HTML)."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest) -> HttpResponse:
+        if request.method not in ("GET", "HEAD"):
+            response = error_response(405)
+            response["Allow"] = "GET, HEAD"
+            return response
+        return view(request)
+
+    return wrapper
+
+
+def _query_error(status: int, pointer: str, message: str) -> HttpResponse:
+    return error_response(status, message, [detail("query", pointer, message, "invalid")])
+
+
+@xframe_options_exempt  # `frame-ancestors` decides who may frame it; X-Frame-Options would forbid everyone
+@_safe_methods_only
+def secure_field_frame(request: HttpRequest) -> HttpResponse:
+    """One Secure Fields input, framed by a page at `parent_origin`, which the session's merchant must allow."""
+    field = request.GET.get("field", "")
+    if field not in SECURE_FIELDS:
+        return _query_error(400, "/field", f"field must be one of: {', '.join(SECURE_FIELDS)}.")
+    parent_origin = security.normalise_origin(request.GET.get("parent_origin"))
+    if parent_origin is None:
+        return _query_error(400, "/parent_origin", "parent_origin must be an origin such as https://shop.example.")
+    # The isolation from the merchant page is the whole point: a same-origin parent could read the input.
+    if parent_origin == security.request_origin(request):
+        return _query_error(400, "/parent_origin", "Secure Fields must be framed by a page on another origin.")
+    try:
+        session = checkout_session_get_by_id(id=request.GET.get("session_id", ""))
+    except NotFound as exc:
+        return _query_error(404, "/session_id", exc.message)
+    allowed_origins = security.normalise_origins(session.merchant_account.allowed_origins)
+    if parent_origin not in allowed_origins:
+        return _query_error(403, "/parent_origin", "parent_origin is not an allowed origin of this merchant account.")
+
+    nonce = security.new_nonce()
+    context = {
+        "field": field,
+        "session_id": str(session.id),
+        "parent_origin": parent_origin,
+        "api_origin": security.secure_fields_origin(request),
+        "csp_nonce": nonce,
+    }
+    response = render(request, "checkout/secure_field_frame.html", context)
+    response["Content-Security-Policy"] = security.secure_field_frame_policy(
+        nonce=nonce, frame_ancestors=allowed_origins
+    )
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@_safe_methods_only
+def demo_checkout(request: HttpRequest) -> HttpResponse:
+    """A demo shop page: a fresh checkout session and an embed token minted here, as a merchant's server would."""
+    if not settings.DEBUG:
+        return error_response(404)
+    account = merchant_account_get(id=DEMO_MERCHANT_ACCOUNT)
+    private_key_pem = _demo_private_key(Path(settings.DEMO_CHECKOUT_PRIVATE_KEY))
+    if account is None or private_key_pem is None:
+        return error_response(
+            503,
+            f"The demo needs the '{DEMO_MERCHANT_ACCOUNT}' merchant account and its private key at "
+            f"{settings.DEMO_CHECKOUT_PRIVATE_KEY}: run `make run` once.",
+        )
+    page_origin = security.request_origin(request)
+    api_origin = security.demo_api_origin(request)
+    if page_origin not in security.normalise_origins(account.allowed_origins):
+        return error_response(403, f"{page_origin} is not an allowed origin of the '{account.pk}' merchant account.")
+    if page_origin == api_origin:
+        return error_response(
+            503,
+            "Open the demo at localhost or 127.0.0.1, or set SECURE_FIELDS_ORIGIN to another origin of this server.",
+        )
+
+    session = checkout_session_create(merchant_account=account, expires_in=DEMO_TOKEN_SECONDS)
+    token = mint_token(
+        private_key_pem,
+        scopes=["embed"],
+        embed={"amount": DEMO_ORDER["amount"], "currency": DEMO_ORDER["currency"]},
+        checkout_session_id=str(session.id),
+        expires_in=DEMO_TOKEN_SECONDS,
+    )
+    nonce = security.new_nonce()
+    context = {**DEMO_ORDER, "token": token, "session_id": str(session.id), "api_origin": api_origin}
+    response = render(request, "checkout/demo_checkout.html", {**context, "csp_nonce": nonce})
+    response["Content-Security-Policy"] = security.demo_page_policy(nonce=nonce, api_origin=api_origin)
+    # The page carries a live token and session: never keep it in a cache or history snapshot.
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _demo_private_key(path: Path) -> str | None:
+    """The PEM `make run` wrote, or None when it is missing or unusable."""
+    try:
+        pem = path.read_text()
+    except OSError:
+        return None
+    try:
+        load_private_pem(pem)
+    except InvalidKeyError:
+        return None
+    return pem
