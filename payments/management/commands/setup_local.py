@@ -11,6 +11,7 @@ from payments.management.commands.create_api_key import write_private_key
 from payments.services import api_key_generate, api_key_register, merchant_account_create
 
 ADMIN_USERNAME = "admin"
+DEMO_BUYERS = 50
 
 
 class Command(BaseCommand):
@@ -31,6 +32,8 @@ class Command(BaseCommand):
         private_pem = self._api_key(options["private_key_out"], account)
         call_command("setup_roles", verbosity=0)
         self._admin_login()
+        # A few demo buyers so the first list call shows something; an account with buyers is left alone.
+        call_command("seed_demo", buyers=DEMO_BUYERS, merchant_account=account.id, if_empty=True, stdout=self.stdout)
         token = mint_token(private_pem, scopes=["*.read", "*.write"], expires_in=24 * 3600)
         base = f"http://127.0.0.1:{options['port']}"
         self.stdout.write(
