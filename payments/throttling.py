@@ -229,13 +229,17 @@ class RateLimitThrottle(BaseThrottle):
         setattr(request, _USAGE_ATTRIBUTE, usage)
         if usage.exceeded:
             if usage.first_refusal:
-                _record(subject, endpoint, usage)
+                _record(subject, endpoint, usage, view)
             raise RateLimitExceeded(subject=subject, endpoint=endpoint, usage=usage)
         return True
 
 
-def _record(subject: Subject, endpoint: str, usage: Usage) -> None:
+def _record(subject: Subject, endpoint: str, usage: Usage, view: Any) -> None:
     window_start, window_end = usage.window()
+    merchant_account_id = subject.merchant_account_id
+    if merchant_account_id is None and hasattr(view, "rate_limit_merchant_account_id"):
+        # A view that resolves no account before its body (Secure Fields) names it here, once per window.
+        merchant_account_id = view.rate_limit_merchant_account_id()
     rate_limit_event_record(
         subject_kind=subject.kind,
         subject=subject.key,
@@ -243,7 +247,7 @@ def _record(subject: Subject, endpoint: str, usage: Usage) -> None:
         rate=usage.rate,
         window_start=window_start,
         window_end=window_end,
-        merchant_account_id=subject.merchant_account_id,
+        merchant_account_id=merchant_account_id,
         token_id=subject.token_id,
         checkout_session_id=subject.checkout_session_id,
     )

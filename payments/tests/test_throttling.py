@@ -203,6 +203,16 @@ def test_a_session_gets_its_budget_whatever_token_or_none_is_sent(anonymous_clie
     assert (event.subject_kind, event.checkout_session_id) == (RateLimitEvent.SubjectKind.CHECKOUT_SESSION, session_id)
 
 
+def test_a_view_without_an_account_names_it_for_the_record(anonymous_client, merchant_account):
+    known, unknown = f"known-{uuid.uuid4()}", str(uuid.uuid4())
+    for session_id in (known, unknown):
+        for _ in range(LIMIT + 1):
+            anonymous_client.put(_fields_url(session_id), {}, format="json")
+
+    recorded = dict(RateLimitEvent.objects.values_list("checkout_session_id", "merchant_account_id"))
+    assert recorded == {known: "default", unknown: None}
+
+
 def test_two_sessions_have_independent_budgets(anonymous_client):
     first, second = str(uuid.uuid4()), str(uuid.uuid4())
     for _ in range(LIMIT):

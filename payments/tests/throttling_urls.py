@@ -29,6 +29,9 @@ class LimitedFieldsView(RateLimitedMixin, APIView):
     def put(self, request, session_id):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    def rate_limit_merchant_account_id(self) -> str | None:
+        return "default" if self.kwargs["session_id"].startswith("known-") else None
+
     def post(self, request, session_id):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
