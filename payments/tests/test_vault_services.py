@@ -1,0 +1,219 @@
+"""The vaulted card services: what is sealed, what is shown, and when card data stops existing."""
+
+import base64
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from conftest import TEST_CARD_KEYS
+from payments import vault
+from payments.cards import CardDataError
+from payments.errors import NotFound
+from payments.models import VaultedCard
+from payments.tests.factories import VaultedCardFactory
+from payments.vault_services import (
+    SECURITY_CODE_MAX_AGE,
+    vaulted_card_delete,
+    vaulted_card_discard_security_code,
+    vaulted_card_reveal,
+    vaulted_card_shorten_expiry,
+    vaulted_cards_count_stale,
+    vaulted_cards_purge_expired,
+    vaulted_cards_rotate_batch,
+    vaulted_security_codes_purge_expired,
+)
+
+pytestmark = pytest.mark.django_db
+
+AMEX = "378282246310005"
+
+
+def key_spec(key_id: str, fill: bytes) -> str:
+    return f"{key_id}:" + base64.urlsafe_b64encode(fill * 32).decode().rstrip("=")
+
+
+def test_store_keeps_only_display_data_in_clear(merchant_account):
+    card = VaultedCardFactory(number="4111111111111111", security_code="123")
+    card.refresh_from_db()
+    assert (card.bin, card.last4, card.scheme) == ("411111", "1111", "visa")
+    assert card.fingerprint == vault.fingerprint("4111111111111111")
+    assert card.key_id == vault.current_key_id()
+    assert "4111111111111111" not in card.encrypted_number
+    assert card.encrypted_security_code is not None
+    assert card.security_code_expires_at <= card.expires_at
+
+
+def test_security_code_deadline_is_capped_even_for_long_lived_cards(merchant_account):
+    before = timezone.now()
+    card = VaultedCardFactory(expires_at=before + timedelta(days=30))
+    assert card.expires_at == before + timedelta(days=30)
+    assert card.security_code_expires_at <= timezone.now() + SECURITY_CODE_MAX_AGE
+
+
+def test_card_without_code_has_no_code_deadline(merchant_account):
+    card = VaultedCardFactory(security_code=None)
+    assert card.encrypted_security_code is None
+    assert card.security_code_expires_at is None
+
+
+@pytest.mark.parametrize(
+    ("overrides", "code"),
+    [
+        pytest.param({"number": "4111111111111112"}, "invalid_checksum", id="luhn"),
+        pytest.param({"number": "411111111111"}, "invalid_length", id="12-digits"),
+        pytest.param({"number": "4111 1111 1111 1111"}, "invalid_characters", id="spaces"),
+        pytest.param({"number": AMEX, "security_code": "123"}, "invalid_length", id="amex-3-digit-code"),
+        pytest.param({"security_code": "1234"}, "invalid_length", id="visa-4-digit-code"),
+        pytest.param({"expiration_month": 13}, "invalid_month", id="month-13"),
+    ],
+)
+def test_store_refuses_invalid_card_data(merchant_account, overrides, code):
+    with pytest.raises(CardDataError) as raised:
+        VaultedCardFactory(**overrides)
+    assert raised.value.code == code
+    assert "4111111111111112" not in str(raised.value)
+    assert not VaultedCard.objects.exists()
+
+
+def test_reveal_returns_the_card_for_a_connector(merchant_account):
+    card = VaultedCardFactory(number=AMEX, security_code="1234", expiration_month=7, expiration_year=2031)
+    details = vaulted_card_reveal(card=card)
+    assert (details.number, details.security_code) == (AMEX, "1234")
+    assert (details.expiration_month, details.expiration_year, details.scheme) == (7, 2031, "amex")
+    assert AMEX not in repr(details)
+    assert "1234" not in repr(details)
+
+
+def test_consuming_reveal_deletes_the_code_so_only_the_first_attempt_sees_it(merchant_account):
+    card = VaultedCardFactory(security_code="123")
+    assert vaulted_card_reveal(card=card, consume_security_code=True).security_code == "123"
+    second = vaulted_card_reveal(card=card, consume_security_code=True)
+    assert second.security_code is None
+    assert second.number == "4111111111111111"
+    row = VaultedCard.objects.get(pk=card.pk)
+    assert (row.encrypted_security_code, row.security_code_expires_at) == (None, None)
+
+
+def test_discard_security_code_is_idempotent(merchant_account):
+    card = VaultedCardFactory()
+    vaulted_card_discard_security_code(card=card)
+    vaulted_card_discard_security_code(card=card)
+    assert vaulted_card_reveal(card=card).security_code is None
+
+
+def test_reveal_ignores_a_stale_instance(merchant_account):
+    card = VaultedCardFactory()
+    stale = VaultedCard.objects.get(pk=card.pk)
+    vaulted_card_discard_security_code(card=card)
+    assert stale.encrypted_security_code is not None
+    assert vaulted_card_reveal(card=stale).security_code is None
+
+
+def test_reveal_of_an_expired_or_deleted_card_is_not_found(merchant_account):
+    expired = VaultedCardFactory()
+    VaultedCard.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    with pytest.raises(NotFound):
+        vaulted_card_reveal(card=expired)
+    deleted = VaultedCardFactory()
+    vaulted_card_delete(card=deleted)
+    vaulted_card_delete(card=deleted)
+    with pytest.raises(NotFound):
+        vaulted_card_reveal(card=deleted)
+
+
+def test_code_past_its_deadline_is_not_revealed_before_the_purge_runs(merchant_account):
+    card = VaultedCardFactory()
+    VaultedCard.objects.filter(pk=card.pk).update(security_code_expires_at=timezone.now() - timedelta(seconds=1))
+    assert vaulted_card_reveal(card=card).security_code is None
+
+
+def test_ciphertexts_only_open_on_the_row_and_field_they_were_sealed_for(merchant_account):
+    first, second = VaultedCardFactory(), VaultedCardFactory(number="5555555555554444")
+    VaultedCard.objects.filter(pk=second.pk).update(encrypted_number=first.encrypted_number)
+    with pytest.raises(vault.VaultError):
+        vaulted_card_reveal(card=second)
+    VaultedCard.objects.filter(pk=first.pk).update(encrypted_number=first.encrypted_security_code)
+    with pytest.raises(vault.VaultError):
+        vaulted_card_reveal(card=first)
+
+
+def test_shorten_expiry_never_extends(merchant_account):
+    now = timezone.now()
+    card = VaultedCardFactory(expires_at=now + timedelta(minutes=5))
+    vaulted_card_shorten_expiry(card=card, expires_at=now + timedelta(hours=1))
+    assert card.expires_at == now + timedelta(minutes=5)
+    vaulted_card_shorten_expiry(card=card, expires_at=now + timedelta(minutes=1))
+    row = VaultedCard.objects.get(pk=card.pk)
+    assert row.expires_at == row.security_code_expires_at == now + timedelta(minutes=1)
+
+
+def test_purge_jobs_delete_expired_cards_and_codes_in_batches(merchant_account):
+    now = timezone.now()
+    expired = [VaultedCardFactory(expires_at=now - timedelta(seconds=n + 1)) for n in range(3)]
+    live = VaultedCardFactory(expires_at=now + timedelta(minutes=5))
+    code_due = VaultedCardFactory(expires_at=now + timedelta(minutes=5))
+    VaultedCard.objects.filter(pk=code_due.pk).update(security_code_expires_at=now)
+
+    assert vaulted_cards_purge_expired(now=now, batch_size=2) == 2
+    assert vaulted_cards_purge_expired(now=now, batch_size=2) == 1
+    assert vaulted_cards_purge_expired(now=now, batch_size=2) == 0
+    assert not VaultedCard.objects.filter(pk__in=[card.pk for card in expired]).exists()
+
+    assert vaulted_security_codes_purge_expired(now=now, batch_size=10) == 1
+    assert VaultedCard.objects.get(pk=code_due.pk).encrypted_security_code is None
+    assert VaultedCard.objects.get(pk=live.pk).encrypted_security_code is not None
+
+
+class TestKeyRotation:
+    OLD = TEST_CARD_KEYS[0]
+    NEW = key_spec("new", b"n")
+
+    def test_rotation_reseals_every_card_and_keeps_it_readable(self, merchant_account, settings):
+        cards = [
+            VaultedCardFactory(number="4111111111111111"),
+            VaultedCardFactory(number=AMEX, security_code="1234"),
+            VaultedCardFactory(number="5555555555554444", security_code=None),
+        ]
+        settings.CARD_ENCRYPTION_KEYS = [self.NEW, self.OLD]
+        assert vaulted_cards_count_stale() == 3
+
+        call_command("rotate_card_keys", "--batch-size", "2", stdout=io.StringIO())
+
+        assert set(VaultedCard.objects.values_list("key_id", flat=True)) == {"new"}
+        settings.CARD_ENCRYPTION_KEYS = [self.NEW]  # the old key can go now
+        assert [vaulted_card_reveal(card=card).number for card in cards] == [
+            "4111111111111111",
+            AMEX,
+            "5555555555554444",
+        ]
+        assert [vaulted_card_reveal(card=card).security_code for card in cards] == ["123", "1234", None]
+
+    def test_rotation_is_idempotent_and_resumable(self, merchant_account, settings):
+        cards = [VaultedCardFactory() for _ in range(3)]
+        settings.CARD_ENCRYPTION_KEYS = [self.NEW, self.OLD]
+        first = vaulted_cards_rotate_batch(batch_size=1)
+        assert first.rotated == 1
+        # A new run (no resume point) starts over and only finds what the stopped run left.
+        assert vaulted_cards_count_stale() == 2
+        assert vaulted_cards_rotate_batch(batch_size=10).rotated == 2
+        assert vaulted_cards_rotate_batch(batch_size=10).rotated == 0
+        sealed = dict(VaultedCard.objects.values_list("pk", "encrypted_number"))
+        assert vaulted_cards_rotate_batch(batch_size=10).last_id is None
+        assert dict(VaultedCard.objects.values_list("pk", "encrypted_number")) == sealed
+        assert all(vaulted_card_reveal(card=card).number == "4111111111111111" for card in cards)
+
+    def test_cards_under_a_missing_key_are_reported_and_left_alone(self, merchant_account, settings):
+        readable = VaultedCardFactory()
+        settings.CARD_ENCRYPTION_KEYS = [key_spec("lost", b"l")]
+        unreadable = VaultedCardFactory(number="5555555555554444")
+        settings.CARD_ENCRYPTION_KEYS = [self.NEW, self.OLD]
+        untouched = VaultedCard.objects.get(pk=unreadable.pk).encrypted_number
+
+        with pytest.raises(CommandError, match="could not be decrypted"):
+            call_command("rotate_card_keys", stdout=io.StringIO())
+
+        assert VaultedCard.objects.get(pk=readable.pk).key_id == "new"
+        assert VaultedCard.objects.get(pk=unreadable.pk).encrypted_number == untouched
