@@ -2,13 +2,13 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from payments.api.views import healthz, readyz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("openapi.json", SpectacularAPIView.as_view(), name="openapi-schema"),
+    path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),

@@ -17,6 +17,7 @@ from typing import Any
 import jwt
 from django.conf import settings
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework_simplejwt.authentication import JWTAuthentication
@@ -198,3 +199,13 @@ def clear_caches() -> None:
     verified_tokens.clear()
     _backends.clear()
     _last_marked.clear()
+
+
+class ApiKeyJWTScheme(OpenApiAuthenticationExtension):
+    """Describes the authentication above in the OpenAPI schema as the `BearerAuth` security scheme."""
+
+    target_class = ApiKeyJWTAuthentication
+    name = "BearerAuth"
+
+    def get_security_definition(self, auto_schema) -> dict:
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}

@@ -6,6 +6,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.response import Response
 
 from buyers.api.serializers import BuyerInput, BuyerOutput
+from buyers.models import Buyer
 from buyers.selectors import buyer_get, buyer_list, buyer_search
 from buyers.services import buyer_create, buyer_delete, buyer_update
 
@@ -25,6 +26,8 @@ class BuyerViewSet(
     viewsets.GenericViewSet,
 ):
     scope_resource = "buyers"
+    # Names the model for the OpenAPI schema only; requests always go through the scoped get_queryset.
+    queryset = Buyer.objects.none()
     serializer_class = BuyerOutput
     filterset_class = BuyerFilter
     lookup_url_kwarg = "buyer_id"
