@@ -58,7 +58,7 @@ class Usage:
     count: int
     period: int
     reset: int  # whole seconds until the window ends, at least 1
-    window_end: float  # epoch seconds
+    window_end: int  # epoch seconds
 
     @property
     def remaining(self) -> int:
@@ -114,10 +114,6 @@ class _OutageLog:
             self._down = False
         logger.warning("Rate-limit cache answers again; limits are enforced.")
 
-    @property
-    def down(self) -> bool:
-        return self._down
-
 
 outage = _OutageLog()
 
@@ -127,8 +123,8 @@ def parse_rate(rate: str) -> tuple[int, int]:
     match = _RATE.fullmatch(rate)
     if match is None:
         raise ValueError(f"Not a rate such as '50/m' or '20/10s': {rate!r}")
-    count, multiplier, unit = match.groups()
-    return int(count), int(multiplier or 1) * _UNIT_SECONDS[unit]
+    limit, multiplier, unit = match.groups()
+    return int(limit), int(multiplier or 1) * _UNIT_SECONDS[unit]
 
 
 def count(*, group: str, subject: str, rate: str, increment: bool = True) -> Usage | None:
@@ -152,8 +148,9 @@ def count(*, group: str, subject: str, rate: str, increment: bool = True) -> Usa
     outage.answered()
     if usage is None:
         return None
-    # A window spans whole seconds up to and including `now + time_left`, so it ends one second later.
-    reset = usage["time_left"] + 1
+    # A window spans whole seconds up to and including `now + time_left`, so it ends one second later
+    # (time_left is -1 when the window ended between the library's two clock reads).
+    reset = max(1, usage["time_left"] + 1)
     return Usage(
         rate=rate,
         limit=usage["limit"],
