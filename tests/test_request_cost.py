@@ -1,0 +1,109 @@
+"""What a request costs once its token is warm: one query for a list page, no signature check."""
+
+import datetime
+
+import pytest
+from rest_framework_simplejwt.backends import TokenBackend
+
+from buyers.tests.factories import BuyerFactory
+from payments import authentication
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def signature_checks(monkeypatch) -> list[str]:
+    """Every JWT signature verification made during the test."""
+    checks: list[str] = []
+    decode = TokenBackend.decode
+
+    def counting_decode(self, token, verify=True):
+        checks.append(token)
+        return decode(self, token, verify)
+
+    monkeypatch.setattr(TokenBackend, "decode", counting_decode)
+    return checks
+
+
+@pytest.fixture
+def warm_client(api_client, merchant_account):
+    """A client whose token, key and merchant account are already cached by an earlier request."""
+    BuyerFactory.create_batch(25, merchant_account=merchant_account)
+    client = api_client(scopes=["buyers.read"])
+    assert client.get("/buyers").status_code == 200
+    return client
+
+
+def test_a_list_page_with_a_warm_token_is_one_query(warm_client, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        first = warm_client.get("/buyers", {"limit": 20})
+    with django_assert_num_queries(1):
+        second = warm_client.get("/buyers", {"limit": 20, "cursor": first.json()["next_cursor"]})
+
+    assert first.status_code == second.status_code == 200
+    assert len(first.json()["items"]) == 20
+    assert len(second.json()["items"]) == 5
+
+
+def test_a_detail_read_with_a_warm_token_is_one_query(warm_client, merchant_account, django_assert_num_queries):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+
+    with django_assert_num_queries(1):
+        response = warm_client.get(f"/buyers/{buyer.id}")
+
+    assert response.status_code == 200
+
+
+def test_a_token_is_verified_once_however_often_it_is_used(api_client, merchant_account, signature_checks):
+    client = api_client(scopes=["buyers.read"])
+
+    responses = [client.get("/buyers") for _ in range(5)]
+
+    assert [r.status_code for r in responses] == [200] * 5
+    assert len(signature_checks) == 1
+
+
+def test_each_distinct_token_is_verified(api_client, merchant_account, signature_checks):
+    for _ in range(3):
+        assert api_client(scopes=["buyers.read"]).get("/buyers").status_code == 200
+
+    assert len(signature_checks) == 3
+
+
+def test_the_verified_token_cache_is_bounded(api_client, merchant_account, settings, signature_checks):
+    settings.VERIFIED_TOKEN_CACHE_SIZE = 2
+    clients = [api_client(scopes=["buyers.read"]) for _ in range(3)]
+
+    for client in [*clients, clients[0]]:  # the first token was evicted by the third
+        assert client.get("/buyers").status_code == 200
+
+    assert len(signature_checks) == 4
+    assert len(authentication.verified_tokens._entries) == 2
+
+
+def test_an_expired_token_is_not_served_from_the_cache(api_client, merchant_account, monkeypatch):
+    client = api_client(scopes=["buyers.read"])
+    assert client.get("/buyers").status_code == 200
+    [(expires_at, _)] = authentication.verified_tokens._entries.values()
+    later = expires_at + 3600  # well past the expiry and any leeway
+
+    monkeypatch.setattr(authentication.time, "time", lambda: later)
+    monkeypatch.setattr("jwt.api_jwt.datetime", _FrozenDatetime.at(later))
+
+    response = client.get("/buyers")
+
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthorized"
+
+
+class _FrozenDatetime:
+    """Stands in for `datetime` inside PyJWT so its expiry check sees the same clock as the cache."""
+
+    @staticmethod
+    def at(timestamp: float) -> type[datetime.datetime]:
+        class Frozen(datetime.datetime):
+            @classmethod
+            def now(cls, tz=None):
+                return datetime.datetime.fromtimestamp(timestamp, tz=tz)
+
+        return Frozen
