@@ -1,0 +1,95 @@
+"""Production settings: `check --deploy` is clean and gunicorn reads its settings from the environment."""
+
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What an operator sets on every app server (docs/deploy.md). Nothing here is contacted: checks do not connect.
+PRODUCTION_ENV = {
+    "DJANGO_DEBUG": "false",
+    "DJANGO_SECRET_KEY": "x7Qe-production-like-secret-0123456789-abcdefghijklmnopqrstuvwxyz",
+    "DJANGO_ALLOWED_HOSTS": "api.example.com",
+    "CURSOR_SIGNING_KEY": "c9Wn-cursor-signing-key-0123456789-abcdefghijklmnopqrstuvwxyz",
+    "CARD_ENCRYPTION_KEYS": "k1:" + "A" * 43,
+    "CARD_FINGERPRINT_KEY": "f" * 43,
+    "DATABASE_URL": "postgres://payments@db.internal:5432/payments",
+    "REDIS_URL": "redis://redis.internal:6379/0",
+}
+
+
+def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    # Start from a clean slate so the developer's own DJANGO_*/DATABASE_URL variables cannot leak in.
+    base = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and not k.startswith("GR4VY_")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_check_deploy_is_clean_with_production_settings():
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize("missing", ["DJANGO_SECRET_KEY", "CARD_ENCRYPTION_KEYS", "CARD_FINGERPRINT_KEY"])
+def test_production_refuses_to_start_without_a_secret(missing):
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != missing}
+
+    result = _manage("check", env=env)
+
+    assert result.returncode != 0
+    assert missing in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "formatter"),
+    [
+        ({"DJANGO_DEBUG": "true"}, "Formatter"),
+        ({"DJANGO_DEBUG": "true", "LOG_FORMAT": "json"}, "JsonFormatter"),
+        (PRODUCTION_ENV, "JsonFormatter"),
+    ],
+    ids=["development-plain", "development-json", "production-json"],
+)
+def test_log_format_follows_the_environment(env, formatter):
+    show = "import logging; print(type(logging.getLogger().handlers[0].formatter).__name__)"
+
+    result = _manage("shell", "--no-startup", "--verbosity", "0", "-c", show, env=env)
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == formatter
+
+
+def _gunicorn_settings(monkeypatch, **env: str) -> dict:
+    for name in ("WEB_CONCURRENCY", "HOST", "PORT"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
+
+
+def test_gunicorn_defaults_to_two_workers_per_core_plus_one(monkeypatch):
+    settings = _gunicorn_settings(monkeypatch)
+
+    assert settings["workers"] == 2 * os.cpu_count() + 1
+    assert settings["bind"] == "0.0.0.0:8000"
+    assert settings["accesslog"] is None  # the application logs each request once, as JSON
+
+
+def test_gunicorn_reads_workers_and_address_from_the_environment(monkeypatch):
+    settings = _gunicorn_settings(monkeypatch, WEB_CONCURRENCY="3", HOST="127.0.0.1", PORT="9001")
+
+    assert settings["workers"] == 3
+    assert settings["bind"] == "127.0.0.1:9001"
