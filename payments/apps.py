@@ -12,6 +12,15 @@ class PaymentsConfig(AppConfig):
         from payments import checks  # noqa: F401 - registers the system checks
 
         post_migrate.connect(_sync_roles, dispatch_uid="payments.roles")
+        _register_card_vault()
+
+
+def _register_card_vault() -> None:
+    from payments import cors, purge  # noqa: F401 - cors connects the CORS origin check
+    from payments.vault_services import vaulted_cards_purge_expired, vaulted_security_codes_purge_expired
+
+    purge.register("vaulted-cards", vaulted_cards_purge_expired)
+    purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)
 
 
 def _sync_roles(sender, **kwargs) -> None:

@@ -37,6 +37,7 @@ class _TtlCache:
 
 _api_keys = _TtlCache()
 _merchant_accounts = _TtlCache()
+_origins = _TtlCache()
 
 
 def api_key_get_active(*, kid: str) -> ApiKey | None:
@@ -55,6 +56,18 @@ def merchant_account_get(*, id: str) -> MerchantAccount | None:
     )
 
 
+def merchant_account_origins() -> frozenset[str]:
+    """Every browser origin some merchant account allows; trusted for API_KEY_CACHE_SECONDS, like accounts."""
+
+    def load() -> frozenset[str]:
+        rows = MerchantAccount.objects.values_list("allowed_origins", flat=True)
+        return frozenset(
+            origin for origins in rows if isinstance(origins, list) for origin in origins if isinstance(origin, str)
+        )
+
+    return _origins.get("*", load, settings.API_KEY_CACHE_SECONDS)
+
+
 def forget_api_key(kid: str) -> None:
     _api_keys.forget(kid)
 
@@ -63,3 +76,4 @@ def clear_caches() -> None:
     """Drop every cached key and account (tests, and after bulk changes)."""
     _api_keys.clear()
     _merchant_accounts.clear()
+    _origins.clear()
