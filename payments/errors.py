@@ -14,6 +14,8 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from payments.logging import mask_card_numbers
+
 logger = logging.getLogger("payments.errors")
 
 CODES = {
@@ -79,7 +81,13 @@ class QueryValidationError(exceptions.ValidationError):
 
 
 def detail(location: str, pointer: str | None, message: str, type_: str) -> dict[str, str]:
-    return {"location": location, "pointer": pointer or "/", "message": message, "type": type_}
+    # Pointers name the client's keys and some messages quote its values: neither may echo a card number.
+    return {
+        "location": location,
+        "pointer": mask_card_numbers(pointer or "/"),
+        "message": mask_card_numbers(message),
+        "type": type_,
+    }
 
 
 def envelope(status_code: int, message: str | None = None, details: list[dict] | None = None) -> dict[str, Any]:
@@ -87,7 +95,7 @@ def envelope(status_code: int, message: str | None = None, details: list[dict] |
         "type": "error",
         "code": CODES.get(status_code, "server_error" if status_code >= 500 else "bad_request"),
         "status": status_code,
-        "message": message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed"),
+        "message": mask_card_numbers(message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed")),
         "details": details or [],
     }
 
