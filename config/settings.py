@@ -260,7 +260,13 @@ LOGGING = {
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}},
+    # Every handler must carry the `card_data` filter. Django's default logging config gives `django` and
+    # `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends those
+    # records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+    },
 }
 
 if not DEBUG:

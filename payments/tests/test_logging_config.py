@@ -1,0 +1,74 @@
+"""Card numbers are masked end to end through the project's LOGGING setting, whatever logger they go to."""
+
+import copy
+import io
+import logging
+
+import pytest
+from django.conf import settings
+from django.utils.log import configure_logging
+
+from payments.logging import CardDataMaskingFilter
+
+PAN = "4111111111111111"
+MASKED = "411111******1111"
+DJANGO_LOGGERS = ["django", "django.request", "django.server", "django.security.csrf", "django.db.backends"]
+
+
+def handlers_reached_from(logger: logging.Logger) -> list[logging.Handler]:
+    """Every handler a record logged on `logger` reaches, as `Logger.callHandlers` walks the hierarchy."""
+    found, current = [], logger
+    while current is not None:
+        found += current.handlers
+        current = current.parent if current.propagate else None
+    return found
+
+
+def is_test_capture(handler: logging.Handler) -> bool:
+    return type(handler).__module__.startswith("_pytest")
+
+
+@pytest.fixture
+def configured(request):
+    """Apply LOGGING (with the named formatter on the console) exactly as Django does at start-up."""
+    config = copy.deepcopy(settings.LOGGING)
+    config["handlers"]["console"]["formatter"] = getattr(request, "param", "plain")
+    configure_logging(settings.LOGGING_CONFIG, config)
+    stream = io.StringIO()
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and not is_test_capture(handler):
+            handler.setStream(stream)
+    yield stream
+    configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
+
+
+def test_every_configured_handler_carries_the_card_data_filter():
+    assert settings.LOGGING["handlers"]
+    for name, handler in settings.LOGGING["handlers"].items():
+        assert "card_data" in handler.get("filters", []), name
+    assert settings.LOGGING["filters"]["card_data"]["()"] == "payments.logging.CardDataMaskingFilter"
+
+
+@pytest.mark.parametrize("logger_name", ["", "payments", "checkout.services", *DJANGO_LOGGERS])
+def test_no_logger_reaches_a_handler_without_the_filter(configured, logger_name):
+    handlers = [h for h in handlers_reached_from(logging.getLogger(logger_name)) if not is_test_capture(h)]
+    assert handlers, f"{logger_name or 'root'} would fall back to logging.lastResort, which masks nothing"
+    for handler in handlers:
+        assert any(isinstance(f, CardDataMaskingFilter) for f in handler.filters), (logger_name, handler)
+
+
+@pytest.mark.parametrize("configured", ["plain", "json"], indirect=True)
+def test_card_numbers_are_masked_in_what_is_written(configured):
+    logging.getLogger("django.request").warning("Bad Request: /checkout/sessions?number=%s", PAN)
+    logging.getLogger("django.server").error('"PUT /fields?n=%s HTTP/1.1" 500', PAN)
+    logging.getLogger("checkout").info("card %s", {"number": "4111 1111 1111 1111"})
+    try:
+        raise ValueError(f"connector refused {PAN}")
+    except ValueError:
+        logging.getLogger("payments.connectors").exception("authorization failed")
+
+    written = configured.getvalue()
+    assert written.count(MASKED) == 3
+    assert "4111 11** **** 1111" in written
+    assert PAN not in written
+    assert PAN not in written.replace(" ", "")
