@@ -13,6 +13,7 @@ class PaymentsConfig(AppConfig):
 
         post_migrate.connect(_sync_roles, dispatch_uid="payments.roles")
         _register_card_vault()
+        _register_idempotency()
 
 
 def _register_card_vault() -> None:
@@ -21,6 +22,13 @@ def _register_card_vault() -> None:
 
     purge.register("vaulted-cards", vaulted_cards_purge_expired)
     purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)
+
+
+def _register_idempotency() -> None:
+    from payments import purge
+    from payments.idempotency import idempotency_purge_expired
+
+    purge.register("idempotency-keys", idempotency_purge_expired)
 
 
 def _sync_roles(sender, **kwargs) -> None:

@@ -125,9 +125,13 @@ def idempotency_release(*, record: IdempotencyRecord) -> None:
     IdempotencyRecord.objects.filter(pk=record.pk, state=IdempotencyRecord.State.IN_PROGRESS).delete()
 
 
-def idempotency_purge_expired(*, now: datetime | None = None) -> int:
-    """Delete stored answers past their retention; returns how many went."""
-    deleted, _ = IdempotencyRecord.objects.filter(expires_at__lte=now or timezone.now()).delete()
+def idempotency_purge_expired(*, now: datetime, batch_size: int) -> int:
+    """Purge job: delete up to `batch_size` stored answers past their retention; return how many went."""
+    with transaction.atomic():
+        due = IdempotencyRecord.objects.filter(expires_at__lte=now).order_by("expires_at")
+        # skip_locked: two overlapping purge runs share the work instead of waiting on each other.
+        ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
+        deleted, _ = IdempotencyRecord.objects.filter(pk__in=ids).delete()
     return deleted
 
 

@@ -81,7 +81,16 @@ def test_purge_deletes_only_expired_answers(merchant_account):
         merchant_account=merchant_account, key="old", fingerprint="f", now=timezone.now() - timedelta(days=2)
     )
     idempotency_claim(merchant_account=merchant_account, key="new", fingerprint="f")
-    assert idempotency_purge_expired() == 1
+    for number in range(3):
+        idempotency_claim(
+            merchant_account=merchant_account,
+            key=f"old-{number}",
+            fingerprint="f",
+            now=timezone.now() - timedelta(days=3),
+        )
+    assert idempotency_purge_expired(now=timezone.now(), batch_size=3) == 3
+    assert idempotency_purge_expired(now=timezone.now(), batch_size=3) == 1
+    assert idempotency_purge_expired(now=timezone.now(), batch_size=3) == 0
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
 
 
@@ -112,3 +121,20 @@ def test_fingerprint_ignores_key_order_but_not_content_path_or_prefer():
     assert request_fingerprint(_request({"a": 1, "b": 3})) != base
     assert request_fingerprint(_request({"a": 1, "b": 2}, path="/other")) != base
     assert request_fingerprint(_request({"a": 1, "b": 2}, prefer="resource=transaction-capture")) != base
+
+
+def test_purge_expired_runs_the_idempotency_job(merchant_account):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    idempotency_claim(
+        merchant_account=merchant_account, key="old", fingerprint="f", now=timezone.now() - timedelta(days=2)
+    )
+    idempotency_claim(merchant_account=merchant_account, key="new", fingerprint="f")
+    out = StringIO()
+
+    call_command("purge_expired", "--only", "idempotency-keys", stdout=out)
+
+    assert "idempotency-keys: 1 deleted" in out.getvalue()
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
