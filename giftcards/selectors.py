@@ -1,0 +1,196 @@
+"""Reads of stored gift cards and balances, always scoped to one merchant account, and the lookups the
+transactions app uses to find the card a client means."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TypedDict
+from uuid import UUID
+
+from django.core.exceptions import ValidationError
+from django.db.models import F, QuerySet
+
+from giftcards.errors import GiftCardError, InvalidGiftCard
+from giftcards.hashing import display_digits
+from giftcards.models import GiftCard, IssuedGiftCard
+from giftcards.services import giftcard_check, require_usable
+from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
+
+SORT_FIELDS = {
+    "last_used_at": "last_used_at",
+    "usage_count": "usage_count",
+    # Gift cards are only ever used by the buyer at checkout, so every use is customer initiated.
+    "cit_last_used_at": "last_used_at",
+    "cit_usage_count": "usage_count",
+}
+
+
+def gift_card_list(*, merchant_account: MerchantAccount) -> QuerySet[GiftCard]:
+    """The account's stored gift cards with everything their representation needs, in one query."""
+    return GiftCard.objects.filter(merchant_account=merchant_account).select_related("issued_card__service", "buyer")
+
+
+def gift_card_get(*, merchant_account: MerchantAccount, id) -> GiftCard:
+    """One stored gift card; another account's card is not found, like a missing one."""
+    try:
+        return gift_card_list(merchant_account=merchant_account).get(id=id)
+    except (GiftCard.DoesNotExist, ValueError, ValidationError) as exc:
+        raise NotFound("The gift card could not be found.") from exc
+
+
+def gift_card_list_for_buyer(
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    sort_by: str | None = None,
+    order_by: str = "desc",
+) -> QuerySet[GiftCard]:
+    """One buyer's stored gift cards, newest first unless sorted by use; an unknown buyer has none."""
+    queryset = gift_card_list(merchant_account=merchant_account)
+    if buyer_id is not None:
+        queryset = queryset.filter(buyer_id=buyer_id)
+    if buyer_external_identifier is not None:
+        queryset = queryset.filter(buyer__external_identifier=buyer_external_identifier)
+    ordering = ["-created_at", "-id"]
+    if sort_by is not None:
+        field = F(SORT_FIELDS[sort_by])
+        ordering.insert(0, field.desc(nulls_last=True) if order_by == "desc" else field.asc(nulls_last=True))
+    return queryset.order_by(*ordering)
+
+
+@dataclass(frozen=True)
+class GiftCardBalance:
+    """One `GiftCardSummary`: a card's balance, or the reason it has none (`balance_error_code`)."""
+
+    merchant_account_id: str
+    bin: str
+    sub_bin: str
+    last4: str
+    id: UUID | None = None
+    currency: str | None = None
+    expiration_date: datetime | None = None
+    balance: int | None = None
+    balance_error_code: str | None = None
+    usage_count: int = 0
+    last_used_at: datetime | None = None
+
+
+def gift_card_balance_of_stored(gift_card: GiftCard) -> GiftCardBalance:
+    """The summary of a stored card (no PIN needed: it was checked when the card was stored)."""
+    return _balance(
+        gift_card.issued_card, id=gift_card.id, usage_count=gift_card.usage_count, last_used_at=gift_card.last_used_at
+    )
+
+
+def gift_card_balances(*, merchant_account: MerchantAccount, items: list[dict], endpoint: str) -> list[GiftCardBalance]:
+    """One summary per item, in order: `{"id"}` items name stored cards, `{"number", "pin"}` items are checked.
+
+    Every stored id is resolved before any number is checked, so a request naming a missing card (400)
+    counts no PIN failures. An unknown number and a wrong PIN give the same `invalid_gift_card` item.
+    """
+    stored = _stored_by_id(merchant_account, items)
+    return [
+        gift_card_balance_of_stored(stored[item["id"]])
+        if "id" in item
+        else _balance_of_check(merchant_account, item["number"], item["pin"], endpoint)
+        for item in items
+    ]
+
+
+def gift_card_summaries_for_buyer(**filters) -> list[GiftCardBalance]:
+    """A buyer's stored cards as balance summaries (see `gift_card_list_for_buyer` for the filters)."""
+    return [gift_card_balance_of_stored(gift_card) for gift_card in gift_card_list_for_buyer(**filters)]
+
+
+def _stored_by_id(merchant_account: MerchantAccount, items: list[dict]) -> dict[UUID, GiftCard]:
+    ids = [item["id"] for item in items if "id" in item]
+    if not ids:
+        return {}
+    found = {card.id: card for card in gift_card_list(merchant_account=merchant_account).filter(id__in=ids)}
+    for index, item in enumerate(items):
+        if "id" in item and item["id"] not in found:
+            raise DomainError("No stored gift card with this id exists.", pointer=f"/items/{index}/id")
+    return found
+
+
+def _balance_of_check(merchant_account: MerchantAccount, number: str, pin: str, endpoint: str) -> GiftCardBalance:
+    try:
+        card = giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
+    except InvalidGiftCard as exc:
+        return GiftCardBalance(
+            merchant_account_id=merchant_account.pk, balance_error_code=exc.error_code, **display_digits(number)
+        )
+    return _balance(card)
+
+
+def _balance(card: IssuedGiftCard, **extra) -> GiftCardBalance:
+    try:
+        require_usable(card)
+    except GiftCardError as exc:
+        error_code = exc.error_code
+    else:
+        error_code = None
+    return GiftCardBalance(
+        merchant_account_id=card.service.merchant_account_id,
+        bin=card.bin,
+        sub_bin=card.sub_bin,
+        last4=card.last4,
+        currency=card.currency,
+        expiration_date=card.expires_at,
+        balance=card.balance if error_code is None else None,
+        balance_error_code=error_code,
+        **extra,
+    )
+
+
+# --- for the transactions app ------------------------------------------------------------------------
+
+
+def issued_card_for_payment(
+    *,
+    merchant_account: MerchantAccount,
+    number: str | None = None,
+    pin: str | None = None,
+    gift_card_id=None,
+    pointer: str = "/",
+) -> IssuedGiftCard:
+    """The issued card a payment names, by `number` + `pin` or by a stored `gift_card_id`.
+
+    An unknown number and a wrong PIN raise the same `InvalidGiftCard` (400, `invalid_gift_card`); an id
+    that is not one of the account's stored cards is a 400 too. `pointer` places the error in the
+    caller's body (e.g. "/gift_cards/1"). Says nothing of the card's state: `giftcard_redeem` refuses
+    inactive and expired cards.
+    """
+    if (gift_card_id is None) == (number is None or pin is None):
+        raise ValueError("Pass either gift_card_id, or number and pin.")
+    if gift_card_id is not None:
+        try:
+            return gift_card_get(merchant_account=merchant_account, id=gift_card_id).issued_card
+        except NotFound as exc:
+            raise DomainError("No stored gift card with this id exists.", pointer=f"{pointer.rstrip('/')}/id") from exc
+    try:
+        return giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /transactions")
+    except InvalidGiftCard:
+        raise InvalidGiftCard(pointer=pointer) from None
+
+
+class TransactionGiftCard(TypedDict):
+    """The upstream `TransactionGiftCard`: how a redemption shows the card it used."""
+
+    type: str
+    id: str | None
+    bin: str
+    sub_bin: str
+    last4: str
+
+
+def gift_card_display(*, card: IssuedGiftCard, gift_card_id=None) -> TransactionGiftCard:
+    """The `gift_card` of a transaction's `gift_card_redemptions` item; `id` is the stored card used, if any."""
+    return {
+        "type": "gift-card",
+        "id": str(gift_card_id) if gift_card_id is not None else None,
+        "bin": card.bin,
+        "sub_bin": card.sub_bin,
+        "last4": card.last4,
+    }
