@@ -12,8 +12,9 @@ urlpatterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
-    path("", include("buyers.api.urls")),
+    # Gift cards first: their `buyers/gift-cards` must win over the buyers router's `buyers/{buyer_id}`.
     path("", include("giftcards.api.urls")),
+    path("", include("buyers.api.urls")),
     path("", include("checkout.api.urls")),
     path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)
     path("", include("transactions.api.urls")),

@@ -1,0 +1,198 @@
+"""Gift card input and output shapes, field for field as the upstream `GiftCardCreate`,
+`GiftCardBalanceRequest`, `GiftCard` and `GiftCardSummary` schemas.
+
+Error messages never repeat the number or the PIN.
+"""
+
+from rest_framework import serializers
+
+from buyers.api.serializers import BuyerOutput
+from giftcards.models import GiftCard, GiftCardService
+from giftcards.services import MAX_NUMBER_LENGTH, MAX_PIN_LENGTH, MIN_NUMBER_LENGTH
+from payments.api.serializers import StrictSerializer, TimestampField, optional_text
+
+MAX_BALANCE_ITEMS = 10
+
+
+class GiftCardNumberField(serializers.CharField):
+    """16 to 19 ASCII digits, sent as a JSON string (a JSON number would lose leading zeros)."""
+
+    default_error_messages = {
+        "not_a_string": "Must be a string of digits.",
+        "not_digits": "Must contain only the digits 0-9.",
+    }
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(min_length=MIN_NUMBER_LENGTH, max_length=MAX_NUMBER_LENGTH, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        if not (data.isascii() and data.isdigit()):
+            self.fail("not_digits")
+        return super().to_internal_value(data)
+
+
+class PinField(serializers.CharField):
+    """A non-empty string; upstream does not constrain PINs further, so neither do we beyond a sane length."""
+
+    default_error_messages = {"not_a_string": "Must be a string."}
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(min_length=1, max_length=MAX_PIN_LENGTH, trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
+class GiftCardCreateInput(StrictSerializer):
+    """Body of `POST /gift-cards`."""
+
+    number = GiftCardNumberField()
+    pin = PinField()
+    buyer_id = serializers.UUIDField(required=False, allow_null=True)
+    buyer_external_identifier = optional_text(200)
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs.get("buyer_id") is not None and attrs.get("buyer_external_identifier") is not None:
+            raise serializers.ValidationError(
+                {"buyer_external_identifier": ["Give either buyer_id or buyer_external_identifier, not both."]}
+            )
+        return attrs
+
+
+class GiftCardBalanceItemInput(StrictSerializer):
+    """One item of `POST /gift-cards/balances`: `{number, pin}` to check, or `{id}` of a stored card."""
+
+    number = GiftCardNumberField(required=False)
+    pin = PinField(required=False)
+    id = serializers.UUIDField(required=False)
+
+    def validate(self, attrs: dict) -> dict:
+        if "id" in attrs:
+            extra = [name for name in ("number", "pin") if name in attrs]
+            if extra:
+                raise serializers.ValidationError({name: ["Not allowed together with id."] for name in extra})
+            return attrs
+        missing = [name for name in ("number", "pin") if name not in attrs]
+        if missing:
+            raise serializers.ValidationError(
+                {name: ["This field is required unless id is given."] for name in missing}
+            )
+        return attrs
+
+
+class GiftCardBalancesInput(StrictSerializer):
+    """Body of `POST /gift-cards/balances`."""
+
+    items = GiftCardBalanceItemInput(many=True, allow_empty=True, max_length=MAX_BALANCE_ITEMS)
+
+
+class GiftCardServiceOutput(serializers.ModelSerializer):
+    type = serializers.SerializerMethodField()
+    gift_card_service_definition_id = serializers.CharField(source="provider")
+
+    class Meta:
+        model = GiftCardService
+        fields = ["type", "id", "gift_card_service_definition_id", "display_name"]
+
+    def get_type(self, obj: GiftCardService) -> str:
+        return "gift-card-service"
+
+
+class GiftCardOutput(serializers.ModelSerializer):
+    """The upstream `GiftCard`."""
+
+    type = serializers.SerializerMethodField()
+    merchant_account_id = serializers.CharField()
+    gift_card_service = GiftCardServiceOutput(source="issued_card.service")
+    bin = serializers.CharField(source="issued_card.bin")
+    sub_bin = serializers.CharField(source="issued_card.sub_bin")
+    last4 = serializers.CharField(source="issued_card.last4")
+    expiration_date = TimestampField(source="issued_card.expires_at")
+    buyer = BuyerOutput(allow_null=True)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    last_used_at = TimestampField()
+    cit_last_used_at = TimestampField(source="last_used_at")
+    cit_usage_count = serializers.IntegerField(source="usage_count")
+
+    class Meta:
+        model = GiftCard
+        fields = [
+            "type",
+            "id",
+            "merchant_account_id",
+            "gift_card_service",
+            "bin",
+            "sub_bin",
+            "last4",
+            "expiration_date",
+            "buyer",
+            "created_at",
+            "updated_at",
+            "last_used_at",
+            "usage_count",
+            "cit_last_used_at",
+            "cit_usage_count",
+        ]
+
+    def get_type(self, obj: GiftCard) -> str:
+        return "gift-card"
+
+
+class GiftCardSummaryOutput(serializers.Serializer):
+    """The upstream `GiftCardSummary`, rendered from a `giftcards.selectors.GiftCardBalance`."""
+
+    type = serializers.SerializerMethodField()
+    id = serializers.UUIDField()
+    merchant_account_id = serializers.CharField()
+    bin = serializers.CharField()
+    sub_bin = serializers.CharField()
+    last4 = serializers.CharField()
+    currency = serializers.CharField()
+    expiration_date = TimestampField()
+    balance = serializers.IntegerField()
+    balance_error_code = serializers.CharField()
+    # This program answers directly, so there is never a raw provider code or message to pass on.
+    balance_raw_error_code = serializers.SerializerMethodField()
+    balance_raw_error_message = serializers.SerializerMethodField()
+    last_used_at = TimestampField()
+    usage_count = serializers.IntegerField()
+    cit_last_used_at = TimestampField(source="last_used_at")
+    cit_usage_count = serializers.IntegerField(source="usage_count")
+
+    def get_type(self, obj) -> str:
+        return "gift-card"
+
+    def get_balance_raw_error_code(self, obj) -> str | None:
+        return None
+
+    def get_balance_raw_error_message(self, obj) -> str | None:
+        return None
+
+
+class GiftCardSummariesOutput(serializers.Serializer):
+    """The upstream `GiftCardSummaries`: `{"items": [...]}`, unpaginated."""
+
+    items = GiftCardSummaryOutput(many=True)
+
+
+class BuyerGiftCardsQuery(serializers.Serializer):
+    """Query string of `GET /buyers/gift-cards`: exactly one of the buyer fields, optional sorting."""
+
+    buyer_id = serializers.UUIDField(required=False)
+    buyer_external_identifier = serializers.CharField(required=False, min_length=1, max_length=200)
+    sort_by = serializers.ChoiceField(
+        choices=["last_used_at", "usage_count", "cit_last_used_at", "cit_usage_count"], required=False
+    )
+    order_by = serializers.ChoiceField(choices=["asc", "desc"], required=False, default="desc")
+
+    def validate(self, attrs: dict) -> dict:
+        given = [name for name in ("buyer_id", "buyer_external_identifier") if name in attrs]
+        if len(given) != 1:
+            pointer = "buyer_external_identifier" if len(given) == 2 else "buyer_id"
+            raise serializers.ValidationError({pointer: ["Give exactly one of buyer_id or buyer_external_identifier."]})
+        return attrs

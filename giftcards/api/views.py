@@ -1,0 +1,107 @@
+"""HTTP for stored gift cards and balance checks: validate, call one service or selector, render.
+
+`create` and `balances` are the two actions an embed token may call; they are plain viewset actions so
+the rate limits can be attached per action (`payments.throttling.RateLimitedMixin`).
+"""
+
+import django_filters
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from giftcards.api.serializers import (
+    BuyerGiftCardsQuery,
+    GiftCardBalancesInput,
+    GiftCardCreateInput,
+    GiftCardOutput,
+    GiftCardSummariesOutput,
+)
+from giftcards.models import GiftCard
+from giftcards.selectors import gift_card_balances, gift_card_get, gift_card_list, gift_card_summaries_for_buyer
+from giftcards.services import gift_card_delete, gift_card_store
+from payments.errors import QueryValidationError
+
+EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
+
+
+class GiftCardFilter(django_filters.FilterSet):
+    buyer_id = django_filters.UUIDFilter(field_name="buyer_id")
+    buyer_external_identifier = django_filters.CharFilter(field_name="buyer__external_identifier", max_length=200)
+
+    class Meta:
+        model = GiftCard
+        fields = ["buyer_id", "buyer_external_identifier"]
+
+
+class GiftCardViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    scope_resource = "gift-cards"
+    embed_actions = ("create",)
+    action_scopes = {"balances": ("gift-cards.read", "embed")}
+    serializer_class = GiftCardOutput
+    filterset_class = GiftCardFilter
+    lookup_url_kwarg = "gift_card_id"
+
+    def get_queryset(self):
+        return gift_card_list(merchant_account=self.request.merchant_account)
+
+    def get_object(self):
+        return gift_card_get(merchant_account=self.request.merchant_account, id=self.kwargs["gift_card_id"])
+
+    @extend_schema(request=GiftCardCreateInput, responses={201: GiftCardOutput})
+    def create(self, request):
+        data = _validated(GiftCardCreateInput(data=request.data))
+        _require_pinned_buyer(request, data)
+        gift_card = gift_card_store(merchant_account=request.merchant_account, endpoint="POST /gift-cards", **data)
+        return Response(GiftCardOutput(gift_card).data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        gift_card_delete(gift_card=instance)
+
+    @extend_schema(request=GiftCardBalancesInput, responses={200: GiftCardSummariesOutput})
+    @action(detail=False, methods=["post"], url_path="balances")
+    def balances(self, request):
+        data = _validated(GiftCardBalancesInput(data=request.data))
+        balances = gift_card_balances(
+            merchant_account=request.merchant_account, items=data["items"], endpoint="POST /gift-cards/balances"
+        )
+        return Response(GiftCardSummariesOutput({"items": balances}).data)
+
+
+class BuyerGiftCardViewSet(viewsets.GenericViewSet):
+    """`GET /buyers/gift-cards`: a buyer's stored cards with their balances, unpaginated as upstream."""
+
+    scope_resource = "gift-cards"
+    pagination_class = None
+    filterset_class = None
+
+    @extend_schema(
+        parameters=[BuyerGiftCardsQuery],
+        responses={200: GiftCardSummariesOutput},
+    )
+    def list(self, request):
+        query = BuyerGiftCardsQuery(data=request.query_params)
+        if not query.is_valid():
+            raise QueryValidationError(query.errors)
+        balances = gift_card_summaries_for_buyer(merchant_account=request.merchant_account, **query.validated_data)
+        return Response(GiftCardSummariesOutput({"items": balances}).data)
+
+
+def _validated(serializer) -> dict:
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _require_pinned_buyer(request, data: dict) -> None:
+    """An embed token stores cards only for the buyer its `embed` claim names (none if it names none)."""
+    if not request.user.is_embed:
+        return
+    pinned = {name: request.user.embed.get(name) for name in EMBED_BUYER_CLAIMS}
+    sent = {name: data.get(name) for name in EMBED_BUYER_CLAIMS}
+    if {k: str(v) for k, v in sent.items() if v is not None} != {k: str(v) for k, v in pinned.items() if v is not None}:
+        raise exceptions.PermissionDenied("This embed token may only store gift cards for the buyer it names.")

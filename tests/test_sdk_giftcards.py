@@ -1,0 +1,79 @@
+"""The official `gr4vy` SDK, unchanged, against a running server: gift cards stored, listed, fetched,
+checked and deleted end to end."""
+
+import pytest
+from gr4vy import Gr4vy, auth, errors, models
+
+from buyers.tests.factories import BuyerFactory
+from giftcards.models import GiftCard, IssuedGiftCard
+from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Gr4vy:
+    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    return Gr4vy(
+        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
+    )
+
+
+def test_store_list_get_balances_and_delete(sdk, merchant_account):
+    card = IssuedGiftCardFactory(amount=4200, currency="EUR")
+    buyer = BuyerFactory(merchant_account=merchant_account)
+
+    created = sdk.gift_cards.create(number=card.number, pin=card.pin, buyer_id=str(buyer.id))
+    assert isinstance(created, models.GiftCard)
+    assert (created.bin, created.sub_bin, created.last4) == (card.bin, card.sub_bin, card.last4)
+    assert created.gift_card_service.gift_card_service_definition_id == "mock-gift-card"
+    assert created.buyer.id == str(buyer.id)
+    assert created.usage_count == 0
+
+    page = sdk.gift_cards.list(buyer_id=str(buyer.id))
+    assert [item.id for item in page.result.items] == [created.id]
+
+    fetched = sdk.gift_cards.get(gift_card_id=created.id)
+    assert (fetched.id, fetched.created_at) == (created.id, created.created_at)
+
+    summaries = sdk.gift_cards.balances.list(
+        items=[{"id": created.id}, {"number": card.number, "pin": card.pin}, {"number": card.number, "pin": "0"}]
+    )
+    assert isinstance(summaries, models.GiftCardSummaries)
+    assert [(item.id, item.balance, item.currency) for item in summaries.items[:2]] == [
+        (created.id, 4200, "EUR"),
+        (None, 4200, "EUR"),
+    ]
+    assert summaries.items[2].balance_error_code == "invalid_gift_card"
+
+    buyer_cards = sdk.buyers.gift_cards.list(buyer_id=str(buyer.id))
+    assert [(item.id, item.balance) for item in buyer_cards.items] == [(created.id, 4200)]
+
+    sdk.gift_cards.delete(gift_card_id=created.id)
+    assert not GiftCard.objects.exists()
+    assert IssuedGiftCard.objects.filter(pk=card.pk).exists()
+    with pytest.raises(errors.Error404):
+        sdk.gift_cards.get(gift_card_id=created.id)
+
+
+def test_a_wrong_pin_is_a_typed_400(sdk, merchant_account):
+    card = IssuedGiftCardFactory()
+
+    with pytest.raises(errors.Error400) as raised:
+        sdk.gift_cards.create(number=card.number, pin=card.pin + "9")
+
+    assert raised.value.data.code == "bad_request"
+    assert not GiftCard.objects.exists()
+
+
+def test_paging_with_next_visits_every_card_once_and_stops(sdk, merchant_account):
+    expected = {str(stored.id) for stored in GiftCardFactory.create_batch(7, merchant_account=merchant_account)}
+
+    seen = []
+    page = sdk.gift_cards.list(limit=3)
+    while page is not None:
+        seen.extend(item.id for item in page.result.items)
+        page = page.next()
+
+    assert sorted(seen) == sorted(expected)
