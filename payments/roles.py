@@ -7,7 +7,7 @@ SUPPORT = "Support"
 PAYMENTS_OPERATOR = "Payments operator"
 PROJECT_APPS = ("payments", "buyers", "giftcards", "checkout", "transactions")
 # Custom permissions (declared in model Meta) that let an operator move money from the admin.
-OPERATOR_PERMISSIONS = ("transactions.operate_transaction",)
+OPERATOR_PERMISSIONS = ("transactions.operate_transaction", "giftcards.deactivate_issuedgiftcard")
 
 
 @transaction.atomic

@@ -1,0 +1,126 @@
+"""Admin for the gift card program: cards shown by their last 4 digits only, money read-only.
+
+Support staff find a card by its full number (looked up through its keyed hash, never stored) or by its
+last 4 digits. Deactivating is the one change, a POST-only action that calls the service and is logged.
+"""
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from giftcards.hashing import number_hash
+from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
+from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, giftcard_deactivate
+
+DEACTIVATE_PERMISSION = "giftcards.deactivate_issuedgiftcard"
+
+
+def masked(last4: str) -> str:
+    return f"•••• {last4}"
+
+
+class ReadOnlyAdminMixin:
+    """Rows written only by services: viewable, never added or edited here."""
+
+    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+class LedgerEntryInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = LedgerEntry
+    fields = ("created_at", "kind", "amount", "balance_after", "reference")
+    readonly_fields = fields
+    ordering = ("created_at", "id")
+    extra = 0
+
+
+@admin.register(IssuedGiftCard)
+class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("card", "merchant_account", "currency", "balance", "status", "expires_at", "created_at")
+    list_filter = ("status", "currency", "service__merchant_account")
+    list_select_related = ("service",)
+    search_fields = ("=last4",)
+    search_help_text = "The full card number, or its last 4 digits."
+    fields = ("card", "merchant_account", "currency", "balance", "status", "expires_at", "created_at", "updated_at")
+    readonly_fields = fields
+    inlines = (LedgerEntryInline,)
+    actions = ("deactivate",)
+    show_full_result_count = False
+
+    @admin.display(description="Card")
+    def card(self, card: IssuedGiftCard) -> str:
+        return masked(card.last4)
+
+    @admin.display(description="Merchant account", ordering="service__merchant_account")
+    def merchant_account(self, card: IssuedGiftCard) -> str:
+        return card.service.merchant_account_id
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet, search_term: str):
+        term = search_term.strip().replace(" ", "")
+        if term.isascii() and term.isdigit() and MIN_NUMBER_LENGTH <= len(term) <= MAX_NUMBER_LENGTH:
+            return queryset.filter(number_hash=number_hash(term)), False
+        return super().get_search_results(request, queryset, search_term)
+
+    def has_deactivate_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(DEACTIVATE_PERMISSION)
+
+    @admin.action(description="Deactivate selected gift cards", permissions=["deactivate"])
+    def deactivate(self, request: HttpRequest, queryset: QuerySet[IssuedGiftCard]) -> None:
+        for card in queryset:
+            if card.status != IssuedGiftCard.Status.INACTIVE:
+                giftcard_deactivate(card=card)
+                self.log_change(request, card, "Deactivated.")
+        self.message_user(request, f"Deactivated {queryset.count()} gift card(s).", messages.SUCCESS)
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "card", "kind", "amount", "balance_after", "reference")
+    list_filter = ("kind",)
+    list_select_related = ("card",)
+    search_fields = ("=reference",)
+    search_help_text = "A reference, e.g. a transaction id."
+    fields = list_display
+    readonly_fields = fields
+    show_full_result_count = False
+
+
+@admin.register(GiftCard)
+class GiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Stored gift cards; deleting one forgets the reference through the service, never the card's money."""
+
+    list_display = ("id", "card", "buyer", "merchant_account", "usage_count", "last_used_at", "created_at")
+    list_filter = ("merchant_account",)
+    list_select_related = ("issued_card", "buyer", "merchant_account")
+    search_fields = ("=id", "=buyer__external_identifier", "=issued_card__last4")
+    raw_id_fields = ("buyer",)
+    fields = ("id", "card", "buyer", "merchant_account", "usage_count", "last_used_at", "created_at", "updated_at")
+    readonly_fields = fields
+    show_full_result_count = False
+
+    @admin.display(description="Card")
+    def card(self, gift_card: GiftCard) -> str:
+        return masked(gift_card.issued_card.last4)
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return request.user.has_perm("giftcards.delete_giftcard")
+
+    def delete_model(self, request: HttpRequest, obj: GiftCard) -> None:
+        gift_card_delete(gift_card=obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[GiftCard]) -> None:
+        for gift_card in queryset:
+            gift_card_delete(gift_card=gift_card)
+
+
+@admin.register(GiftCardService)
+class GiftCardServiceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("display_name", "merchant_account", "provider", "created_at")
+    fields = ("id", "display_name", "merchant_account", "provider", "created_at", "updated_at")
+    readonly_fields = fields
