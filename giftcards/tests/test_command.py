@@ -95,3 +95,13 @@ def test_bad_arguments_issue_nothing_and_leave_no_file(tmp_path, merchant_accoun
 
     assert not path.exists()
     assert not IssuedGiftCard.objects.exists()
+
+
+def test_missing_hash_key_is_a_clear_error_and_leaves_no_file(tmp_path, merchant_account, settings):
+    settings.CARD_FINGERPRINT_KEY = ""
+
+    with pytest.raises(CommandError, match="CARD_FINGERPRINT_KEY"):
+        issue(tmp_path)
+
+    assert not (tmp_path / "cards.csv").exists()
+    assert not IssuedGiftCard.objects.exists()

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from giftcards.services import BULK_SIZE, IssuedCardSecret, giftcard_issue_batch
 from payments.errors import DomainError
 from payments.selectors import merchant_account_get
+from payments.vault import VaultError
 
 CSV_HEADER = ["number", "pin", "balance", "currency", "expiration_date"]
 
@@ -62,11 +63,15 @@ class Command(BaseCommand):
                     writer.writerows(_row(secret) for secret in batch)
                     handle.flush()
                     issued += len(batch)
-            except DomainError as exc:
+            except BaseException as exc:
                 if issued == 0:
-                    path.unlink()
-                    raise CommandError(exc.message) from exc
-                raise CommandError(f"{exc.message} Stopped after {issued} cards, all written to {path}.") from exc
+                    path.unlink()  # a file with only a header would pass for an empty issue
+                if not isinstance(exc, DomainError | VaultError):
+                    raise
+                message = exc.message if isinstance(exc, DomainError) else str(exc)
+                if issued:
+                    message += f" Stopped after {issued} cards, all written to {path}."
+                raise CommandError(message) from exc
         return issued
 
 
