@@ -40,6 +40,7 @@ class GiftCardViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
+    queryset = GiftCard.objects.none()  # the model, for the schema; requests use get_queryset()
     scope_resource = "gift-cards"
     embed_actions = ("create",)
     action_scopes = {"balances": ("gift-cards.read", "embed")}
@@ -76,6 +77,7 @@ class GiftCardViewSet(
 class BuyerGiftCardViewSet(viewsets.GenericViewSet):
     """`GET /buyers/gift-cards`: a buyer's stored cards with their balances, unpaginated as upstream."""
 
+    queryset = GiftCard.objects.none()  # the model, for the schema
     scope_resource = "gift-cards"
     pagination_class = None
     filterset_class = None
