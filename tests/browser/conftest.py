@@ -1,0 +1,124 @@
+"""Headless Chromium against a live server that answers as two origins.
+
+The demo shop page is opened at `http://localhost:PORT` and the API (scripts, Secure Fields frames,
+endpoints) is `http://127.0.0.1:PORT`: one server, two origins, so the browser really isolates the card
+fields from the merchant page. Both names reach the same socket because `localhost` resolves to
+127.0.0.1; Chromium is told so explicitly, so a machine whose `localhost` also resolves to ::1 behaves
+the same.
+
+The server runs in a thread of the test process, so the `settings` fixture changes it too.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from playwright.sync_api import Browser, Page, sync_playwright
+from pytest_django.live_server_helper import LiveServer
+
+from payments.keys import load_private_pem, public_pem
+from payments.models import MerchantAccount
+from payments.services import api_key_register, merchant_account_create
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP localhost 127.0.0.1",
+]
+OUTPUT_DIR = Path(django_settings.BASE_DIR) / "test-output"
+# Generous: the machine running the suite may be busy; no assertion depends on how fast anything is.
+TIMEOUT_MS = 20_000
+
+
+@dataclass(frozen=True)
+class DemoShop:
+    """The demo merchant page and the API it talks to, on the two names of one live server."""
+
+    merchant_account: MerchantAccount
+    page_origin: str
+    api_origin: str
+
+    @property
+    def url(self) -> str:
+        return f"{self.page_origin}/demo/checkout/"
+
+
+@pytest.fixture(scope="session")
+def two_origin_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+    with django_db_blocker.unblock():
+        server = LiveServer("127.0.0.1")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    """One browser per test module, and Playwright running for exactly that long.
+
+    Between its calls, Playwright's sync API marks its event loop as running in this thread, so Django takes
+    every ORM call made meanwhile (the tests' checks, the database flush after each test) for a blocking call
+    inside async code. Nothing runs concurrently here: the check is lifted while Playwright runs, and only then.
+    """
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it as root, or run `apt-get install -y chromium`.")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+
+
+@pytest.fixture
+def demo_shop(two_origin_server, transactional_db, settings, tmp_path, private_key_pem) -> DemoShop:
+    """The `default` merchant allows only the shop page's origin; the demo signs with that account's key."""
+    port = two_origin_server.thread.port
+    shop = DemoShop(
+        merchant_account=merchant_account_create(id="default", allowed_origins=[f"http://localhost:{port}"]),
+        page_origin=f"http://localhost:{port}",
+        api_origin=f"http://127.0.0.1:{port}",
+    )
+    api_key_register(
+        public_key_pem=public_pem(load_private_pem(private_key_pem)), merchant_account=shop.merchant_account
+    )
+    key_path = tmp_path / "default-api-key.pem"
+    key_path.write_text(private_key_pem)
+
+    settings.DEBUG = True  # the demo page exists only in debug mode
+    settings.DEMO_CHECKOUT_PRIVATE_KEY = str(key_path)
+    settings.SECURE_FIELDS_ORIGIN = ""
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost", "127.0.0.1"]
+    return shop
+
+
+def _new_page(chromium: Browser, *, width: int, height: int) -> Iterator[Page]:
+    context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def browser_page(chromium) -> Iterator[Page]:
+    yield from _new_page(chromium, width=1024, height=900)
+
+
+@pytest.fixture
+def phone_page(chromium) -> Iterator[Page]:
+    yield from _new_page(chromium, width=360, height=740)
+
+
+@pytest.fixture(scope="session")
+def output_dir() -> Path:
+    OUTPUT_DIR.mkdir(exist_ok=True)
+    return OUTPUT_DIR
