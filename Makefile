@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint serve bench clean
+.PHONY: install run test lint serve bench clean chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,20 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# The browser tests (tests/browser) drive Debian's Chromium and are never skipped: install it when
+# missing if we may (root with apt-get), otherwise say exactly what to run.
+chromium:
+	@if [ ! -x /usr/bin/chromium ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+		else \
+			echo "The browser tests need /usr/bin/chromium: run 'sudo apt-get install -y chromium', then 'make test'." >&2; \
+			exit 1; \
+		fi; \
+	fi
+
+test: lint chromium
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
 
