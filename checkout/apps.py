@@ -5,3 +5,15 @@ class CheckoutConfig(AppConfig):
     """Checkout sessions, the Secure Fields endpoint and the Embed and Secure Fields frontend assets."""
 
     name = "checkout"
+
+    def ready(self) -> None:
+        from checkout.selectors import checkout_session_merchant_account
+        from checkout.services import checkout_sessions_purge_expired
+        from payments import cors, purge
+
+        purge.register("checkout-sessions", checkout_sessions_purge_expired)
+        # Secure Fields is called from merchants' pages: the origins of the session's own account apply.
+        cors.register_account_resolver(
+            r"/checkout/sessions/(?P<session_id>[^/]+)/fields",
+            lambda request, match: checkout_session_merchant_account(id=match["session_id"]),
+        )

@@ -1,0 +1,75 @@
+"""HTTP for checkout sessions and Secure Fields: validate, call one service or selector, render."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from checkout.api.serializers import CheckoutSessionInput, CheckoutSessionOutput, SecureFieldsInput
+from checkout.selectors import checkout_session_get, checkout_session_get_by_id
+from checkout.services import (
+    checkout_session_create,
+    checkout_session_delete,
+    checkout_session_store_fields,
+    checkout_session_update,
+)
+
+
+def _validated(serializer) -> dict:
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    scope_resource = "checkout-sessions"
+    serializer_class = CheckoutSessionOutput
+    lookup_url_kwarg = "session_id"
+    http_method_names = ["get", "post", "put", "delete"]
+
+    def get_object(self):
+        return checkout_session_get(merchant_account=self.request.merchant_account, id=self.kwargs["session_id"])
+
+    @extend_schema(request=CheckoutSessionInput, responses={201: CheckoutSessionOutput})
+    def create(self, request):
+        # The body is optional: the SDK sends none at all for an empty create, and `null` is allowed too.
+        body = {} if request.data is None else request.data
+        session = checkout_session_create(
+            merchant_account=request.merchant_account, **_validated(CheckoutSessionInput(data=body))
+        )
+        return Response(CheckoutSessionOutput(session).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=CheckoutSessionInput, responses={200: CheckoutSessionOutput})
+    def update(self, request, session_id=None):
+        session = self.get_object()
+        session = checkout_session_update(session=session, **_validated(CheckoutSessionInput(data=request.data)))
+        return Response(CheckoutSessionOutput(session).data)
+
+    def perform_destroy(self, instance):
+        checkout_session_delete(session=instance)
+
+
+class CheckoutSessionFieldsView(APIView):
+    """Secure Fields: stores card details on a session. The session id is the credential: no token is read."""
+
+    authentication_classes = []
+    permission_classes = []
+    # The per-session rate limit plugs in here as a throttle class keyed by `self.kwargs["session_id"]`.
+
+    @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
+    def put(self, request, session_id: str):
+        session = checkout_session_get_by_id(id=session_id)
+        data = _validated(SecureFieldsInput(data=request.data))
+        card = data["payment_method"]
+        checkout_session_store_fields(
+            session=session,
+            number=card["number"],
+            expiration_month=card["expiration_date"].month,
+            expiration_year=card["expiration_date"].year,
+            security_code=card.get("security_code"),
+            postal_code=data.get("postal_code"),
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
+    def post(self, request, session_id: str):
+        return self.put(request, session_id)

@@ -1,0 +1,154 @@
+"""Writes of checkout sessions: the API, the admin and `purge_expired` all come through here."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from checkout.models import CheckoutSession
+from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
+from payments.vault_services import (
+    vaulted_card_delete,
+    vaulted_card_shorten_expiry,
+    vaulted_card_store,
+    vaulted_cards_delete,
+)
+
+DEFAULT_EXPIRES_IN = 3600
+MIN_EXPIRES_IN = 3600
+MAX_EXPIRES_IN = 86400
+# Once card details arrive, the session (and the card with it) lives at most this much longer.
+FIELDS_TTL = timedelta(minutes=5)
+UPDATABLE_FIELDS = (
+    "amount",
+    "currency",
+    "country",
+    "cart_items",
+    "metadata",
+    "buyer",
+    "airline",
+    "payment_service_id",
+    "intent",
+    "payment_source",
+    "merchant_initiated",
+    "is_subsequent_payment",
+)
+_GONE = "The checkout session could not be found."
+
+
+def _check_fields(changes: dict[str, Any]) -> None:
+    unknown = set(changes) - set(UPDATABLE_FIELDS)
+    if unknown:
+        raise TypeError(f"Not checkout session fields: {sorted(unknown)}")
+
+
+def _lifetime(expires_in: int) -> timedelta:
+    if not MIN_EXPIRES_IN <= expires_in <= MAX_EXPIRES_IN:
+        raise DomainError(
+            f"expires_in must be between {MIN_EXPIRES_IN} and {MAX_EXPIRES_IN} seconds.", pointer="/expires_in"
+        )
+    return timedelta(seconds=expires_in)
+
+
+def _lock(session: CheckoutSession, *, live_at: datetime | None = None) -> CheckoutSession:
+    """Re-read `session` under a row lock (`live_at`: and only if it has not expired by then), or NotFound."""
+    rows = CheckoutSession.objects.select_related("card", "merchant_account").select_for_update(of=("self",))
+    if live_at is not None:
+        rows = rows.filter(expires_at__gt=live_at)
+    locked = rows.filter(pk=session.pk).first()
+    if locked is None:
+        raise NotFound(_GONE)
+    return locked
+
+
+@transaction.atomic
+def checkout_session_create(
+    *, merchant_account: MerchantAccount, expires_in: int = DEFAULT_EXPIRES_IN, **details: Any
+) -> CheckoutSession:
+    """Create a session that expires `expires_in` seconds (3600..86400) from now."""
+    _check_fields(details)
+    session = CheckoutSession(
+        merchant_account=merchant_account, expires_at=timezone.now() + _lifetime(expires_in), **details
+    )
+    session.save(force_insert=True)
+    return session
+
+
+@transaction.atomic
+def checkout_session_update(
+    *, session: CheckoutSession, expires_in: int | None = None, **changes: Any
+) -> CheckoutSession:
+    """Apply the given fields (absent keep, null clears); `expires_in` restarts the clock, never past a card's 5 min."""
+    _check_fields(changes)
+    now = timezone.now()
+    session = _lock(session, live_at=now)
+    for name, value in changes.items():
+        setattr(session, name, value)
+    update_fields = [*changes, "updated_at"]
+    if expires_in is not None:
+        expires_at = now + _lifetime(expires_in)
+        if session.card is not None:
+            expires_at = min(expires_at, session.expires_at)
+            vaulted_card_shorten_expiry(card=session.card, expires_at=expires_at)
+        session.expires_at = expires_at
+        update_fields.append("expires_at")
+    session.save(update_fields=update_fields)
+    return session
+
+
+@transaction.atomic
+def checkout_session_store_fields(
+    *,
+    session: CheckoutSession,
+    number: str,
+    expiration_month: int,
+    expiration_year: int,
+    security_code: str | None = None,
+    postal_code: str | None = None,
+) -> CheckoutSession:
+    """Vault the card in place of any earlier one; the session then expires within `FIELDS_TTL`."""
+    now = timezone.now()
+    session = _lock(session, live_at=now)
+    previous = session.card
+    session.expires_at = min(session.expires_at, now + FIELDS_TTL)
+    session.card = vaulted_card_store(
+        merchant_account=session.merchant_account,
+        number=number,
+        expiration_month=expiration_month,
+        expiration_year=expiration_year,
+        security_code=security_code,
+        expires_at=session.expires_at,
+    )
+    session.postal_code = postal_code
+    session.save(update_fields=["card", "postal_code", "expires_at", "updated_at"])
+    # Only after the session points at the new card, so deleting the old one nulls nothing that matters.
+    if previous is not None:
+        vaulted_card_delete(card=previous)
+    return session
+
+
+@transaction.atomic
+def checkout_session_delete(*, session: CheckoutSession) -> None:
+    """Delete the session and its card data in one transaction; deleting twice is harmless."""
+    try:
+        locked = _lock(session)
+    except NotFound:
+        return
+    card = locked.card
+    locked.delete()
+    if card is not None:
+        vaulted_card_delete(card=card)
+
+
+def checkout_sessions_purge_expired(*, now: datetime, batch_size: int) -> int:
+    """Purge job: delete up to `batch_size` sessions past `expires_at`, with their cards; return how many."""
+    with transaction.atomic():
+        due = CheckoutSession.objects.filter(expires_at__lte=now).order_by("expires_at")
+        rows = list(due.select_for_update(skip_locked=True).values_list("pk", "card_id")[:batch_size])
+        CheckoutSession.objects.filter(pk__in=[pk for pk, _ in rows]).delete()
+        vaulted_cards_delete(card_ids=[card_id for _, card_id in rows if card_id is not None])
+    return len(rows)
