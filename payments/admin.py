@@ -1,9 +1,11 @@
 """Admin for the payments platform's own records."""
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.http import HttpRequest
+from django.utils.html import format_html
 
-from payments.models import RateLimitEvent
+from payments.models import ApiKey, MerchantAccount, RateLimitEvent
+from payments.services import api_key_revoke, merchant_account_create, merchant_account_update
 
 
 @admin.register(RateLimitEvent)
@@ -31,3 +33,78 @@ class RateLimitEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: RateLimitEvent | None = None) -> bool:
         return False
+
+
+@admin.register(MerchantAccount)
+class MerchantAccountAdmin(admin.ModelAdmin):
+    """Tenants. The slug id is fixed once created; saves go through the merchant account services."""
+
+    list_display = ("id", "display_name", "created_at")
+    search_fields = ("=id", "display_name")
+    readonly_fields = ("created_at", "updated_at")
+    ordering = ("id",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: MerchantAccount | None = None) -> tuple[str, ...]:
+        # Every resource and API key refers to the id: renaming it would orphan them.
+        return (*self.readonly_fields, "id") if obj else self.readonly_fields
+
+    def save_model(self, request: HttpRequest, obj: MerchantAccount, form, change: bool) -> None:
+        if change:
+            merchant_account_update(
+                account=obj, display_name=obj.display_name, allowed_origins=list(obj.allowed_origins or [])
+            )
+        else:
+            merchant_account_create(
+                id=obj.id, display_name=obj.display_name, allowed_origins=list(obj.allowed_origins or [])
+            )
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Public keys, read-only: keys are made with `manage.py create_api_key` (the private half must land in a
+    file, never in a web page). The one change allowed is revoking, through the same service as the command."""
+
+    list_display = ("kid", "scope", "algorithm", "is_active", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("is_active", "algorithm", "merchant_account")
+    search_fields = ("=kid",)
+    list_select_related = ("merchant_account",)
+    fields = (
+        "kid",
+        "merchant_account",
+        "algorithm",
+        "is_active",
+        "public_key_pem",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    readonly_fields = fields
+    actions = ("revoke",)
+    show_full_result_count = False
+
+    @admin.display(description="Merchant account")
+    def scope(self, api_key: ApiKey) -> str:
+        return api_key.merchant_account_id or "all accounts"
+
+    @admin.display(description="Public key")
+    def public_key_pem(self, api_key: ApiKey) -> str:
+        return format_html("<pre>{}</pre>", api_key.public_key)
+
+    @admin.action(description="Revoke selected API keys", permissions=("revoke",))
+    def revoke(self, request: HttpRequest, queryset) -> None:
+        revoked = [api_key_revoke(kid=api_key.kid) for api_key in queryset.filter(is_active=True)]
+        for api_key in revoked:
+            self.log_change(request, api_key, "Revoked")
+        self.message_user(request, f"Revoked {len(revoked)} API key(s).", messages.SUCCESS)
+
+    def has_revoke_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("payments.change_apikey")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
+        return False  # revoke instead: the row records who could sign what, and when

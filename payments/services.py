@@ -25,6 +25,17 @@ def merchant_account_create(
 
 
 @transaction.atomic
+def merchant_account_update(
+    *, account: MerchantAccount, display_name: str, allowed_origins: list[str]
+) -> MerchantAccount:
+    """Rename the account or change the browser origins it allows; the slug id never changes."""
+    account.display_name = display_name
+    account.allowed_origins = allowed_origins
+    account.save(update_fields=["display_name", "allowed_origins", "updated_at"])
+    return account
+
+
+@transaction.atomic
 def api_key_register(*, public_key_pem: str, merchant_account: MerchantAccount | None) -> ApiKey:
     """Store a public key under its RFC 7638 thumbprint; the algorithm is fixed by the key type."""
     public_key = keys.load_public_pem(public_key_pem)

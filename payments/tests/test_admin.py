@@ -1,0 +1,86 @@
+"""Admin for merchant accounts and API keys: keys are read-only apart from revoking them."""
+
+import pytest
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Group, User
+
+from payments.models import ApiKey, MerchantAccount
+from payments.roles import SUPPORT, roles_sync
+
+pytestmark = pytest.mark.django_db
+
+KEYS = "/admin/payments/apikey/"
+
+
+@pytest.fixture
+def support_client(client):
+    roles_sync()
+    user = User.objects.create_user("support", password="x", is_staff=True)
+    user.groups.add(Group.objects.get(name=SUPPORT))
+    client.force_login(user)
+    return client
+
+
+def test_api_key_pages_show_the_public_key_and_its_use(admin_client, api_key):
+    listing = admin_client.get(KEYS)
+    detail = admin_client.get(f"{KEYS}{api_key.pk}/change/")
+
+    assert listing.status_code == 200
+    assert api_key.kid in listing.content.decode()
+    assert detail.status_code == 200
+    html = detail.content.decode()
+    assert "BEGIN PUBLIC KEY" in html
+    assert "Last used at" in html
+    assert 'name="is_active"' not in html  # read-only: revoking is an action, not an edit
+
+
+def test_api_keys_cannot_be_added_edited_or_deleted(admin_client, api_key):
+    assert admin_client.get(f"{KEYS}add/").status_code == 403
+    assert admin_client.post(f"{KEYS}{api_key.pk}/change/", {"is_active": ""}).status_code == 403
+    assert admin_client.post(f"{KEYS}{api_key.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert ApiKey.objects.get().is_active
+
+
+def test_revoke_action_uses_the_service_and_is_logged(admin_client, api_key, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(KEYS, {"action": "revoke", "_selected_action": [str(api_key.pk)]})
+
+    assert response.status_code == 302
+    api_key.refresh_from_db()
+    assert (api_key.is_active, api_key.revoked_at is not None) == (False, True)
+    assert LogEntry.objects.get().get_change_message() == "Revoked"
+
+
+def test_support_can_view_keys_but_not_revoke(support_client, api_key):
+    assert support_client.get(KEYS).status_code == 200
+    assert support_client.get(f"{KEYS}{api_key.pk}/change/").status_code == 200
+
+    support_client.post(KEYS, {"action": "revoke", "_selected_action": [str(api_key.pk)]})
+
+    api_key.refresh_from_db()
+    assert api_key.is_active
+
+
+def test_merchant_account_add_and_rename_go_through_the_services(admin_client):
+    added = admin_client.post(
+        "/admin/payments/merchantaccount/add/", {"id": "acme", "display_name": "Acme", "allowed_origins": "[]"}
+    )
+    renamed = admin_client.post(
+        "/admin/payments/merchantaccount/acme/change/",
+        {"display_name": "Acme Ltd", "allowed_origins": '["https://shop.acme.test"]'},
+    )
+
+    assert (added.status_code, renamed.status_code) == (302, 302)
+    account = MerchantAccount.objects.get()
+    assert (account.id, account.display_name, account.allowed_origins) == (
+        "acme",
+        "Acme Ltd",
+        ["https://shop.acme.test"],
+    )
+
+
+def test_merchant_account_id_is_read_only_once_created(admin_client, merchant_account):
+    html = admin_client.get(f"/admin/payments/merchantaccount/{merchant_account.pk}/change/").content.decode()
+
+    assert 'name="id"' not in html
+    assert 'name="display_name"' in html
