@@ -4,7 +4,7 @@ The demo shop page is opened at `http://localhost:PORT` and the API (scripts, Se
 endpoints) is `http://127.0.0.1:PORT`: one server, two origins, so the browser really isolates the card
 fields from the merchant page. Both names reach the same socket because `localhost` resolves to
 127.0.0.1; Chromium is told so explicitly, so a machine whose `localhost` also resolves to ::1 behaves
-the same.
+the same. Chromium also maps a third name to it, for a site the merchant does not list.
 
 The server runs in a thread of the test process, so the `settings` fixture changes it too.
 """
@@ -23,6 +23,8 @@ from payments.models import MerchantAccount
 from payments.services import api_key_register, merchant_account_create
 
 CHROMIUM = Path("/usr/bin/chromium")
+# A third name for the live server: a site the merchant account does not list.
+FOREIGN_HOST = "other-site.test"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -32,7 +34,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--host-resolver-rules=MAP localhost 127.0.0.1",
+    f"--host-resolver-rules=MAP localhost 127.0.0.1, MAP {FOREIGN_HOST} 127.0.0.1",
 ]
 OUTPUT_DIR = Path(django_settings.BASE_DIR) / "test-output"
 # Generous: the machine running the suite may be busy; no assertion depends on how fast anything is.
@@ -46,6 +48,7 @@ class DemoShop:
     merchant_account: MerchantAccount
     page_origin: str
     api_origin: str
+    foreign_origin: str
 
     @property
     def url(self) -> str:
@@ -86,6 +89,7 @@ def demo_shop(two_origin_server, transactional_db, settings, tmp_path, private_k
         merchant_account=merchant_account_create(id="default", allowed_origins=[f"http://localhost:{port}"]),
         page_origin=f"http://localhost:{port}",
         api_origin=f"http://127.0.0.1:{port}",
+        foreign_origin=f"http://{FOREIGN_HOST}:{port}",
     )
     api_key_register(
         public_key_pem=public_pem(load_private_pem(private_key_pem)), merchant_account=shop.merchant_account
@@ -96,7 +100,7 @@ def demo_shop(two_origin_server, transactional_db, settings, tmp_path, private_k
     settings.DEBUG = True  # the demo page exists only in debug mode
     settings.DEMO_CHECKOUT_PRIVATE_KEY = str(key_path)
     settings.SECURE_FIELDS_ORIGIN = ""
-    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost", "127.0.0.1"]
+    settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost", "127.0.0.1", FOREIGN_HOST]
     return shop
 
 

@@ -59,10 +59,12 @@ def enter_card(page: Page, number: str, *, expiry: str = EXPIRY, security_code: 
     field(page, "security_code").locator("#sf-input").press_sequentially(security_code)
 
 
+def session_of_id(session_id: str) -> CheckoutSession:
+    return CheckoutSession.objects.select_related("card").get(pk=session_id)
+
+
 def session_of(page: Page) -> CheckoutSession:
-    return CheckoutSession.objects.select_related("card").get(
-        pk=page.locator("#checkout").get_attribute("data-session-id")
-    )
+    return session_of_id(page.locator("#checkout").get_attribute("data-session-id"))
 
 
 def track_requests(page: Page) -> list[str]:
@@ -233,28 +235,55 @@ def test_the_merchant_page_cannot_read_the_card_number(demo_shop, browser_page):
     assert APPROVED_CARD not in page.content()
 
 
-def test_secure_fields_endpoint_refuses_cross_origin_calls(demo_shop, browser_page):
-    """Only the frame, on the API's own origin, can store a card: the merchant page's script gets no CORS."""
+def test_a_site_the_merchant_does_not_list_can_neither_call_nor_frame_secure_fields(demo_shop, browser_page):
     page = browser_page
     open_checkout(page, demo_shop)
+    session_id = page.locator("#checkout").get_attribute("data-session-id")
+    token = page.locator("#checkout").get_attribute("data-token")
+    page.goto(f"{demo_shop.foreign_origin}/healthz")
 
-    outcome = page.evaluate(
-        """async ([api, sessionId]) => {
-          const body = { payment_method: { method: 'card', number: '4111111111111111', expiration_date: '12/40' } };
-          try {
-            const response = await fetch(`${api}/checkout/sessions/${sessionId}/fields`, {
-              method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
-            });
-            return `status ${response.status}`;
-          } catch (error) {
-            return error.name;
-          }
+    outcomes = page.evaluate(
+        """async ([api, sessionId, token]) => {
+          const card = { payment_method: { method: 'card', number: '4111111111111111', expiration_date: '12/40' } };
+          const call = async (path, method, body, headers = {}) => {
+            try {
+              const response = await fetch(`${api}${path}`, {
+                method, headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body),
+              });
+              return `read status ${response.status}`;
+            } catch (error) {
+              return error.name;
+            }
+          };
+          const auth = { Authorization: `Bearer ${token}` };
+          return {
+            fields: await call(`/checkout/sessions/${sessionId}/fields`, 'PUT', card),
+            transactions: await call('/transactions', 'POST', { amount: 1299, currency: 'USD' }, auth),
+            balances: await call('/gift-cards/balances', 'POST', { items: [] }, auth),
+          };
         }""",
-        [demo_shop.api_origin, page.locator("#checkout").get_attribute("data-session-id")],
+        [demo_shop.api_origin, session_id, token],
     )
+    # TypeError: the browser refused, because no CORS header allowed this site.
+    assert outcomes == {"fields": "TypeError", "transactions": "TypeError", "balances": "TypeError"}
+    assert session_of_id(session_id).card is None
 
-    assert outcome == "TypeError"  # blocked by the browser: the preflight got no CORS approval
-    assert session_of(page).card is None
+    # Claiming to be the merchant's page does not help: frame-ancestors stops the frame from rendering.
+    frame_url = (
+        f"{demo_shop.api_origin}/checkout/secure-fields/frame/?field=number&session_id={session_id}"
+        f"&parent_origin={demo_shop.page_origin}#channel=abcdefgh12345678"
+    )
+    page.evaluate(
+        """(url) => new Promise((resolve) => {
+          const frame = document.createElement('iframe');
+          frame.addEventListener('load', resolve);
+          frame.src = url;
+          document.body.append(frame);
+        })""",
+        frame_url,
+    )
+    assert len(page.frames) == 2
+    assert page.frames[1].locator("#sf-input").count() == 0
 
 
 def test_api_errors_and_429s_are_readable_cross_origin(demo_shop, browser_page, settings):
