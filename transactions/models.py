@@ -1,0 +1,274 @@
+"""Transactions, their refunds and gift card redemptions, and the event history of every change.
+
+The transaction's amounts (`authorized_amount`, `captured_amount`, `refunded_amount`) are the payment
+method's part, as upstream; gift card money is on each `GiftCardRedemption`. Only `transactions.services`
+changes these rows.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models import F, Q
+
+from buyers.models import base62
+from payments.models import MerchantAccount, TimestampedModel
+
+
+class TransactionStatus(models.TextChoices):
+    """Upstream's status values; docs/transactions.md draws the transitions between them."""
+
+    PROCESSING = "processing"
+    AUTHORIZATION_SUCCEEDED = "authorization_succeeded"
+    AUTHORIZATION_DECLINED = "authorization_declined"
+    AUTHORIZATION_FAILED = "authorization_failed"
+    AUTHORIZATION_VOIDED = "authorization_voided"
+    AUTHORIZATION_VOID_PENDING = "authorization_void_pending"
+    CAPTURE_SUCCEEDED = "capture_succeeded"
+    CAPTURE_PENDING = "capture_pending"
+    BUYER_APPROVAL_PENDING = "buyer_approval_pending"
+
+
+class TransactionIntent(models.TextChoices):
+    AUTHORIZE = "authorize"
+    CAPTURE = "capture"
+
+
+class PaymentSource(models.TextChoices):
+    ECOMMERCE = "ecommerce"
+    MOTO = "moto"
+    RECURRING = "recurring"
+    INSTALLMENT = "installment"
+    CARD_ON_FILE = "card_on_file"
+
+
+class Transaction(TimestampedModel):
+    """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
+
+    Status = TransactionStatus
+    Intent = TransactionIntent
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="transactions")
+    amount = models.BigIntegerField(help_text="The total, gift cards included, in minor units.")
+    currency = models.CharField(max_length=3)
+    country = models.CharField(max_length=2, null=True, blank=True)
+    intent = models.CharField(max_length=16, choices=TransactionIntent.choices, default=TransactionIntent.AUTHORIZE)
+    status = models.CharField(max_length=32, choices=TransactionStatus.choices, default=TransactionStatus.PROCESSING)
+    authorized_amount = models.BigIntegerField(default=0)
+    captured_amount = models.BigIntegerField(default=0)
+    # Includes refunds still being processed, so concurrent refunds can never exceed what was captured.
+    refunded_amount = models.BigIntegerField(default=0)
+    external_identifier = models.CharField(max_length=200, null=True, blank=True)
+    metadata = models.JSONField(null=True, blank=True)
+    # Order details, validated by the API's serializers (payments.api.order) and echoed as sent.
+    cart_items = models.JSONField(null=True, blank=True)
+    airline = models.JSONField(null=True, blank=True)
+    shipping_details = models.JSONField(null=True, blank=True)
+
+    # The buyer as it was when the transaction was made; the link is cut if the buyer is deleted.
+    buyer = models.ForeignKey(
+        "buyers.Buyer", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    buyer_external_identifier = models.CharField(max_length=200, null=True, blank=True)
+    buyer_details = models.JSONField(null=True, blank=True)
+
+    # The payment method, shown masked: never the number or the security code. The sealed card stays in the
+    # vault until it expires; the display copy here outlives it.
+    method = models.CharField(max_length=32, null=True, blank=True)
+    vaulted_card = models.ForeignKey(
+        "payments.VaultedCard", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
+    card_scheme = models.CharField(max_length=32, null=True, blank=True)
+    card_bin = models.CharField(max_length=6, null=True, blank=True)
+    card_last4 = models.CharField(max_length=4, null=True, blank=True)
+    card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
+    card_fingerprint = models.CharField(max_length=64, null=True, blank=True)
+    checkout_session_id = models.UUIDField(null=True, blank=True)
+
+    # The processor's answer to the authorization.
+    payment_service_transaction_id = models.CharField(max_length=255, null=True, blank=True)
+    error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_description = models.CharField(max_length=255, null=True, blank=True)
+    cvv_response_code = models.CharField(max_length=32, null=True, blank=True)
+
+    # Flags the client declared; stored and echoed, they do not change processing here.
+    payment_source = models.CharField(max_length=16, choices=PaymentSource.choices, default=PaymentSource.ECOMMERCE)
+    merchant_initiated = models.BooleanField(default=False)
+    is_subsequent_payment = models.BooleanField(default=False)
+    account_funding_transaction = models.BooleanField(default=False)
+
+    authorized_at = models.DateTimeField(null=True, blank=True)
+    captured_at = models.DateTimeField(null=True, blank=True)
+    voided_at = models.DateTimeField(null=True, blank=True)
+    canceled_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        permissions = [("operate_transaction", "Can capture, void and refund transactions")]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0, authorized_amount__gte=0, captured_amount__gte=0, refunded_amount__gte=0),
+                name="transaction_amounts_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(authorized_amount__lte=F("amount")), name="transaction_authorized_within_amount"
+            ),
+            models.CheckConstraint(
+                condition=Q(captured_amount__lte=F("authorized_amount")), name="transaction_captured_within_authorized"
+            ),
+            models.CheckConstraint(
+                condition=Q(refunded_amount__lte=F("captured_amount")), name="transaction_refunded_within_captured"
+            ),
+            models.CheckConstraint(condition=Q(status__in=TransactionStatus.values), name="transaction_status_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["merchant_account", "-created_at", "-id"], name="transaction_page"),
+            models.Index(fields=["merchant_account", "external_identifier"], name="transaction_external_id"),
+            models.Index(fields=["merchant_account", "buyer_external_identifier"], name="transaction_buyer_ext_id"),
+            models.Index(fields=["merchant_account", "checkout_session_id"], name="transaction_checkout_session"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.currency} {self.amount} ({self.status})"
+
+    @property
+    def reconciliation_id(self) -> str:
+        return base62(self.id)
+
+
+class RedemptionStatus(models.TextChoices):
+    CREATED = "created"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class GiftCardRedemption(models.Model):
+    """The part of a transaction paid by one gift card: debited from its ledger, credited back by refunds."""
+
+    Status = RedemptionStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="gift_card_redemptions")
+    issued_card = models.ForeignKey(
+        "giftcards.IssuedGiftCard", on_delete=models.PROTECT, related_name="transaction_redemptions"
+    )
+    # The stored gift card the client named (`{id, amount}`), if it named one.
+    gift_card_id = models.UUIDField(null=True, blank=True)
+    bin = models.CharField(max_length=8)
+    sub_bin = models.CharField(max_length=8)
+    last4 = models.CharField(max_length=4)
+    amount = models.BigIntegerField()
+    # Money given back to the card: by refunds, or all of it when the transaction is voided or declined.
+    refunded_amount = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=RedemptionStatus.choices, default=RedemptionStatus.CREATED)
+    error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_error_message = models.CharField(max_length=255, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gt=0, refunded_amount__gte=0, refunded_amount__lte=F("amount")),
+                name="redemption_refunds_within_amount",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Gift card ending {self.last4}: {self.amount}"
+
+    @property
+    def refundable_amount(self) -> int:
+        return self.amount - self.refunded_amount
+
+
+class RefundStatus(models.TextChoices):
+    PROCESSING = "processing"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    DECLINED = "declined"
+    VOIDED = "voided"
+
+
+class RefundTargetType(models.TextChoices):
+    PAYMENT_METHOD = "payment-method"
+    GIFT_CARD_REDEMPTION = "gift-card-redemption"
+
+
+class Refund(TimestampedModel):
+    """Money returned to the payment method or to one gift card of a captured transaction."""
+
+    Status = RefundStatus
+    TargetType = RefundTargetType
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="refunds")
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="refunds")
+    target_type = models.CharField(max_length=32, choices=RefundTargetType.choices)
+    redemption = models.ForeignKey(
+        GiftCardRedemption, null=True, blank=True, on_delete=models.PROTECT, related_name="refunds"
+    )
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=16, choices=RefundStatus.choices, default=RefundStatus.PROCESSING)
+    reason = models.CharField(max_length=255, null=True, blank=True)
+    external_identifier = models.CharField(max_length=200, null=True, blank=True)
+    payment_service_refund_id = models.CharField(max_length=255, null=True, blank=True)
+    error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_description = models.CharField(max_length=255, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="refund_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(target_type=RefundTargetType.PAYMENT_METHOD, redemption__isnull=True)
+                | Q(target_type=RefundTargetType.GIFT_CARD_REDEMPTION, redemption__isnull=False),
+                name="refund_target_matches_type",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["transaction", "-created_at", "-id"], name="refund_page"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Refund {self.currency} {self.amount} ({self.status})"
+
+    @property
+    def reconciliation_id(self) -> str:
+        return base62(self.id)
+
+    @property
+    def target_id(self):
+        return self.redemption_id
+
+
+class TransactionEvent(models.Model):
+    """One change of a transaction, for support: who or what did it, when, from which status to which, how much."""
+
+    class ActorType(models.TextChoices):
+        API_KEY = "api_key", "API key"
+        ADMIN = "admin", "Admin user"
+        SYSTEM = "system", "System"
+
+    id = models.BigAutoField(primary_key=True)
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="events")
+    name = models.CharField(max_length=64)
+    actor_type = models.CharField(max_length=16, choices=ActorType.choices)
+    # The API key's kid or the admin user's username; empty for the system.
+    actor = models.CharField(max_length=150, blank=True)
+    from_status = models.CharField(max_length=32, null=True, blank=True)
+    to_status = models.CharField(max_length=32)
+    amount = models.BigIntegerField(null=True, blank=True)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["transaction", "created_at"], name="transaction_event_history")]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.from_status or '-'} -> {self.to_status}"

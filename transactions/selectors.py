@@ -1,0 +1,85 @@
+"""Reads of transactions and refunds, always scoped to one merchant account."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models.fields.json import KeyTransform
+
+from payments.errors import NotFound
+from payments.models import MerchantAccount
+from transactions.models import Refund, Transaction
+
+_NOT_FOUND = "The transaction could not be found."
+_REFUND_NOT_FOUND = "The refund could not be found."
+
+
+def _as_uuid(value) -> uuid.UUID | None:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except ValueError:
+        return None
+
+
+def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transaction]:
+    """The account's transactions with what their representation needs; pagination orders them."""
+    return Transaction.objects.filter(merchant_account=merchant_account).prefetch_related("gift_card_redemptions")
+
+
+def transaction_get(*, merchant_account: MerchantAccount, id) -> Transaction:
+    """One transaction; another account's is not found, like a missing one."""
+    pk = _as_uuid(id)
+    txn = Transaction.objects.filter(merchant_account=merchant_account, pk=pk).first() if pk else None
+    if txn is None:
+        raise NotFound(_NOT_FOUND)
+    return txn
+
+
+def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
+    """Transactions whose id, external identifier, buyer identifier or processor id is `term`, or whose buyer's
+    name contains it."""
+    match = (
+        Q(external_identifier=term)
+        | Q(buyer_external_identifier=term)
+        | Q(payment_service_transaction_id=term)
+        | Q(buyer__display_name__icontains=term)
+    )
+    pk = _as_uuid(term)
+    if pk is not None:
+        match |= Q(pk=pk)
+    return queryset.filter(match)
+
+
+def transaction_with_refunds(queryset: QuerySet[Transaction], has_refunds: bool) -> QuerySet[Transaction]:
+    refunds = Refund.objects.filter(transaction=OuterRef("pk"))
+    return queryset.filter(Exists(refunds) if has_refunds else ~Exists(refunds))
+
+
+def transaction_metadata_contains(queryset: QuerySet[Transaction], pairs: dict[str, str]) -> QuerySet[Transaction]:
+    """Transactions whose metadata holds every key/value pair of `pairs` (flat string pairs)."""
+    if connection.vendor == "postgresql":
+        return queryset.filter(metadata__contains=pairs)
+    # SQLite has no JSON containment: compare key by key. KeyTransform keeps keys containing "__" literal.
+    for index, (key, value) in enumerate(pairs.items()):
+        alias = f"_metadata_{index}"
+        queryset = queryset.alias(**{alias: KeyTransform(key, "metadata")}).filter(**{alias: value})
+    return queryset
+
+
+def refund_list(*, txn: Transaction) -> QuerySet[Refund]:
+    """The transaction's refunds; pagination orders them."""
+    return Refund.objects.filter(transaction=txn).select_related("transaction")
+
+
+def refund_get(*, merchant_account: MerchantAccount, id, txn: Transaction | None = None) -> Refund:
+    """One refund of the account (and of `txn`, when given); anything else is not found."""
+    pk = _as_uuid(id)
+    refunds = Refund.objects.filter(merchant_account=merchant_account).select_related("transaction")
+    if txn is not None:
+        refunds = refunds.filter(transaction=txn)
+    refund = refunds.filter(pk=pk).first() if pk else None
+    if refund is None:
+        raise NotFound(_REFUND_NOT_FOUND)
+    return refund

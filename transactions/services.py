@@ -1,0 +1,734 @@
+"""Every change of a transaction: the one place where its state machine and money rules live.
+
+Calls to the processor happen outside database transactions, so a slow processor never holds row locks.
+Each operation therefore runs in three steps: (1) under the transaction's row lock, check the transition
+and claim it by moving to a pending status (a new transaction starts as `processing`); (2) ask the
+connector; (3) under the lock again, record the answer. A concurrent request finds the pending status and
+is refused, so an operation never runs twice. Gift card money moves in step 1 (ledger debits) and comes
+back in step 3 if the card part is refused; the ledger is in this database, so it commits or rolls back
+with the transaction row.
+
+The transition table is `TRANSITIONS`; docs/transactions.md draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.utils import timezone
+
+from buyers.models import Buyer
+from giftcards.errors import GiftCardError
+from giftcards.models import IssuedGiftCard
+from giftcards.services import giftcard_redeem, giftcard_refund
+from payments.connectors import CardDetails, ConnectorResult, Outcome, get_connector
+from payments.errors import Conflict, DomainError
+from payments.models import MerchantAccount, VaultedCard
+from payments.vault_services import vaulted_card_reveal, vaulted_card_store
+from transactions.models import (
+    GiftCardRedemption,
+    PaymentSource,
+    RedemptionStatus,
+    Refund,
+    RefundStatus,
+    RefundTargetType,
+    Transaction,
+    TransactionEvent,
+    TransactionIntent,
+    TransactionStatus,
+)
+
+S = TransactionStatus
+MAX_GIFT_CARDS = 10
+# A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
+CARD_RETENTION = timedelta(days=7)
+
+# Every status change a transaction may make; `_move` refuses any other, so this table is the state machine.
+TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        (S.PROCESSING, S.AUTHORIZATION_SUCCEEDED),
+        (S.PROCESSING, S.CAPTURE_SUCCEEDED),  # intent: capture
+        (S.PROCESSING, S.AUTHORIZATION_DECLINED),
+        (S.PROCESSING, S.AUTHORIZATION_FAILED),
+        (S.PROCESSING, S.AUTHORIZATION_VOIDED),  # cancel
+        (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_VOIDED),  # cancel
+        (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_PENDING),
+        (S.CAPTURE_PENDING, S.CAPTURE_SUCCEEDED),
+        (S.CAPTURE_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the capture
+        (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOID_PENDING),
+        (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_VOIDED),
+        (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the void
+    }
+)
+# The statuses each client action starts from (refunds keep the status: they move money, not state).
+ALLOWED_FROM: dict[str, frozenset[str]] = {
+    "capture": frozenset({S.AUTHORIZATION_SUCCEEDED}),
+    "void": frozenset({S.AUTHORIZATION_SUCCEEDED}),
+    "cancel": frozenset({S.PROCESSING, S.BUYER_APPROVAL_PENDING}),
+    "refund": frozenset({S.CAPTURE_SUCCEEDED}),
+}
+_DONE = {"capture": "captured", "void": "voided", "cancel": "canceled", "refund": "refunded"}
+_BECAUSE: dict[str, str] = {
+    S.PROCESSING: "its authorization is still being processed",
+    S.BUYER_APPROVAL_PENDING: "it is waiting for the buyer's approval",
+    S.AUTHORIZATION_SUCCEEDED: "it is authorized but not captured",
+    S.AUTHORIZATION_DECLINED: "its authorization was declined",
+    S.AUTHORIZATION_FAILED: "its authorization failed",
+    S.AUTHORIZATION_VOIDED: "it has been voided",
+    S.AUTHORIZATION_VOID_PENDING: "a void is in progress",
+    S.CAPTURE_SUCCEEDED: "it has already been captured",
+    S.CAPTURE_PENDING: "a capture is in progress",
+}
+_HINT = {
+    ("void", S.CAPTURE_SUCCEEDED): " Refund it instead.",
+    ("cancel", S.AUTHORIZATION_SUCCEEDED): " Void it instead.",
+    ("cancel", S.CAPTURE_SUCCEEDED): " Refund it instead.",
+}
+
+
+class InvalidTransition(Conflict):
+    """The transaction's status does not allow the action; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who changes a transaction: an API key (by kid), an admin user (by username) or the system."""
+
+    type: str
+    id: str = ""
+
+    @classmethod
+    def api_key(cls, kid: str) -> Actor:
+        return cls(TransactionEvent.ActorType.API_KEY, kid)
+
+    @classmethod
+    def admin(cls, username: str) -> Actor:
+        return cls(TransactionEvent.ActorType.ADMIN, username)
+
+
+SYSTEM = Actor(TransactionEvent.ActorType.SYSTEM)
+
+
+@dataclass(frozen=True)
+class GiftCardCharge:
+    """One gift card of a split tender, already matched by number and PIN (or stored id), and its amount."""
+
+    card: IssuedGiftCard
+    amount: int
+    gift_card_id: UUID | None = None
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """A capture or void: the transaction afterwards and the processor's answer (None when none was asked)."""
+
+    transaction: Transaction
+    result: ConnectorResult | None
+
+
+# --- shared steps ---------------------------------------------------------------------------------------
+
+
+def _locked(txn: Transaction) -> Transaction:
+    return Transaction.objects.select_for_update().get(pk=txn.pk)
+
+
+def _require(action: str, txn: Transaction) -> None:
+    if txn.status not in ALLOWED_FROM[action]:
+        hint = _HINT.get((action, txn.status), "")
+        raise InvalidTransition(f"This transaction cannot be {_DONE[action]}: {_BECAUSE[txn.status]}.{hint}")
+
+
+def _event(
+    txn: Transaction, *, name: str, actor: Actor, from_status: str | None, amount: int | None = None, **details: Any
+) -> None:
+    TransactionEvent.objects.create(
+        transaction=txn,
+        name=name,
+        actor_type=actor.type,
+        actor=actor.id,
+        from_status=from_status,
+        to_status=txn.status,
+        amount=amount,
+        details=details,
+    )
+
+
+def _move(txn: Transaction, to: str, *, name: str, actor: Actor, amount: int | None = None, **changes: Any) -> None:
+    """Apply one allowed status change, with its field changes, to a locked row and record it."""
+    from_status = txn.status
+    if (from_status, to) not in TRANSITIONS:
+        raise InvalidTransition(f"A transaction cannot go from {from_status} to {to}.")
+    txn.status = to
+    for field, value in changes.items():
+        setattr(txn, field, value)
+    txn.save(update_fields=["status", *changes, "updated_at"])
+    _event(txn, name=name, actor=actor, from_status=from_status, amount=amount)
+
+
+def _answer(result: ConnectorResult) -> dict[str, Any]:
+    return {
+        "error_code": result.error_code,
+        "raw_response_code": result.raw_response_code,
+        "raw_response_description": result.raw_response_description,
+    }
+
+
+def _redemption_reference(redemption: GiftCardRedemption) -> str:
+    """The ledger reference of one redemption; its refunds use it too, so the ledger itself caps them."""
+    return f"transaction:{redemption.transaction_id}:redemption:{redemption.pk}"
+
+
+def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: bool) -> None:
+    """Credit every redemption's unrefunded money back to its card (void, cancel, refused card part)."""
+    redemptions = (
+        GiftCardRedemption.objects.select_for_update()
+        .select_related("issued_card")
+        .filter(transaction=txn, status=RedemptionStatus.SUCCEEDED)
+    )
+    for redemption in redemptions:
+        amount = redemption.refundable_amount
+        if amount:
+            giftcard_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+        redemption.refunded_amount = redemption.amount
+        fields = ["refunded_amount", "updated_at"]
+        if card_part_refused:
+            redemption.status = RedemptionStatus.FAILED
+            redemption.error_code = "operation_canceled"
+            redemption.raw_error_message = "Returned to the card: the payment method part did not succeed."
+            fields += ["status", "error_code", "raw_error_message"]
+        redemption.save(update_fields=fields)
+        _event(
+            txn,
+            name="gift_card_returned",
+            actor=actor,
+            from_status=txn.status,
+            amount=amount,
+            redemption=str(redemption.pk),
+        )
+
+
+# --- create ---------------------------------------------------------------------------------------------
+
+
+def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardCharge]) -> None:
+    """The gift cards and the payment method together pay exactly `amount`, each gift card once."""
+    if len(gift_cards) > MAX_GIFT_CARDS:
+        raise DomainError(f"At most {MAX_GIFT_CARDS} gift cards can pay one transaction.", pointer="/gift_cards")
+    seen: set[UUID] = set()
+    for index, charge in enumerate(gift_cards):
+        if charge.card.pk in seen:
+            raise DomainError("This gift card is already listed.", pointer=f"/gift_cards/{index}")
+        seen.add(charge.card.pk)
+    covered = sum(charge.amount for charge in gift_cards)
+    if covered > amount:
+        raise DomainError("The gift card amounts add up to more than the transaction amount.", pointer="/gift_cards")
+    if not has_card and covered != amount:
+        raise DomainError(
+            "A payment method is required unless the gift cards cover the whole amount.", pointer="/payment_method"
+        )
+    if has_card and gift_cards and covered == amount:
+        raise DomainError(
+            "The gift cards cover the whole amount: leave out the payment method.", pointer="/payment_method"
+        )
+
+
+def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict | None) -> None:
+    """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
+    if buyer is not None:
+        txn.buyer = buyer
+        txn.buyer_external_identifier = buyer.external_identifier
+        txn.buyer_details = {
+            "id": str(buyer.pk),
+            "display_name": buyer.display_name,
+            "external_identifier": buyer.external_identifier,
+            "billing_details": buyer.billing_details,
+            "account_number": buyer.account_number,
+        }
+    elif guest_buyer:
+        details = dict(guest_buyer)
+        txn.shipping_details = details.pop("shipping_details", None)
+        txn.buyer_external_identifier = details.get("external_identifier")
+        txn.buyer_details = {"id": None, **details}
+
+
+def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
+    txn.vaulted_card = vaulted
+    txn.method = "card"
+    txn.card_scheme = vaulted.scheme
+    txn.card_bin = vaulted.bin
+    txn.card_last4 = vaulted.last4
+    txn.card_expiration_date = f"{vaulted.expiration_month:02d}/{vaulted.expiration_year % 100:02d}"
+    txn.card_fingerprint = vaulted.fingerprint
+
+
+def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor) -> None:
+    """Debit every gift card; a refusal rolls back the whole step, so nothing has moved."""
+    for index, charge in enumerate(gift_cards):
+        card = charge.card
+        redemption = GiftCardRedemption.objects.create(
+            transaction=txn,
+            issued_card=card,
+            gift_card_id=charge.gift_card_id,
+            bin=card.bin,
+            sub_bin=card.sub_bin,
+            last4=card.last4,
+            amount=charge.amount,
+        )
+        try:
+            giftcard_redeem(
+                card=card, amount=charge.amount, reference=_redemption_reference(redemption), currency=txn.currency
+            )
+        except GiftCardError as exc:
+            raise type(exc)(exc.message, pointer=f"/gift_cards/{index}") from exc
+        redemption.status = RedemptionStatus.SUCCEEDED
+        redemption.save(update_fields=["status", "updated_at"])
+        _event(
+            txn,
+            name="gift_card_redeemed",
+            actor=actor,
+            from_status=txn.status,
+            amount=charge.amount,
+            redemption=str(redemption.pk),
+        )
+
+
+@transaction.atomic
+def _open(
+    txn: Transaction,
+    *,
+    actor: Actor,
+    card: CardDetails | None,
+    vaulted_card: VaultedCard | None,
+    gift_cards: Sequence[GiftCardCharge],
+) -> CardDetails | None:
+    """Step 1 of a create: the `processing` row, its sealed card and every gift card debit, or none of them.
+
+    Returns the clear card for the one authorization; a vaulted card's security code is deleted here.
+    """
+    if card is not None:
+        vaulted_card = vaulted_card_store(
+            merchant_account=txn.merchant_account,
+            number=card.number,
+            expiration_month=card.expiration_month,
+            expiration_year=card.expiration_year,
+            expires_at=timezone.now() + CARD_RETENTION,
+        )
+    elif vaulted_card is not None:
+        card = vaulted_card_reveal(card=vaulted_card, consume_security_code=True)
+    if vaulted_card is not None:
+        _set_card(txn, vaulted_card)
+    elif gift_cards:
+        txn.method = "gift-card"
+    txn.save(force_insert=True)
+    _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
+    _redeem(txn, gift_cards, actor)
+    return card
+
+
+def transaction_create(
+    *,
+    merchant_account: MerchantAccount,
+    actor: Actor,
+    amount: int,
+    currency: str,
+    intent: str = TransactionIntent.AUTHORIZE,
+    card: CardDetails | None = None,
+    vaulted_card: VaultedCard | None = None,
+    checkout_session_id: UUID | None = None,
+    gift_cards: Sequence[GiftCardCharge] = (),
+    buyer: Buyer | None = None,
+    guest_buyer: dict | None = None,
+    country: str | None = None,
+    external_identifier: str | None = None,
+    metadata: dict | None = None,
+    cart_items: list[dict] | None = None,
+    airline: dict | None = None,
+    payment_source: str = PaymentSource.ECOMMERCE,
+    merchant_initiated: bool = False,
+    is_subsequent_payment: bool = False,
+    account_funding_transaction: bool = False,
+) -> Transaction:
+    """Debit the gift cards, then authorize (or capture) the rest on the card (inline `card`, or a checkout
+    session's `vaulted_card`). A refused gift card refuses the request before anything moves; a refused
+    card part gives every gift card its money back."""
+    if card is not None and vaulted_card is not None:
+        raise TypeError("Pass either card or vaulted_card.")
+    _check_tender(amount=amount, has_card=card is not None or vaulted_card is not None, gift_cards=gift_cards)
+    txn = Transaction(
+        merchant_account=merchant_account,
+        amount=amount,
+        currency=currency,
+        intent=intent,
+        country=country,
+        external_identifier=external_identifier,
+        metadata=metadata,
+        cart_items=cart_items,
+        airline=airline,
+        checkout_session_id=checkout_session_id,
+        payment_source=payment_source,
+        merchant_initiated=merchant_initiated,
+        is_subsequent_payment=is_subsequent_payment,
+        account_funding_transaction=account_funding_transaction,
+    )
+    _set_buyer(txn, buyer=buyer, guest_buyer=guest_buyer)
+    clear_card = _open(txn, actor=actor, card=card, vaulted_card=vaulted_card, gift_cards=gift_cards)
+    if clear_card is None:
+        return _settle_gift_cards_only(txn, actor=actor)
+    card_amount = amount - sum(charge.amount for charge in gift_cards)
+    result = get_connector().authorize(
+        card=clear_card,
+        amount=card_amount,
+        currency=currency,
+        capture=intent == TransactionIntent.CAPTURE,
+        reference=str(txn.pk),
+    )
+    return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor)
+
+
+@transaction.atomic
+def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
+    """Gift cards alone: their debits are the authorization (and the capture, for `intent: capture`)."""
+    txn = _locked(txn)
+    now = timezone.now()
+    if txn.intent == TransactionIntent.CAPTURE:
+        _move(txn, S.CAPTURE_SUCCEEDED, name="capture_succeeded", actor=actor, authorized_at=now, captured_at=now)
+    else:
+        _move(txn, S.AUTHORIZATION_SUCCEEDED, name="authorization_succeeded", actor=actor, authorized_at=now)
+    return txn
+
+
+@transaction.atomic
+def _record_authorization(txn: Transaction, *, result: ConnectorResult, card_amount: int, actor: Actor) -> Transaction:
+    """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money."""
+    txn = _locked(txn)
+    if txn.status != S.PROCESSING:
+        # Canceled while the processor was deciding: the cancel stands, and an approval must not hold funds.
+        _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
+        if result.approved:
+            reference = result.processor_reference or ""
+            transaction.on_commit(
+                lambda: get_connector().void(processor_reference=reference, reference=f"{txn.pk}:void")
+            )
+        return txn
+    now = timezone.now()
+    answer = {
+        **_answer(result),
+        "cvv_response_code": result.cvv_response_code,
+        "payment_service_transaction_id": result.processor_reference,
+    }
+    if not result.approved:
+        to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
+        _move(txn, to, name=to, actor=actor, amount=card_amount, **answer)
+        _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
+    elif txn.intent == TransactionIntent.CAPTURE:
+        _move(
+            txn,
+            S.CAPTURE_SUCCEEDED,
+            name="capture_succeeded",
+            actor=actor,
+            amount=card_amount,
+            authorized_amount=card_amount,
+            captured_amount=card_amount,
+            authorized_at=now,
+            captured_at=now,
+            **answer,
+        )
+    else:
+        _move(
+            txn,
+            S.AUTHORIZATION_SUCCEEDED,
+            name="authorization_succeeded",
+            actor=actor,
+            amount=card_amount,
+            authorized_amount=card_amount,
+            authorized_at=now,
+            **answer,
+        )
+    return txn
+
+
+# --- capture, void, cancel ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def _begin_capture(txn: Transaction, *, amount: int | None, actor: Actor) -> tuple[Transaction, int]:
+    txn = _locked(txn)
+    _require("capture", txn)
+    if amount is None:
+        amount = txn.authorized_amount
+    elif amount > txn.authorized_amount:
+        raise DomainError(
+            f"The capture amount is more than the authorized amount ({txn.authorized_amount}).", pointer="/amount"
+        )
+    _move(txn, S.CAPTURE_PENDING, name="capture_requested", actor=actor, amount=amount)
+    return txn, amount
+
+
+def transaction_capture(*, txn: Transaction, actor: Actor, amount: int | None = None) -> ActionResult:
+    """Capture `amount` (default: all) of the authorization, once; the gift card debits are captured with it."""
+    txn, amount = _begin_capture(txn, amount=amount, actor=actor)
+    result = None
+    if txn.authorized_amount:
+        result = get_connector().capture(
+            processor_reference=txn.payment_service_transaction_id or "",
+            amount=amount,
+            currency=txn.currency,
+            reference=f"{txn.pk}:capture",
+        )
+    return ActionResult(_finish_capture(txn, result=result, amount=amount, actor=actor), result)
+
+
+@transaction.atomic
+def _finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount: int, actor: Actor) -> Transaction:
+    txn = _locked(txn)
+    if result is None or result.approved:
+        _move(
+            txn,
+            S.CAPTURE_SUCCEEDED,
+            name="capture_succeeded",
+            actor=actor,
+            amount=amount,
+            captured_amount=amount,
+            captured_at=timezone.now(),
+        )
+    else:
+        _move(txn, S.AUTHORIZATION_SUCCEEDED, name=f"capture_{result.outcome}", actor=actor, amount=amount)
+    return txn
+
+
+@transaction.atomic
+def _begin_void(txn: Transaction, *, actor: Actor) -> Transaction:
+    txn = _locked(txn)
+    _require("void", txn)
+    _move(txn, S.AUTHORIZATION_VOID_PENDING, name="void_requested", actor=actor)
+    return txn
+
+
+def transaction_void(*, txn: Transaction, actor: Actor) -> ActionResult:
+    """Release the authorization and give every gift card its money back."""
+    txn = _begin_void(txn, actor=actor)
+    result = None
+    if txn.authorized_amount:
+        result = get_connector().void(
+            processor_reference=txn.payment_service_transaction_id or "", reference=f"{txn.pk}:void"
+        )
+    return ActionResult(_finish_void(txn, result=result, actor=actor), result)
+
+
+@transaction.atomic
+def _finish_void(txn: Transaction, *, result: ConnectorResult | None, actor: Actor) -> Transaction:
+    txn = _locked(txn)
+    if result is None or result.approved:
+        _move(txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=actor, voided_at=timezone.now())
+        _return_gift_cards(txn, actor=actor, card_part_refused=False)
+    else:
+        _move(txn, S.AUTHORIZATION_SUCCEEDED, name=f"void_{result.outcome}", actor=actor)
+    return txn
+
+
+@transaction.atomic
+def transaction_cancel(*, txn: Transaction, actor: Actor) -> Transaction:
+    """Stop a transaction still waiting for its authorization and give the gift cards their money back."""
+    txn = _locked(txn)
+    _require("cancel", txn)
+    now = timezone.now()
+    _move(txn, S.AUTHORIZATION_VOIDED, name="cancel_succeeded", actor=actor, canceled_at=now, voided_at=now)
+    _return_gift_cards(txn, actor=actor, card_part_refused=False)
+    return txn
+
+
+# --- update ---------------------------------------------------------------------------------------------
+
+UPDATABLE_FIELDS = ("external_identifier", "metadata")
+
+
+@transaction.atomic
+def transaction_update(*, txn: Transaction, actor: Actor, **changes: Any) -> Transaction:
+    """Set the given `external_identifier` and/or `metadata` (metadata is replaced whole)."""
+    unknown = set(changes) - set(UPDATABLE_FIELDS)
+    if unknown:
+        raise TypeError(f"Not updatable: {sorted(unknown)}")
+    txn = _locked(txn)
+    for name, value in changes.items():
+        setattr(txn, name, value)
+    txn.save(update_fields=[*changes, "updated_at"])
+    _event(txn, name="transaction_updated", actor=actor, from_status=txn.status, fields=sorted(changes))
+    return txn
+
+
+# --- refunds --------------------------------------------------------------------------------------------
+
+
+def _refund_amount(requested: int | None, *, refundable: int, what: str) -> int:
+    if refundable == 0:
+        raise Conflict(f"Nothing is left to refund on the {what}.")
+    if requested is None:
+        return refundable
+    if requested > refundable:
+        raise DomainError(
+            f"The refund amount is more than what is left to refund on the {what} ({refundable}).", pointer="/amount"
+        )
+    return requested
+
+
+def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, **fields: Any) -> Refund:
+    """Count the amount as refunded at once (row locked), so concurrent refunds cannot pass the captured amount."""
+    if txn.method != "card":
+        raise DomainError(
+            "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
+        )
+    amount = _refund_amount(amount, refundable=txn.captured_amount - txn.refunded_amount, what="payment method")
+    txn.refunded_amount += amount
+    txn.save(update_fields=["refunded_amount", "updated_at"])
+    refund = Refund.objects.create(
+        merchant_account_id=txn.merchant_account_id,
+        transaction=txn,
+        target_type=RefundTargetType.PAYMENT_METHOD,
+        amount=amount,
+        currency=txn.currency,
+        **fields,
+    )
+    _event(txn, name="refund_requested", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    return refund
+
+
+def _refund_gift_card(
+    txn: Transaction, *, redemption: GiftCardRedemption, amount: int | None, actor: Actor, **fields: Any
+) -> Refund:
+    """Credit the card's ledger (row locked); no processor is involved, so the refund succeeds here."""
+    amount = _refund_amount(amount, refundable=redemption.refundable_amount, what="gift card")
+    refund = Refund.objects.create(
+        merchant_account_id=txn.merchant_account_id,
+        transaction=txn,
+        target_type=RefundTargetType.GIFT_CARD_REDEMPTION,
+        redemption=redemption,
+        amount=amount,
+        currency=txn.currency,
+        status=RefundStatus.SUCCEEDED,
+        **fields,
+    )
+    giftcard_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+    redemption.refunded_amount += amount
+    redemption.save(update_fields=["refunded_amount", "updated_at"])
+    txn.save(update_fields=["updated_at"])
+    _event(txn, name="refund_succeeded", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    return refund
+
+
+def _redemptions_for_update(txn: Transaction):
+    return (
+        GiftCardRedemption.objects.select_for_update()
+        .select_related("issued_card")
+        .filter(transaction=txn, status=RedemptionStatus.SUCCEEDED)
+        .order_by("created_at", "id")
+    )
+
+
+@transaction.atomic
+def _begin_refund(
+    txn: Transaction, *, actor: Actor, amount: int | None, target_type: str, target_id: UUID | None, **fields: Any
+) -> Refund:
+    txn = _locked(txn)
+    _require("refund", txn)
+    if target_type == RefundTargetType.PAYMENT_METHOD:
+        if target_id is not None:
+            raise DomainError("target_id is only used with target_type gift-card-redemption.", pointer="/target_id")
+        return _reserve_card_refund(txn, amount=amount, actor=actor, **fields)
+    redemption = _redemptions_for_update(txn).filter(pk=target_id).first() if target_id is not None else None
+    if redemption is None:
+        raise DomainError("target_id must name a gift card redemption of this transaction.", pointer="/target_id")
+    return _refund_gift_card(txn, redemption=redemption, amount=amount, actor=actor, **fields)
+
+
+def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
+    """Steps 2 and 3 of a card refund: ask the processor, then record its answer."""
+    result = get_connector().refund(
+        processor_reference=refund.transaction.payment_service_transaction_id or "",
+        amount=refund.amount,
+        currency=refund.currency,
+        reference=str(refund.pk),
+    )
+    return _finish_refund(refund, result=result, actor=actor)
+
+
+@transaction.atomic
+def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> Refund:
+    """A refused refund gives its reserved amount back to what may still be refunded."""
+    txn = _locked(refund.transaction)
+    refund = Refund.objects.select_for_update().get(pk=refund.pk)
+    refund.payment_service_refund_id = result.processor_reference
+    for name, value in _answer(result).items():
+        setattr(refund, name, value)
+    if result.approved:
+        refund.status = RefundStatus.SUCCEEDED
+    else:
+        refund.status = RefundStatus.DECLINED if result.outcome is Outcome.DECLINED else RefundStatus.FAILED
+        txn.refunded_amount -= refund.amount
+        txn.save(update_fields=["refunded_amount", "updated_at"])
+    refund.save()
+    _event(
+        txn,
+        name=f"refund_{refund.status}",
+        actor=actor,
+        from_status=txn.status,
+        amount=refund.amount,
+        refund=str(refund.pk),
+    )
+    refund.transaction = txn
+    return refund
+
+
+def refund_create(
+    *,
+    txn: Transaction,
+    actor: Actor,
+    amount: int | None = None,
+    target_type: str = RefundTargetType.PAYMENT_METHOD,
+    target_id: UUID | None = None,
+    reason: str | None = None,
+    external_identifier: str | None = None,
+) -> Refund:
+    """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more."""
+    refund = _begin_refund(
+        txn,
+        actor=actor,
+        amount=amount,
+        target_type=target_type,
+        target_id=target_id,
+        reason=reason,
+        external_identifier=external_identifier,
+    )
+    if refund.status != RefundStatus.PROCESSING:
+        return refund
+    return _send_refund(refund, actor=actor)
+
+
+@transaction.atomic
+def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[Refund]:
+    txn = _locked(txn)
+    _require("refund", txn)
+    refunds = []
+    if txn.method == "card" and txn.captured_amount > txn.refunded_amount:
+        refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
+    for redemption in _redemptions_for_update(txn):
+        if redemption.refundable_amount:
+            refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **fields))
+    if not refunds:
+        raise Conflict("Nothing is left to refund on this transaction.")
+    return refunds
+
+
+def refund_all(
+    *, txn: Transaction, actor: Actor, reason: str | None = None, external_identifier: str | None = None
+) -> list[Refund]:
+    """Refund everything left on every instrument: the payment method and each gift card."""
+    refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier)
+    return [
+        _send_refund(refund, actor=actor) if refund.status == RefundStatus.PROCESSING else refund for refund in refunds
+    ]

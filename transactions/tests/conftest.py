@@ -1,0 +1,14 @@
+import pytest
+
+from transactions.tests.connectors import ScriptedConnector
+
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
+
+
+@pytest.fixture
+def connector(settings) -> type[ScriptedConnector]:
+    """Route every connector call through `ScriptedConnector`; tests set `connector.script[...]`."""
+    ScriptedConnector.script = {}
+    ScriptedConnector.calls = []
+    settings.PAYMENT_CONNECTOR = "transactions.tests.connectors.ScriptedConnector"
+    return ScriptedConnector

@@ -1,0 +1,58 @@
+import factory
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from payments.tests.factories import MerchantAccountFactory
+from transactions.models import Refund, Transaction, TransactionStatus
+
+
+class TransactionFactory(DjangoModelFactory[Transaction]):
+    """A card transaction as the services leave it; traits pick the status and the matching amounts."""
+
+    class Meta:
+        model = Transaction
+
+    class Params:
+        authorized = factory.Trait(
+            status=TransactionStatus.AUTHORIZATION_SUCCEEDED,
+            authorized_amount=factory.SelfAttribute("amount"),
+            authorized_at=factory.LazyFunction(timezone.now),
+            payment_service_transaction_id=factory.Sequence(lambda n: f"sandbox-authorization-{n}"),
+            raw_response_code="00",
+            raw_response_description="Approved",
+        )
+        captured = factory.Trait(
+            authorized=True,
+            status=TransactionStatus.CAPTURE_SUCCEEDED,
+            captured_amount=factory.SelfAttribute("amount"),
+            captured_at=factory.LazyFunction(timezone.now),
+        )
+        declined = factory.Trait(
+            status=TransactionStatus.AUTHORIZATION_DECLINED,
+            error_code="issuer_decline",
+            raw_response_code="05",
+            raw_response_description="Do not honor",
+        )
+
+    merchant_account = factory.SubFactory(MerchantAccountFactory, id="default")
+    amount = 1299
+    currency = "USD"
+    status = TransactionStatus.PROCESSING
+    method = "card"
+    card_scheme = "visa"
+    card_bin = "411111"
+    card_last4 = "1111"
+    card_expiration_date = "12/30"
+    card_fingerprint = factory.Sequence(lambda n: f"fingerprint-{n}")
+
+
+class RefundFactory(DjangoModelFactory[Refund]):
+    class Meta:
+        model = Refund
+
+    transaction = factory.SubFactory(TransactionFactory, captured=True)
+    merchant_account = factory.SelfAttribute("transaction.merchant_account")
+    target_type = Refund.TargetType.PAYMENT_METHOD
+    amount = 100
+    currency = factory.SelfAttribute("transaction.currency")
+    status = Refund.Status.SUCCEEDED
