@@ -1,1 +1,19 @@
-urlpatterns: list = []
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from transactions.api.views import RefundViewSet, TransactionRefundViewSet, TransactionViewSet
+
+router = SimpleRouter(trailing_slash=False)
+router.register("transactions", TransactionViewSet, basename="transaction")
+
+refunds = TransactionRefundViewSet.as_view({"get": "list", "post": "create"})
+refund = TransactionRefundViewSet.as_view({"get": "retrieve"})
+refund_everything = TransactionRefundViewSet.as_view({"post": "all"})
+
+urlpatterns = [
+    *router.urls,
+    path("transactions/<str:transaction_id>/refunds", refunds, name="transaction-refund-list"),
+    path("transactions/<str:transaction_id>/refunds/all", refund_everything, name="transaction-refund-all"),
+    path("transactions/<str:transaction_id>/refunds/<str:refund_id>", refund, name="transaction-refund-detail"),
+    path("refunds/<str:refund_id>", RefundViewSet.as_view({"get": "retrieve"}), name="refund-detail"),
+]

@@ -1,0 +1,39 @@
+"""What a token's claims allow a new transaction to be.
+
+An `embed` claim pins the amount, the currency and, when present, the buyer; a `checkout_session_id`
+claim pins the checkout session the transaction must pay with. A token used through the `embed` scope
+alone must pin at least the amount and the currency, or a leaked browser token could charge anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.exceptions import PermissionDenied
+
+from payments.authentication import ApiPrincipal
+
+PINNED_FIELDS = ("amount", "currency", "buyer_id", "buyer_external_identifier")
+_REQUIRED_FOR_EMBED = ("amount", "currency")
+
+
+def _same(pinned: Any, requested: Any) -> bool:
+    # Claims are JSON; compare ids as text so "uuid" and UUID("uuid") match.
+    return str(pinned) == str(requested) if requested is not None else pinned is None
+
+
+def require_pinned_claims(principal: ApiPrincipal, data: dict[str, Any]) -> None:
+    """Raise 403 unless the validated create body matches everything the token pins."""
+    embed_only = principal.is_embed and not principal.has_scope("transactions.write")
+    pins = principal.embed
+    if embed_only and not all(name in pins for name in _REQUIRED_FOR_EMBED):
+        raise PermissionDenied("An embed token must pin the amount and currency of the transaction it creates.")
+    for name in PINNED_FIELDS:
+        if name in pins and not _same(pins[name], data.get(name)):
+            raise PermissionDenied(f"This token only allows a transaction with the {name} it was issued for.")
+    session_id = principal.checkout_session_id
+    if session_id is None:
+        return
+    method = data.get("payment_method") or {}
+    if method.get("method") != "checkout-session" or str(method.get("id")) != str(session_id):
+        raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
