@@ -45,7 +45,9 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Mint more tokens: .venv/bin/python manage.py issue_token --private-key {options['private_key_out']}"
         )
-        self.stdout.write(f"API docs: {base}/docs/   Admin: {base}/admin/\n")
+        self.stdout.write(f"API docs: {base}/docs/   Admin: {base}/admin/")
+        # On `localhost`, so the card fields come from the other name (127.0.0.1): a real cross-origin checkout.
+        self.stdout.write(f"Demo checkout: http://localhost:{options['port']}/demo/checkout/\n")
 
     def _api_key(self, path: Path, account) -> str:
         """Reuse the private key on disk (re-registering its public half), or generate one."""
