@@ -38,6 +38,14 @@ def checkout_session_get_by_id(*, id: uuid.UUID | str) -> CheckoutSession:
     return _live(CheckoutSession.objects.select_related("card", "merchant_account"), id)
 
 
+def checkout_session_merchant_account_id(*, id: uuid.UUID | str) -> str | None:
+    """The account of the session with this id, live or expired, or None: a plain read with no purge on sight."""
+    try:
+        return CheckoutSession.objects.filter(pk=id).values_list("merchant_account_id", flat=True).first()
+    except (ValueError, ValidationError):
+        return None
+
+
 def checkout_session_card(*, merchant_account: MerchantAccount, session_id: uuid.UUID | str) -> VaultedCard:
     """The card Secure Fields stored on the account's live session, for a transaction to pay with.
 

@@ -6,13 +6,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from checkout.api.serializers import CheckoutSessionInput, CheckoutSessionOutput, SecureFieldsInput
-from checkout.selectors import checkout_session_get, checkout_session_get_by_id
+from checkout.selectors import checkout_session_get, checkout_session_get_by_id, checkout_session_merchant_account_id
 from checkout.services import (
     checkout_session_create,
     checkout_session_delete,
     checkout_session_store_fields,
     checkout_session_update,
 )
+from payments.throttling import CheckoutSessionThrottle, RateLimitedMixin
 
 
 def _validated(serializer) -> dict:
@@ -48,12 +49,17 @@ class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin
         checkout_session_delete(session=instance)
 
 
-class CheckoutSessionFieldsView(APIView):
+class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
     """Secure Fields: stores card details on a session. The session id is the credential: no token is read."""
 
     authentication_classes = []
     permission_classes = []
-    # The per-session rate limit plugs in here as a throttle class keyed by `self.kwargs["session_id"]`.
+    # One budget per session id for PUT and POST together, whatever token is sent (docs/rate-limits.md).
+    rate_limits = {"put": (CheckoutSessionThrottle,), "post": (CheckoutSessionThrottle,)}
+
+    def rate_limit_merchant_account_id(self) -> str | None:
+        """The session's account, for the record of who was limited (read once per window, writes nothing)."""
+        return checkout_session_merchant_account_id(id=self.kwargs["session_id"])
 
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
     def put(self, request, session_id: str):

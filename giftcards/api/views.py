@@ -21,6 +21,7 @@ from giftcards.models import GiftCard
 from giftcards.selectors import gift_card_balances, gift_card_get, gift_card_list, gift_card_summaries_for_buyer
 from giftcards.services import gift_card_delete, gift_card_store
 from payments.errors import QueryValidationError
+from payments.throttling import EmbedTokenThrottle, RateLimitedMixin
 
 EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
 
@@ -35,6 +36,7 @@ class GiftCardFilter(django_filters.FilterSet):
 
 
 class GiftCardViewSet(
+    RateLimitedMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -44,6 +46,8 @@ class GiftCardViewSet(
     scope_resource = "gift-cards"
     embed_actions = ("create",)
     action_scopes = {"balances": ("gift-cards.read", "embed")}
+    # Per embed token, a budget on each of the two (docs/rate-limits.md); server tokens are never limited.
+    rate_limits = {"create": (EmbedTokenThrottle,), "balances": (EmbedTokenThrottle,)}
     serializer_class = GiftCardOutput
     filterset_class = GiftCardFilter
     lookup_url_kwarg = "gift_card_id"
