@@ -12,3 +12,13 @@ def connector(settings) -> type[ScriptedConnector]:
     ScriptedConnector.calls = []
     settings.PAYMENT_CONNECTOR = "transactions.tests.connectors.ScriptedConnector"
     return ScriptedConnector
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limit_counts():
+    """PIN-failure and embed-token counters live in the rate-limit cache, which outlives a test."""
+    from django.core.cache import caches
+
+    caches["ratelimit"].clear()
+    yield
+    caches["ratelimit"].clear()

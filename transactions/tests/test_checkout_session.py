@@ -1,0 +1,174 @@
+"""Paying with the card Secure Fields stored on a checkout session, and what embed tokens may create."""
+
+import uuid
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from checkout.tests.factories import CheckoutSessionFactory
+from giftcards.tests.factories import IssuedGiftCardFactory
+from payments.models import VaultedCard
+from transactions.models import Transaction
+from transactions.tests.conftest import CARD
+from transactions.tests.test_api import SDK_DEFAULTS, assert_error, post
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(api_client, merchant_account):
+    return api_client(scopes=["transactions.read", "transactions.write"])
+
+
+def with_session(session_id, amount: int = 1299, **fields) -> dict:
+    method = {"method": "checkout-session", "id": str(session_id)}
+    return {"amount": amount, "currency": "USD", "payment_method": method, **SDK_DEFAULTS, **fields}
+
+
+def test_the_sessions_card_pays_and_its_security_code_is_gone_after_the_first_attempt(client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+
+    first = post(client, "/transactions", with_session(session.pk))
+    second = post(client, "/transactions", with_session(session.pk))
+
+    assert first.status_code == second.status_code == 201
+    payload = first.json()
+    assert (payload["status"], payload["checkout_session_id"], payload["cvv_response_code"]) == (
+        "authorization_succeeded",
+        str(session.pk),
+        "match",
+    )
+    assert (payload["payment_method"]["label"], payload["payment_method"]["details"]["bin"]) == ("1111", "411111")
+    card = VaultedCard.objects.get(pk=session.card_id)
+    assert (card.encrypted_security_code, card.security_code_expires_at) == (None, None)
+    assert second.json()["cvv_response_code"] == "not_provided"
+    assert set(Transaction.objects.values_list("vaulted_card_id", flat=True)) == {card.pk}
+
+
+def test_a_declined_session_card_is_reported(client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True, card__number="4000000000000002")
+
+    response = post(client, "/transactions", with_session(session.pk))
+
+    assert (response.status_code, response.json()["status"]) == (201, "authorization_declined")
+
+
+def test_a_session_without_card_details_is_a_400(client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account)
+
+    assert_error(post(client, "/transactions", with_session(session.pk)), 400, "/payment_method/id")
+    assert not Transaction.objects.exists()
+
+
+@pytest.mark.parametrize("case", ["unknown", "expired", "other-account"])
+def test_an_unknown_expired_or_foreign_session_is_a_404(client, merchant_account, other_merchant_account, case):
+    session_id = uuid.uuid4()
+    if case == "expired":
+        session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+        session.__class__.objects.filter(pk=session.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+        session_id = session.pk
+    elif case == "other-account":
+        session_id = CheckoutSessionFactory(merchant_account=other_merchant_account, with_card=True).pk
+
+    assert_error(post(client, "/transactions", with_session(session_id)), 404)
+    assert not Transaction.objects.exists()
+
+
+# --- embed tokens ------------------------------------------------------------------------------------------
+
+PINS = {"amount": 1299, "currency": "USD"}
+
+
+def test_an_embed_token_creates_the_transaction_it_pins(api_client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+    client = api_client(scopes=["embed"], embed=PINS, checkout_session_id=str(session.pk))
+
+    response = post(client, "/transactions", with_session(session.pk))
+
+    assert response.status_code == 201, response.content
+
+
+def _embed_cases(merchant_account):
+    from buyers.tests.factories import BuyerFactory
+
+    pinned_buyer = BuyerFactory(merchant_account=merchant_account, external_identifier="pinned")
+    other_buyer = BuyerFactory(merchant_account=merchant_account, external_identifier="other")
+    card_body = {"amount": 1299, "currency": "USD", "payment_method": CARD, **SDK_DEFAULTS}
+    return {
+        "no pins": ({}, None, card_body),
+        "only amount pinned": ({"amount": 1299}, None, card_body),
+        "other amount": (PINS, None, {**card_body, "amount": 1300}),
+        "other currency": (PINS, None, {**card_body, "currency": "EUR"}),
+        "other buyer id": (
+            {**PINS, "buyer_id": str(pinned_buyer.pk)},
+            None,
+            {**card_body, "buyer_id": str(other_buyer.pk)},
+        ),
+        "buyer id left out": ({**PINS, "buyer_id": str(pinned_buyer.pk)}, None, card_body),
+        "other buyer": (
+            {**PINS, "buyer_external_identifier": "pinned"},
+            None,
+            {**card_body, "buyer_external_identifier": "other"},
+        ),
+        "card instead of the session": (PINS, "session", card_body),
+        "another session": (PINS, "session", with_session(uuid.uuid4())),
+        "gift cards instead of the session": (
+            PINS,
+            "session",
+            {**card_body, "payment_method": None, "gift_cards": [{"id": str(uuid.uuid4()), "amount": 1299}]},
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "no pins",
+        "only amount pinned",
+        "other amount",
+        "other currency",
+        "other buyer id",
+        "buyer id left out",
+        "other buyer",
+        "card instead of the session",
+        "another session",
+        "gift cards instead of the session",
+    ],
+)
+def test_an_embed_token_cannot_create_anything_else(api_client, merchant_account, case):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+    IssuedGiftCardFactory(merchant_account=merchant_account)
+    pins, session_claim, payload = _embed_cases(merchant_account)[case]
+    claims = {"embed": pins} if pins else {}
+    if session_claim:
+        claims["checkout_session_id"] = str(session.pk)
+    client = api_client(scopes=["embed"], **claims)
+
+    assert_error(post(client, "/transactions", payload), 403)
+    assert not Transaction.objects.exists()
+    assert VaultedCard.objects.get().encrypted_security_code is not None
+
+
+def test_matching_pinned_buyer_is_allowed(api_client, merchant_account):
+    from buyers.tests.factories import BuyerFactory
+
+    buyer = BuyerFactory(merchant_account=merchant_account, external_identifier="pinned")
+    client = api_client(scopes=["embed"], embed={**PINS, "buyer_external_identifier": "pinned"})
+
+    response = post(
+        client,
+        "/transactions",
+        {"amount": 1299, "currency": "USD", "payment_method": CARD, "buyer_external_identifier": "pinned"},
+    )
+
+    assert response.status_code == 201, response.content
+    assert response.json()["buyer"]["id"] == str(buyer.pk)
+
+
+def test_a_server_token_with_a_session_claim_may_only_use_that_session(api_client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+    client = api_client(scopes=["transactions.write"], checkout_session_id=str(session.pk))
+
+    assert_error(post(client, "/transactions", {"amount": 5, "currency": "USD", "payment_method": CARD}), 403)
+    assert post(client, "/transactions", with_session(session.pk, amount=5)).status_code == 201
