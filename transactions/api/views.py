@@ -19,6 +19,7 @@ from payments.connectors import CardDetails, ConnectorResult
 from payments.errors import DomainError, NotFound
 from payments.idempotency import idempotent
 from payments.models import VaultedCard
+from payments.throttling import EmbedTokenThrottle, RateLimitedMixin
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import require_pinned_claims
 from transactions.api.serializers import (
@@ -75,9 +76,11 @@ def _action_body(resource: str, txn: Transaction, result: ConnectorResult | None
     }
 
 
-class TransactionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     scope_resource = "transactions"
     embed_actions = ("create",)
+    # Per embed token (docs/rate-limits.md); server tokens are never limited.
+    rate_limits = {"create": (EmbedTokenThrottle,)}
     serializer_class = TransactionOutput
     filterset_class = TransactionFilter
     lookup_url_kwarg = "transaction_id"
