@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from checkout.models import CheckoutSession
@@ -26,6 +27,7 @@ from payments.api.serializers import (
 from payments.models import VaultedCard
 
 
+@extend_schema_field({"type": "number", "minimum": MIN_EXPIRES_IN, "maximum": MAX_EXPIRES_IN})
 class ExpiresInField(serializers.Field):
     """Seconds, 3600..86400. The SDK sends a float such as 3600.0: whole floats pass, 3600.5 does not."""
 
@@ -94,13 +96,13 @@ class CardSummaryDetailsOutput(serializers.Serializer):
     card_issuer_name = serializers.SerializerMethodField()
 
     # The vault knows the BIN but has no BIN table: type, country and issuer are unknown, as the schema allows.
-    def get_card_type(self, card: VaultedCard) -> None:
+    def get_card_type(self, card: VaultedCard) -> str | None:
         return None
 
-    def get_card_country(self, card: VaultedCard) -> None:
+    def get_card_country(self, card: VaultedCard) -> str | None:
         return None
 
-    def get_card_issuer_name(self, card: VaultedCard) -> None:
+    def get_card_issuer_name(self, card: VaultedCard) -> str | None:
         return None
 
 
@@ -118,7 +120,7 @@ class CardSummaryOutput(serializers.Serializer):
     def get_type(self, card: VaultedCard) -> str:
         return "payment-method"
 
-    def get_id(self, card: VaultedCard) -> None:
+    def get_id(self, card: VaultedCard) -> str | None:
         # A card left through Secure Fields is not a stored payment method, so it has no payment method id.
         return None
 

@@ -8,7 +8,10 @@ router.register("checkout/sessions", CheckoutSessionViewSet, basename="checkout-
 
 urlpatterns = [
     *router.urls,
+    # A UUID converter: one spelling per session, so the per-session rate limit cannot be dodged by case.
     path(
-        "checkout/sessions/<str:session_id>/fields", CheckoutSessionFieldsView.as_view(), name="checkout-session-fields"
+        "checkout/sessions/<uuid:session_id>/fields",
+        CheckoutSessionFieldsView.as_view(),
+        name="checkout-session-fields",
     ),
 ]

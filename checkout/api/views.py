@@ -1,11 +1,14 @@
 """HTTP for checkout sessions and Secure Fields: validate, call one service or selector, render."""
 
+import uuid
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from checkout.api.serializers import CheckoutSessionInput, CheckoutSessionOutput, SecureFieldsInput
+from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_get, checkout_session_get_by_id, checkout_session_merchant_account_id
 from checkout.services import (
     checkout_session_create,
@@ -24,6 +27,7 @@ def _validated(serializer) -> dict:
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
     scope_resource = "checkout-sessions"
     serializer_class = CheckoutSessionOutput
+    queryset = CheckoutSession.objects.none()  # names the model for the schema; reads go through selectors
     lookup_url_kwarg = "session_id"
     http_method_names = ["get", "post", "put", "delete"]
 
@@ -62,7 +66,7 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
         return checkout_session_merchant_account_id(id=self.kwargs["session_id"])
 
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
-    def put(self, request, session_id: str):
+    def put(self, request, session_id: uuid.UUID):
         session = checkout_session_get_by_id(id=session_id)
         data = _validated(SecureFieldsInput(data=request.data))
         card = data["payment_method"]
@@ -77,5 +81,5 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
-    def post(self, request, session_id: str):
+    def post(self, request, session_id: uuid.UUID):
         return self.put(request, session_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from payments import cards
@@ -49,6 +50,7 @@ class _CardInputField(serializers.Field):
         return None
 
 
+@extend_schema_field({"type": "string", "pattern": "^[0-9]{13,19}$", "writeOnly": True})
 class CardNumberField(_CardInputField):
     """13 to 19 ASCII digits passing the Luhn check."""
 
@@ -57,6 +59,7 @@ class CardNumberField(_CardInputField):
         return value
 
 
+@extend_schema_field({"type": "string", "pattern": "^[0-9]{2}/[0-9]{2}$", "writeOnly": True})
 class ExpirationDateField(_CardInputField):
     """`MM/YY`, not before the current month (UTC); the internal value is a `CardExpiry`."""
 
@@ -65,6 +68,7 @@ class ExpirationDateField(_CardInputField):
         return CardExpiry(month=month, year=year)
 
 
+@extend_schema_field({"type": "string", "pattern": "^[0-9]{3,4}$", "nullable": True, "writeOnly": True})
 class SecurityCodeField(_CardInputField):
     """3 or 4 ASCII digits; the exact count for the card's scheme is checked by `CardDetailsSerializer`."""
 
