@@ -1,5 +1,7 @@
 """The official `gr4vy` SDK, unchanged, against a running server: every buyers operation end to end."""
 
+from collections.abc import Iterator
+
 import pytest
 from gr4vy import Gr4vy, auth, errors, models
 
@@ -9,13 +11,25 @@ from buyers.tests.factories import BuyerFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Gr4vy:
+@pytest.fixture(autouse=True)
+def _no_sdk_environment(monkeypatch):
     for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
         monkeypatch.delenv(name, raising=False)
+
+
+def client_for(live_server, private_key_pem: str, scopes: list[str] | None = None) -> Gr4vy:
     return Gr4vy(
-        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
+        server_url=live_server.url,
+        bearer_auth=auth.with_token(private_key_pem, scopes=scopes),
+        merchant_account_id="default",
     )
+
+
+@pytest.fixture
+def sdk(live_server, api_key, private_key_pem) -> Iterator[Gr4vy]:
+    # Closing the client ends its keep-alive connections before the live server stops.
+    with client_for(live_server, private_key_pem) as client:
+        yield client
 
 
 def test_create_get_update_list_delete(sdk):
@@ -98,11 +112,5 @@ def test_duplicate_external_identifier_is_a_typed_409(sdk, merchant_account):
 
 
 def test_missing_scope_is_a_typed_403(live_server, api_key, private_key_pem):
-    read_only = Gr4vy(
-        server_url=live_server.url,
-        bearer_auth=auth.with_token(private_key_pem, scopes=["buyers.read"]),
-        merchant_account_id="default",
-    )
-
-    with pytest.raises(errors.Error403):
+    with client_for(live_server, private_key_pem, scopes=["buyers.read"]) as read_only, pytest.raises(errors.Error403):
         read_only.buyers.create(display_name="Nope")
