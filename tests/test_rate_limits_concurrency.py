@@ -17,8 +17,10 @@ import urllib.error
 import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 from urllib.parse import quote
 
 import pytest
@@ -46,6 +48,12 @@ CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/3
 @dataclass
 class Server:
     url: str
+    log: IO[bytes]
+
+    def output(self) -> str:
+        """Everything the master and its workers have logged so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     def request(self, method: str, path: str, body: dict, token: str | None = None) -> tuple[int, dict, dict]:
         headers = {"Content-Type": "application/json"}
@@ -82,33 +90,49 @@ def redis_required():
 
 
 @pytest.fixture
-def gunicorn(redis_required, api_key, settings) -> Server:
-    """gunicorn -w 3 on a free port, against this test's (committed) database and the same Redis."""
-    port = _free_port()
-    env = {
-        **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": _database_url(connection.settings_dict),
-        "REDIS_URL": os.environ["REDIS_URL"],
-        "RATELIMIT_EMBED": RATE,
-        "RATELIMIT_CHECKOUT_FIELDS": RATE,
-        "RATELIMIT_GIFTCARD_PIN_FAILURES": RATE,
-        "RATELIMIT_FAIL_OPEN": "false",
-        "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
-        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
-        "LOG_LEVEL": "WARNING",
-    }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "3", "-b", f"127.0.0.1:{port}"]
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            server = Server(f"http://127.0.0.1:{port}")
-            _wait_until_serving(server, process, log)
-            yield server
-        finally:
-            # Stop before the database is flushed: no worker may hold a connection to it then.
-            process.send_signal(signal.SIGTERM)
-            process.wait(timeout=30)
+def start_gunicorn(redis_required, api_key, settings):
+    """Start gunicorn -w 3 on a free port, against this test's (committed) database and the same Redis.
+
+    Keyword arguments override its environment. Every server started is stopped before the database is
+    flushed: no worker may hold a connection to it then.
+    """
+    with ExitStack() as stack:
+
+        def start(**overrides: str) -> Server:
+            port = _free_port()
+            env = {
+                **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
+                "DJANGO_SETTINGS_MODULE": "config.settings",
+                "DATABASE_URL": _database_url(connection.settings_dict),
+                "REDIS_URL": os.environ["REDIS_URL"],
+                "RATELIMIT_EMBED": RATE,
+                "RATELIMIT_CHECKOUT_FIELDS": RATE,
+                "RATELIMIT_GIFTCARD_PIN_FAILURES": RATE,
+                "RATELIMIT_FAIL_OPEN": "false",
+                "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
+                "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+                "LOG_LEVEL": "WARNING",
+                **overrides,
+            }
+            command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-w", "3", "-b", f"127.0.0.1:{port}"]
+            log = stack.enter_context(tempfile.TemporaryFile())
+            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            stack.callback(_stop, process)
+            server = Server(f"http://127.0.0.1:{port}", log)
+            _wait_until_serving(server, process)
+            return server
+
+        yield start
+
+
+@pytest.fixture
+def gunicorn(start_gunicorn) -> Server:
+    return start_gunicorn()
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=30)
 
 
 def _database_url(database: dict) -> str:
@@ -118,12 +142,11 @@ def _database_url(database: dict) -> str:
     return f"postgres://{user}{password}@{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}"
 
 
-def _wait_until_serving(server: Server, process: subprocess.Popen, log) -> None:
+def _wait_until_serving(server: Server, process: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            log.seek(0)
-            pytest.fail(f"gunicorn exited: {log.read().decode(errors='replace')[-2000:]}")
+            pytest.fail(f"gunicorn exited: {server.output()[-2000:]}")
         try:
             with urllib.request.urlopen(server.url + "/healthz", timeout=2):  # noqa: S310
                 return
@@ -251,3 +274,26 @@ def test_pin_failures_lock_a_card_across_many_embed_tokens_and_processes(gunicor
     assert server[2]["items"][0] == wrong_answer  # the lock is the card's, whoever asks
     event = RateLimitEvent.objects.get(subject_kind=RateLimitEvent.SubjectKind.GIFT_CARD)
     assert event.gift_card_last4 == gift_card.number[-4:]
+
+
+# --- the rate-limit cache unreachable ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fail_open", [False, True], ids=["fail-closed", "fail-open"])
+def test_with_redis_down_limited_requests_follow_the_fail_mode_and_servers_are_unaffected(
+    start_gunicorn, mint, gift_card, fail_open
+):
+    server = start_gunicorn(REDIS_URL=f"redis://127.0.0.1:{_free_port()}/0", RATELIMIT_FAIL_OPEN=str(fail_open))
+    body = _balances_body(gift_card)
+
+    limited = server.burst("POST", "/gift-cards/balances", body, [mint(["embed"]) for _ in range(BURST // 2)])
+    unlimited = server.burst("POST", "/gift-cards/balances", body, [mint(["gift-cards.read"])] * (BURST // 2))
+
+    expected = 200 if fail_open else 503
+    assert Counter(status for status, _, _ in limited) == {expected: BURST // 2}
+    assert not any("RateLimit-Limit" in headers for _, headers, _ in limited)
+    if not fail_open:
+        assert {body["code"] for _, _, body in limited} == {"service_unavailable"}
+    assert Counter(status for status, _, _ in unlimited) == {200: BURST // 2}
+    # Once per worker that saw the outage, not once per request.
+    assert 1 <= server.output().count("Rate-limit cache unreachable") <= 3
