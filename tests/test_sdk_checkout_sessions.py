@@ -1,5 +1,6 @@
 """The official `gr4vy` SDK, unchanged, against a running server: checkout sessions end to end."""
 
+from collections.abc import Iterator
 from datetime import timedelta
 
 import httpx
@@ -13,13 +14,25 @@ from payments.models import VaultedCard
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Gr4vy:
+@pytest.fixture(autouse=True)
+def _no_sdk_environment(monkeypatch):
     for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
         monkeypatch.delenv(name, raising=False)
+
+
+def client_for(live_server, private_key_pem: str, scopes: list[str] | None = None) -> Gr4vy:
     return Gr4vy(
-        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
+        server_url=live_server.url,
+        bearer_auth=auth.with_token(private_key_pem, scopes=scopes),
+        merchant_account_id="default",
     )
+
+
+@pytest.fixture
+def sdk(live_server, api_key, private_key_pem) -> Iterator[Gr4vy]:
+    # Closing the client ends its keep-alive connections before the live server stops.
+    with client_for(live_server, private_key_pem) as client:
+        yield client
 
 
 def test_create_get_update_delete(sdk, live_server):
@@ -60,10 +73,11 @@ def test_empty_create_and_card_summary_after_secure_fields(sdk, live_server):
     assert isinstance(created, models.CheckoutSession)
 
     # The browser's call: no token, the session id is the credential.
-    response = httpx.put(
-        f"{live_server.url}/checkout/sessions/{created.id}/fields",
-        json={"payment_method": {"method": "card", "number": "4111111111111111", "expiration_date": "12/39"}},
-    )
+    with httpx.Client() as browser:
+        response = browser.put(
+            f"{live_server.url}/checkout/sessions/{created.id}/fields",
+            json={"payment_method": {"method": "card", "number": "4111111111111111", "expiration_date": "12/39"}},
+        )
     assert response.status_code == 204
 
     fetched = sdk.checkout_sessions.get(session_id=created.id)
@@ -81,10 +95,6 @@ def test_bad_expires_in_is_a_typed_400(sdk):
 
 
 def test_missing_scope_is_a_typed_403(live_server, api_key, private_key_pem):
-    reader = Gr4vy(
-        server_url=live_server.url,
-        bearer_auth=auth.with_token(private_key_pem, scopes=["checkout-sessions.read"]),
-        merchant_account_id="default",
-    )
-    with pytest.raises(errors.Error403):
+    reader = client_for(live_server, private_key_pem, scopes=["checkout-sessions.read"])
+    with reader, pytest.raises(errors.Error403):
         reader.checkout_sessions.create()
