@@ -24,9 +24,10 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import APIException
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -113,8 +114,8 @@ def idempotency_claim(
     )
 
 
-def idempotency_complete(*, record: IdempotencyRecord, status: int, body: object, headers: dict[str, str]) -> None:
-    """Store the answer the key replays from now on."""
+def idempotency_complete(*, record: IdempotencyRecord, status: int, body: str, headers: dict[str, str]) -> None:
+    """Store the answer (rendered JSON) the key replays from now on."""
     IdempotencyRecord.objects.filter(pk=record.pk).update(
         state=IdempotencyRecord.State.COMPLETED, response_status=status, response_body=body, response_headers=headers
     )
@@ -135,9 +136,16 @@ def idempotency_purge_expired(*, now: datetime, batch_size: int) -> int:
     return deleted
 
 
-def _replay(record: IdempotencyRecord) -> Response:
-    headers = {**record.response_headers, REPLAYED_HEADER: "true"}
-    return Response(record.response_body, status=record.response_status, headers=headers)
+def _replay(record: IdempotencyRecord) -> HttpResponse:
+    response = HttpResponse(record.response_body, status=record.response_status, content_type="application/json")
+    for name, value in {**record.response_headers, REPLAYED_HEADER: "true"}.items():
+        response[name] = value
+    return response
+
+
+def _rendered(data: object) -> str:
+    # The renderer the API answers with, so the stored text is what the first client received.
+    return JSONRenderer().render(data).decode()
 
 
 def _stored_headers(response: Response) -> dict[str, str]:
@@ -148,11 +156,11 @@ def _stored_headers(response: Response) -> dict[str, str]:
 _REFUSALS = (DomainError, APIException, Http404, PermissionDenied)
 
 
-def idempotent(action: Callable[..., Response]) -> Callable[..., Response]:
+def idempotent(action: Callable[..., Response]) -> Callable[..., HttpResponse]:
     """Make a viewset action honour `Idempotency-Key`; requests without the header run unchanged."""
 
     @functools.wraps(action)
-    def wrapper(view, request: Request, *args, **kwargs) -> Response:
+    def wrapper(view, request: Request, *args, **kwargs) -> HttpResponse:
         key = idempotency_key_from(request)
         if key is None:
             return action(view, request, *args, **kwargs)
@@ -169,13 +177,16 @@ def idempotent(action: Callable[..., Response]) -> Callable[..., Response]:
         except Exception:
             # The middleware logs the traceback; this line ties the stored 500 to the key.
             logger.warning("Idempotent request failed; key %s now answers 500", record.pk)
-            idempotency_complete(record=record, status=500, body=envelope(500), headers={})
+            idempotency_complete(record=record, status=500, body=_rendered(envelope(500)), headers={})
             raise
         if response.status_code >= 400:
             idempotency_release(record=record)
         else:
             idempotency_complete(
-                record=record, status=response.status_code, body=response.data, headers=_stored_headers(response)
+                record=record,
+                status=response.status_code,
+                body=_rendered(response.data),
+                headers=_stored_headers(response),
             )
         return response
 

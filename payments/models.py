@@ -2,7 +2,6 @@
 
 import uuid
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 
 
@@ -81,7 +80,8 @@ class IdempotencyRecord(models.Model):
     fingerprint = models.CharField(max_length=64)
     state = models.CharField(max_length=16, choices=State.choices, default=State.IN_PROGRESS)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
-    response_body = models.JSONField(null=True, blank=True, encoder=DjangoJSONEncoder)
+    # The rendered JSON exactly as first sent, so a replay is byte for byte the same answer.
+    response_body = models.TextField(null=True, blank=True)
     response_headers = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(db_index=True)

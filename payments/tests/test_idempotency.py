@@ -35,17 +35,17 @@ def test_first_claim_owns_the_key_and_later_ones_replay_the_answer(merchant_acco
     assert claimed
     with pytest.raises(IdempotencyKeyInUse):
         idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
-    idempotency_complete(record=record, status=201, body={"id": "x"}, headers={"Location": "/x"})
+    idempotency_complete(record=record, status=201, body='{"id":"x"}', headers={"Location": "/x"})
     replay, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
     assert not claimed
     assert replay.pk == record.pk
-    assert (replay.response_status, replay.response_body) == (201, {"id": "x"})
+    assert (replay.response_status, replay.response_body) == (201, '{"id":"x"}')
     assert replay.response_headers == {"Location": "/x"}
 
 
 def test_a_key_reused_for_another_request_is_refused(merchant_account):
     record, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
-    idempotency_complete(record=record, status=201, body={}, headers={})
+    idempotency_complete(record=record, status=201, body="{}", headers={})
     with pytest.raises(DomainError) as excinfo:
         idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="other")
     assert excinfo.value.status == 400
@@ -69,7 +69,7 @@ def test_a_released_key_can_be_claimed_again(merchant_account):
 
 def test_an_expired_answer_is_forgotten(merchant_account):
     record, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f")
-    idempotency_complete(record=record, status=201, body={}, headers={})
+    idempotency_complete(record=record, status=201, body="{}", headers={})
     later = timezone.now() + timedelta(days=1, seconds=1)
     fresh, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="new", now=later)
     assert claimed

@@ -20,7 +20,8 @@ def test_a_retried_create_replays_the_first_answer(client):
     again = post(client, "/transactions", body(), HTTP_IDEMPOTENCY_KEY="order-1")
 
     assert first.status_code == again.status_code == 201
-    assert again.json() == first.json()
+    assert again.content == first.content
+    assert again["Content-Type"] == "application/json"
     assert "Idempotent-Replayed" not in first
     assert again["Idempotent-Replayed"] == "true"
     assert Transaction.objects.count() == 1
