@@ -1,12 +1,16 @@
-"""What a request costs once its token is warm: one query for a list page, no signature check."""
+"""What a request costs once its token is warm: one query for a list page, no signature check, no work
+repeated that could be done once."""
 
 import datetime
 
 import pytest
+from rest_framework.serializers import ModelSerializer
 from rest_framework_simplejwt.backends import TokenBackend
 
+from buyers.api.serializers import BuyerOutput
 from buyers.tests.factories import BuyerFactory
 from payments import authentication
+from payments.filters import QueryFilterBackend
 
 pytestmark = pytest.mark.django_db
 
@@ -107,3 +111,31 @@ class _FrozenDatetime:
                 return datetime.datetime.fromtimestamp(timestamp, tz=tz)
 
         return Frozen
+
+
+def test_a_list_without_filters_builds_no_filterset(warm_client, monkeypatch):
+    built = []
+    original = QueryFilterBackend.get_filterset
+    monkeypatch.setattr(QueryFilterBackend, "get_filterset", lambda *a: built.append(1) or original(*a))
+
+    unfiltered = warm_client.get("/buyers", {"limit": 5})
+    filtered = warm_client.get("/buyers", {"limit": 5, "external_identifier": "nobody"})
+
+    assert unfiltered.status_code == filtered.status_code == 200
+    assert len(unfiltered.json()["items"]) == 5
+    assert filtered.json()["items"] == []
+    assert len(built) == 1
+
+
+def test_output_serializer_fields_are_built_once_per_class(merchant_account, monkeypatch):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    BuyerOutput(buyer).data  # noqa: B018 - builds the class's field template
+    builds = []
+    original = ModelSerializer.build_field
+    monkeypatch.setattr(ModelSerializer, "build_field", lambda *a: builds.append(1) or original(*a))
+
+    first, second = BuyerOutput(buyer), BuyerOutput(buyer)
+
+    assert first.data == second.data
+    assert first.fields["id"] is not second.fields["id"]  # each serializer binds its own copies
+    assert builds == []

@@ -1,5 +1,6 @@
 """Serializer building blocks every resource app shares."""
 
+import copy
 from datetime import UTC
 
 from django.db import models
@@ -39,6 +40,16 @@ class ApiModelSerializer(serializers.ModelSerializer):
         **serializers.ModelSerializer.serializer_field_mapping,
         models.DateTimeField: TimestampField,
     }
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        """A copy of fields built once per class: DRF would introspect the model again on every request."""
+        # The built fields depend only on the class (Meta, declared fields, field mapping), never on the
+        # instance or its context, so one template per class serves every request.
+        template = type(self).__dict__.get("_field_template")
+        if template is None:
+            template = super().get_fields()
+            type(self)._field_template = template
+        return copy.deepcopy(template)
 
 
 class StrictSerializer(StrictSerializerMixin, serializers.Serializer):
