@@ -1,0 +1,434 @@
+"""Benchmark: the API side by side with reference cases, in one run, on one machine (`make bench`).
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/payments_bench REDIS_URL=redis://127.0.0.1:6379/7 make bench
+
+Seeds 1,000,000 buyers for one merchant account (once; reruns reuse them), starts gunicorn with the
+project's own config (`config/gunicorn.conf.py`, the same workers for every case), drives every case
+with wrk in alternating rounds, and prints one table. See docs/performance.md for what each case is.
+"""
+
+import argparse
+import base64
+import json
+import os
+import secrets
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode, urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DEEP_OFFSET = 900_000
+MERCHANT_ACCOUNT = "default"
+
+
+@dataclass
+class Case:
+    """One endpoint and request, driven by wrk against one server."""
+
+    name: str
+    path: str
+    headers: dict[str, str] = field(default_factory=dict)
+    method: str = "GET"
+    body: str | None = None
+    server: str = "main"
+    unique_header: str | None = None  # a header wrk fills with a fresh value per request (Idempotency-Key)
+
+
+@dataclass
+class Result:
+    requests: int
+    seconds: float
+    p50_ms: float
+    p99_ms: float
+    bad: int
+
+    @property
+    def rps(self) -> float:
+        return self.requests / self.seconds
+
+
+# --- environment and fixtures -------------------------------------------------------------------
+
+
+def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
+    """Production settings with throwaway secrets: what `make serve` runs, on loopback."""
+    from payments.keys import generate_private_key, public_pem
+
+    private_key, private_pem = generate_private_key()
+    key = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
+    return {
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
+        "DJANGO_DEBUG": "false",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECURE_SSL_REDIRECT": "false",
+        "CARD_ENCRYPTION_KEYS": f"bench:{key}",
+        "CARD_FINGERPRINT_KEY": secrets.token_urlsafe(32),
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "BENCH_PEER_VERIFYING_KEY": public_pem(private_key),
+        "BENCH_PRIVATE_KEY_PEM": private_pem,
+    }
+
+
+def ensure_database(database_url: str) -> None:
+    import psycopg
+
+    url = urlparse(database_url)
+    name = url.path.lstrip("/")
+    admin_url = url._replace(path="/postgres").geturl()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def seed_buyers(rows: int) -> None:
+    """`rows` buyers one second apart, newest first, in one INSERT ... SELECT (a fixture, so raw SQL)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM buyers_buyer WHERE merchant_account_id = %s", [MERCHANT_ACCOUNT])
+        have = cursor.fetchone()[0]
+        if have >= rows:
+            print(f"  {have:,} buyers already seeded")
+            return
+        started = time.perf_counter()
+        cursor.execute(
+            """
+            INSERT INTO buyers_buyer (id, merchant_account_id, display_name, external_identifier, account_number,
+                                      billing_details, created_at, updated_at)
+            SELECT gen_random_uuid(), %(account)s, 'Buyer ' || n,
+                   'demo-buyer-' || lpad(n::text, greatest(6, length(n::text)), '0'),
+                   CASE WHEN n %% 3 = 0 THEN 'ACC' || lpad(n::text, 8, '0') END,
+                   jsonb_build_object('first_name', 'Buyer', 'last_name', n::text,
+                                      'email_address', 'buyer' || n || '@example.com',
+                                      'address', jsonb_build_object('city', 'London', 'country', 'GB')),
+                   now() - make_interval(secs => %(rows)s - n), now() - make_interval(secs => %(rows)s - n)
+            FROM generate_series(%(first)s, %(rows)s) AS n
+            ON CONFLICT DO NOTHING
+            """,
+            {"account": MERCHANT_ACCOUNT, "first": have + 1, "rows": rows},
+        )
+        inserted = cursor.rowcount
+        cursor.execute("VACUUM ANALYZE buyers_buyer")
+    print(f"  seeded {inserted:,} buyers in {time.perf_counter() - started:.1f}s")
+
+
+def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
+    """Migrate, seed, create the account, key and peer user; return tokens and deep-page cursors."""
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from payments.keys import load_private_pem, mint_token, public_pem
+    from payments.models import MerchantAccount
+    from payments.services import api_key_register
+
+    call_command("migrate", verbosity=0)
+    account, _ = MerchantAccount.objects.get_or_create(id=MERCHANT_ACCOUNT, defaults={"display_name": "Bench"})
+    private_pem = env["BENCH_PRIVATE_KEY_PEM"]
+    api_key_register(public_key_pem=public_pem(load_private_pem(private_pem)), merchant_account=account)
+    seed_buyers(rows)
+    token = mint_token(private_pem, scopes=["buyers.read", "buyers.write"], expires_in=3600)
+    claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
+    get_user_model().objects.get_or_create(username=claims["iss"])  # the peer's user lookup finds this row
+    return {"token": token, **deep_cursors()}
+
+
+def deep_cursors() -> dict[str, str]:
+    """Query strings that open each list at the row after DEEP_OFFSET, as its own next links would."""
+    from django.conf import settings
+    from django.core import signing
+    from rest_framework.pagination import Cursor as DrfCursor
+    from rest_framework.request import Request
+    from rest_framework.test import APIRequestFactory
+
+    from bench.views import PeerCursorPagination
+    from buyers.models import Buyer
+    from payments.pagination import Cursor, KeysetCursorPagination
+
+    row = (
+        Buyer.objects.filter(merchant_account_id=MERCHANT_ACCOUNT)
+        .order_by("-created_at", "-id")
+        .values("created_at", "id")[DEEP_OFFSET - 1]
+    )
+    ours = KeysetCursorPagination()
+    ours.signer = signing.Signer(
+        key=settings.CURSOR_SIGNING_KEY,
+        salt=ours._binding(Request(APIRequestFactory().get("/buyers", {"limit": 20}))),
+    )
+    peer = PeerCursorPagination()
+    peer.base_url = "http://127.0.0.1/bench/peer/buyers"
+    peer_url = peer.encode_cursor(DrfCursor(offset=0, reverse=False, position=str(row["created_at"])))
+    return {
+        "ours_deep": urlencode({"limit": 20, "cursor": ours._encode(Cursor(True, row["created_at"], str(row["id"])))}),
+        "peer_deep": urlparse(peer_url).query + "&limit=20",
+        "floor_deep": urlencode({"limit": 20, "before": f"{row['created_at'].isoformat()},{row['id']}"}),
+    }
+
+
+# --- the server and the load generator -----------------------------------------------------------
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_server(env: dict[str, str], workers: int, log: Path) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    server_env = {**os.environ, **env, "HOST": "127.0.0.1", "PORT": str(port), "WEB_CONCURRENCY": str(workers)}
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "config/gunicorn.conf.py"]
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=server_env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), start_new_session=True
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:  # noqa: S310 - loopback
+                if response.status == 200:
+                    return process, base
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    stop_server(process)
+    raise SystemExit(f"gunicorn did not become ready; see {log}")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def ensure_wrk() -> str:
+    found = shutil.which("wrk")
+    if found:
+        return found
+    print("wrk is missing: installing Debian's package")
+    subprocess.run(
+        ["apt-get", "install", "-y", "-qq", "wrk"], check=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    )
+    return shutil.which("wrk") or sys.exit("wrk could not be installed")
+
+
+def _lua_string(value: str) -> str:
+    return "[==[" + value + "]==]"
+
+
+def wrk_script(case: Case) -> str:
+    """A wrk script sending the case's request and printing one JSON result line."""
+    headers = ", ".join(f"[ {_lua_string(k)} ] = {_lua_string(v)}" for k, v in case.headers.items())
+    unique = _lua_string(case.unique_header) if case.unique_header else "nil"
+    body = _lua_string(case.body) if case.body is not None else "nil"
+    return f"""
+local headers = {{ {headers} }}
+local unique, body, counter, thread_id = {unique}, {body}, 0, 0
+local threads = {{}}
+setup = function(thread)
+  thread:set("thread_id", #threads + 1)
+  table.insert(threads, thread)
+end
+init = function(args) thread_id = wrk.thread:get("thread_id") end
+request = function()
+  if unique then
+    counter = counter + 1
+    headers[unique] = string.format("bench-%d-%d-%d-%d", os.time(), math.random(1000000000), thread_id, counter)
+  end
+  return wrk.format({_lua_string(case.method)}, nil, headers, body)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_RESULT {{"requests": %d, "micros": %d, "p50": %d, "p99": %d, "bad": %d}}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect + e.read + e.write + e.status + e.timeout))
+end
+"""
+
+
+def drive(wrk: str, base: str, case: Case, seconds: float, connections: int, scripts: Path) -> Result:
+    script = scripts / f"{case.name.replace(' ', '_').replace('/', '_')}.lua"
+    script.write_text(wrk_script(case))
+    load = ["-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "10s"]
+    command = [wrk, *load, "-s", str(script), base + case.path]
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    line = next((line for line in run.stdout.splitlines() if line.startswith("BENCH_RESULT ")), None)
+    if run.returncode or line is None:
+        raise SystemExit(f"wrk failed on {case.name}:\n{run.stdout}{run.stderr}")
+    data = json.loads(line.removeprefix("BENCH_RESULT "))
+    return Result(data["requests"], data["micros"] / 1e6, data["p50"] / 1000, data["p99"] / 1000, data["bad"])
+
+
+# --- cases -----------------------------------------------------------------------------------------
+
+
+def buyer_cases(fixtures: dict[str, str]) -> list[Case]:
+    auth = {"Authorization": f"Bearer {fixtures['token']}"}
+    return [
+        Case("ours", "/buyers?limit=20", auth),
+        Case("ours @900k", f"/buyers?{fixtures['ours_deep']}", auth),
+        Case("peer", "/bench/peer/buyers?limit=20", auth),
+        Case("peer @900k", f"/bench/peer/buyers?{fixtures['peer_deep']}", auth),
+        Case("offset peer", "/bench/offset-peer/buyers?limit=20&offset=0", auth),
+        Case("offset peer @900k", f"/bench/offset-peer/buyers?limit=20&offset={DEEP_OFFSET}", auth),
+        Case("floor", "/bench/floor/buyers?limit=20", {}),
+        Case("floor @900k", f"/bench/floor/buyers?{fixtures['floor_deep']}", {}),
+    ]
+
+
+# --- report ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Summary:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    bad: int
+
+
+def summarise(results: list[Result]) -> Summary:
+    """Medians over rounds: one slow round (a checkpoint, a neighbour) does not decide the figure."""
+    return Summary(
+        rps=statistics.median(r.rps for r in results),
+        p50_ms=statistics.median(r.p50_ms for r in results),
+        p99_ms=statistics.median(r.p99_ms for r in results),
+        bad=sum(r.bad for r in results),
+    )
+
+
+def table(summaries: dict[str, Summary], references: list[str]) -> str:
+    ref_columns = "".join(f" x {name} rps |" for name in references)
+    lines = [
+        f"| case | req/s | p50 ms | p99 ms |{ref_columns}",
+        "|---|---:|---:|---:|" + "---:|" * len(references),
+    ]
+    for name, s in summaries.items():
+        ratios = "".join(
+            f" {s.rps / summaries[ref].rps:.2f} |" if ref in summaries and summaries[ref].rps else " - |"
+            for ref in references
+        )
+        lines.append(f"| {name} | {s.rps:,.0f} | {s.p50_ms:.2f} | {s.p99_ms:.2f} |{ratios}")
+    return "\n".join(lines)
+
+
+@dataclass
+class Target:
+    label: str
+    value: Callable[[dict[str, Summary]], float]
+    ok: Callable[[float], bool]
+    needs: tuple[str, ...]
+
+
+TARGETS = [
+    Target("ours / peer req/s >= 1.2", lambda s: s["ours"].rps / s["peer"].rps, lambda v: v >= 1.2, ("ours", "peer")),
+    Target(
+        "ours / floor req/s >= 0.6", lambda s: s["ours"].rps / s["floor"].rps, lambda v: v >= 0.6, ("ours", "floor")
+    ),
+    Target(
+        "ours p50 @900k / first page <= 1.1",
+        lambda s: s["ours @900k"].p50_ms / s["ours"].p50_ms,
+        lambda v: v <= 1.1,
+        ("ours", "ours @900k"),
+    ),
+    Target(
+        "offset peer p50 @900k / first page (grows)",
+        lambda s: s["offset peer @900k"].p50_ms / s["offset peer"].p50_ms,
+        lambda v: True,
+        ("offset peer", "offset peer @900k"),
+    ),
+]
+
+
+def report_targets(summaries: dict[str, Summary]) -> list[str]:
+    lines = []
+    for target in TARGETS:
+        if all(name in summaries for name in target.needs):
+            value = target.value(summaries)
+            lines.append(f"- {target.label}: {value:.2f} {'ok' if target.ok(value) else 'MISSED'}")
+    return lines
+
+
+# --- main ------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2 * os.cpu_count() + 1)))
+    parser.add_argument("--only", nargs="*", help="run only the cases with these names")
+    args = parser.parse_args()
+
+    database_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    if not database_url.startswith(("postgres://", "postgresql://")) or not redis_url:
+        sys.exit(__doc__)
+    started = time.monotonic()
+    wrk = ensure_wrk()
+    env = server_environment(database_url, redis_url)
+    ensure_database(database_url)
+    print("preparing (migrate, seed, fixtures)")
+    fixtures = prepare(args.rows, env)
+    cases = [c for c in buyer_cases(fixtures) if not args.only or c.name in args.only]
+
+    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    servers = {"main": start_server(env, args.workers, workdir / "main.log")}
+    results: dict[str, list[Result]] = {case.name: [] for case in cases}
+    try:
+        print(f"warming up {len(cases)} cases")
+        for case in cases:
+            drive(wrk, servers[case.server][1], case, 1, args.connections, workdir)
+        for round_number in range(args.rounds):
+            # Rotate the order each round so no case always runs first, or right after the slowest one.
+            shift = round_number % len(cases)
+            for case in cases[shift:] + cases[:shift]:
+                result = drive(wrk, servers[case.server][1], case, args.seconds, args.connections, workdir)
+                results[case.name].append(result)
+                print(
+                    f"  round {round_number + 1} {case.name:<20} {result.rps:8,.0f} req/s  p50 {result.p50_ms:7.2f} ms"
+                )
+    finally:
+        for process, _ in servers.values():
+            stop_server(process)
+
+    summaries = {name: summarise(runs) for name, runs in results.items() if runs}
+    print()
+    load = f"wrk -t1 -c{args.connections}, {args.rounds} rounds of {args.seconds:g}s per case"
+    print(f"{args.workers} gunicorn workers, {load}")
+    print(table(summaries, references=["peer", "offset peer", "floor"]))
+    print()
+    print("\n".join(report_targets(summaries)))
+    if any(s.bad for s in summaries.values()):
+        print("\nSome responses were errors (non-2xx or socket errors): see", workdir)
+    print(f"\ntotal {time.monotonic() - started:.0f}s")
+
+
+if __name__ == "__main__":
+    main()
