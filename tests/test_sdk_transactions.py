@@ -1,0 +1,119 @@
+"""The official `gr4vy` SDK, unchanged, against a running server: transactions and refunds end to end."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from gr4vy import Gr4vy, auth, errors, models
+
+from checkout.tests.factories import CheckoutSessionFactory
+from payments.models import VaultedCard
+from transactions.models import Transaction
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
+
+
+@pytest.fixture
+def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Gr4vy:
+    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
+        monkeypatch.delenv(name, raising=False)
+    return Gr4vy(
+        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
+    )
+
+
+def test_create_get_capture_refund_and_list_refunds(sdk):
+    created = sdk.transactions.create(
+        amount=1299,
+        currency="USD",
+        country="US",
+        payment_method=CARD,
+        external_identifier="order-1",
+        metadata={"cart": "42"},
+        idempotency_key="order-1-attempt",
+    )
+    assert isinstance(created, models.Transaction)
+    assert (created.status, created.authorized_amount, created.payment_method.label) == (
+        "authorization_succeeded",
+        1299,
+        "1111",
+    )
+
+    fetched = sdk.transactions.get(transaction_id=created.id)
+    assert (fetched.id, fetched.external_identifier, fetched.metadata) == (created.id, "order-1", {"cart": "42"})
+
+    captured = sdk.transactions.capture(transaction_id=created.id, amount=1000)
+    assert isinstance(captured, models.Transaction)
+    assert (captured.status, captured.captured_amount) == ("capture_succeeded", 1000)
+
+    refund = sdk.transactions.refunds.create(transaction_id=created.id, amount=400, reason="damaged")
+    assert isinstance(refund, models.Refund)
+    assert (refund.amount, refund.status, refund.target_type) == (400, "succeeded", "payment-method")
+    assert sdk.refunds.get(refund_id=refund.id).id == refund.id
+    assert sdk.transactions.refunds.get(transaction_id=created.id, refund_id=refund.id).amount == 400
+
+    everything = sdk.transactions.refunds.all.create(transaction_id=created.id, reason="order canceled")
+    assert [item.amount for item in everything.items] == [600]
+    listed = sdk.transactions.refunds.list(transaction_id=created.id)
+    assert [item.amount for item in listed.items] == [600, 400]
+    assert sdk.transactions.get(transaction_id=created.id).refunded_amount == 1000
+
+
+def test_capture_and_void_with_prefer_return_the_wrappers(sdk):
+    first = sdk.transactions.create(amount=500, currency="USD", payment_method=CARD)
+    second = sdk.transactions.create(amount=700, currency="USD", payment_method=CARD)
+
+    capture = sdk.transactions.capture(transaction_id=first.id, prefer=["resource=transaction-capture"])
+    void = sdk.transactions.void(transaction_id=second.id, prefer=["resource=transaction-void"])
+
+    assert isinstance(capture, models.TransactionCapture)
+    assert (capture.status, capture.transaction.captured_amount) == ("succeeded", 500)
+    assert isinstance(void, models.TransactionVoid)
+    assert (void.status, void.transaction.status) == ("succeeded", "authorization_voided")
+    third = sdk.transactions.create(amount=100, currency="USD", payment_method=CARD)
+    assert sdk.transactions.void(transaction_id=third.id).status == "authorization_voided"
+
+
+def test_create_with_a_checkout_session(sdk, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+
+    created = sdk.transactions.create(
+        amount=1299, currency="USD", payment_method={"method": "checkout-session", "id": str(session.pk)}
+    )
+
+    assert (created.status, created.checkout_session_id) == ("authorization_succeeded", str(session.pk))
+    assert VaultedCard.objects.get(pk=session.card_id).encrypted_security_code is None
+
+
+def test_list_with_filters_pages_with_next(sdk):
+    for amount in range(100, 125):
+        sdk.transactions.create(amount=amount, currency="USD", payment_method=CARD, metadata={"batch": "a"})
+    declined = sdk.transactions.create(
+        amount=999, currency="USD", payment_method={**CARD, "number": "4000000000000002"}
+    )
+    assert declined.status == "authorization_declined"
+
+    seen, page = [], sdk.transactions.list(status=["authorization_succeeded"], metadata=['{"batch": "a"}'], limit=10)
+    while page is not None:
+        seen.extend(item.amount for item in page.result.items)
+        page = page.next()
+
+    assert sorted(seen) == list(range(100, 125))
+    since = datetime.now(UTC) - timedelta(minutes=5)
+    found = sdk.transactions.list(status=["authorization_declined"], created_at_gte=since, amount_gte=500)
+    assert [item.id for item in found.result.items] == [declined.id]
+    assert [item.error_code for item in found.result.items] == ["issuer_decline"]
+
+
+def test_errors_are_typed(sdk):
+    created = sdk.transactions.create(amount=100, currency="USD", payment_method=CARD)
+    sdk.transactions.void(transaction_id=created.id)
+
+    with pytest.raises(errors.Error409):
+        sdk.transactions.capture(transaction_id=created.id)
+    with pytest.raises(errors.Error400):
+        sdk.transactions.create(amount=100, currency="USD", payment_method={**CARD, "number": "4111111111111112"})
+    with pytest.raises(errors.Error404):
+        sdk.transactions.get(transaction_id="6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11")
+    assert Transaction.objects.count() == 1
