@@ -76,7 +76,8 @@ def test_create_api_key_never_overwrites_a_private_key(tmp_path, merchant_accoun
 
 
 def test_revoke_api_key(api_key):
-    assert run("revoke_api_key", api_key.kid) == f"revoked {api_key.kid}"
+    # "--" because a kid is base64url and may begin with "-", which would read as an option.
+    assert run("revoke_api_key", "--", api_key.kid) == f"revoked {api_key.kid}"
 
     api_key.refresh_from_db()
     assert api_key.is_active is False

@@ -8,7 +8,7 @@ class Command(BaseCommand):
     help = "Revoke an API key by kid; its tokens stop working."
 
     def add_arguments(self, parser):
-        parser.add_argument("kid")
+        parser.add_argument("kid", help="A kid may begin with '-': put '--' before it (revoke_api_key -- -AbC...).")
 
     def handle(self, *args, **options):
         try:
