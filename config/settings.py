@@ -192,6 +192,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several request bodies have a `method` field with different choices; name each set explicitly.
+    "ENUM_NAME_OVERRIDES": {"TransactionPaymentMethodEnum": "transactions.api.serializers.PAYMENT_METHODS"},
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {
         "securitySchemes": {"BearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from payments.api.cards import CardDetailsSerializer
@@ -32,6 +33,8 @@ from transactions.models import (
 )
 
 MAX_GIFT_CARDS = 10
+# `PaymentMethodField` picks the serializer by `method`; both list every method so the schema has one enum.
+PAYMENT_METHODS = ["card", "checkout-session"]
 MAX_METADATA_KEYS = 20
 MAX_METADATA_KEY_LENGTH = 40
 MAX_METADATA_VALUE_LENGTH = 500
@@ -88,20 +91,27 @@ class CardPaymentMethodInput(ReferenceFieldsMixin, CardDetailsSerializer):
     ignored_fields = frozenset(
         {"buyer_external_identifier", "buyer_id", "external_identifier", "card_type", "redirect_url"}
     )
-    method = serializers.ChoiceField(choices=["card"])
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
 
 
 class CheckoutSessionPaymentMethodInput(InputSerializer):
     """`{"method": "checkout-session", "id": ...}`: the card stored on that session."""
 
     ignored_fields = frozenset({"external_identifier", "buyer_id", "buyer_external_identifier", "redirect_url"})
-    method = serializers.ChoiceField(choices=["checkout-session"])
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
     id = serializers.UUIDField()
 
 
-_PAYMENT_METHODS = {"card": CardPaymentMethodInput, "checkout-session": CheckoutSessionPaymentMethodInput}
+_PAYMENT_METHODS = dict(zip(PAYMENT_METHODS, [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput], strict=True))
 
 
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="TransactionPaymentMethodCreate",
+        serializers={"card": CardPaymentMethodInput, "checkout-session": CheckoutSessionPaymentMethodInput},
+        resource_type_field_name="method",
+    )
+)
 class PaymentMethodField(serializers.Field):
     """One of the payment methods this server processes, chosen by `method`."""
 

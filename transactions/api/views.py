@@ -31,7 +31,7 @@ from transactions.api.serializers import (
     TransactionOutput,
     TransactionUpdateInput,
 )
-from transactions.models import Transaction
+from transactions.models import Refund, Transaction
 from transactions.selectors import refund_get, refund_list, transaction_get, transaction_list
 from transactions.services import (
     Actor,
@@ -77,6 +77,7 @@ def _action_body(resource: str, txn: Transaction, result: ConnectorResult | None
 
 
 class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    queryset = Transaction.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
     embed_actions = ("create",)
     # Per embed token (docs/rate-limits.md); server tokens are never limited.
@@ -206,6 +207,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
 class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     """`/transactions/{id}/refunds[...]`."""
 
+    queryset = Refund.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
     # Upstream lets a gift card writer refund everything, gift cards included.
     action_scopes = {"all": ("transactions.write", "gift-cards.write")}
@@ -245,6 +247,7 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 class RefundViewSet(viewsets.GenericViewSet):
     """`GET /refunds/{refund_id}`."""
 
+    queryset = Refund.objects.none()  # names the model for the schema
     scope_resource = "transactions"
     serializer_class = RefundOutput
 
