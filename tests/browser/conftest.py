@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pytest_django.live_server_helper import LiveServer
 
 from payments.keys import load_private_pem, public_pem
@@ -39,6 +39,7 @@ CHROMIUM_ARGS = [
 OUTPUT_DIR = Path(django_settings.BASE_DIR) / "test-output"
 # Generous: the machine running the suite may be busy; no assertion depends on how fast anything is.
 TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 @dataclass(frozen=True)
