@@ -16,7 +16,7 @@ logger = logging.getLogger("payments.request")
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 # Human-facing pages that keep Django's own HTML errors.
-_HTML_PREFIXES = ("/admin/", "/docs/", "/demo/", "/checkout/secure-fields/")
+_HTML_PREFIXES = ("/admin/", "/docs/")
 
 # Exceptions Django itself turns into 4xx responses: they are not failures of ours.
 _HANDLED_BY_DJANGO = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
