@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from django.core.cache import caches
-from django.db import connections, transaction
+from django.db import connections
 
 logger = logging.getLogger("payments.health")
 
@@ -22,16 +22,17 @@ _executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="readyz")
 
 
 def database_answers(alias: str = "default", timeout: float = 2.0) -> bool:
-    """`SELECT 1` on a connection of this thread's own, bounded by a server-side statement timeout."""
-    connection = connections[alias]
+    """`SELECT 1` on a fresh connection, bounded by a server-side statement timeout."""
+    # A new connection per probe, from the current settings: a pooled thread's old connection could answer
+    # for a database that is no longer reachable.
+    connection = connections.create_connection(alias)
     try:
-        with transaction.atomic(using=alias), connection.cursor() as cursor:
+        with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
-                cursor.execute("SELECT set_config('statement_timeout', %s, true)", [f"{int(timeout * 1000)}ms"])
+                cursor.execute("SELECT set_config('statement_timeout', %s, false)", [f"{int(timeout * 1000)}ms"])
             cursor.execute("SELECT 1")
             return cursor.fetchone() == (1,)
     finally:
-        # Probe threads never see Django's request signals, so nothing else would close this connection.
         connection.close()
 
 
