@@ -42,6 +42,8 @@ class Buyer(TimestampedModel):
             # Keyset pages: newest first within one merchant account.
             models.Index(fields=["merchant_account", "-created_at", "-id"], name="buyer_page"),
             models.Index(Lower("display_name"), name="buyer_display_name_lower"),
+            # Support staff search by external identifier across every account (docs/admin.md).
+            models.Index(fields=["external_identifier"], name="buyer_external_identifier"),
         ]
 
     def __str__(self) -> str:
