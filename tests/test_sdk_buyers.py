@@ -1,35 +1,12 @@
 """The official `gr4vy` SDK, unchanged, against a running server: every buyers operation end to end."""
 
-from collections.abc import Iterator
-
 import pytest
-from gr4vy import Gr4vy, auth, errors, models
+from gr4vy import errors, models
 
 from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _no_sdk_environment(monkeypatch):
-    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def client_for(live_server, private_key_pem: str, scopes: list[str] | None = None) -> Gr4vy:
-    return Gr4vy(
-        server_url=live_server.url,
-        bearer_auth=auth.with_token(private_key_pem, scopes=scopes),
-        merchant_account_id="default",
-    )
-
-
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem) -> Iterator[Gr4vy]:
-    # Closing the client ends its keep-alive connections before the live server stops.
-    with client_for(live_server, private_key_pem) as client:
-        yield client
 
 
 def test_create_get_update_list_delete(sdk):
@@ -111,6 +88,7 @@ def test_duplicate_external_identifier_is_a_typed_409(sdk, merchant_account):
         sdk.buyers.create(external_identifier="taken")
 
 
-def test_missing_scope_is_a_typed_403(live_server, api_key, private_key_pem):
-    with client_for(live_server, private_key_pem, scopes=["buyers.read"]) as read_only, pytest.raises(errors.Error403):
+def test_missing_scope_is_a_typed_403(sdk_client):
+    read_only = sdk_client(scopes=["buyers.read"])
+    with pytest.raises(errors.Error403):
         read_only.buyers.create(display_name="Nope")

@@ -1,38 +1,16 @@
 """The official `gr4vy` SDK, unchanged, against a running server: checkout sessions end to end."""
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import httpx
 import pytest
 from django.utils import timezone
-from gr4vy import Gr4vy, auth, errors, models
+from gr4vy import errors, models
 
 from checkout.models import CheckoutSession
 from payments.models import VaultedCard
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _no_sdk_environment(monkeypatch):
-    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-
-
-def client_for(live_server, private_key_pem: str, scopes: list[str] | None = None) -> Gr4vy:
-    return Gr4vy(
-        server_url=live_server.url,
-        bearer_auth=auth.with_token(private_key_pem, scopes=scopes),
-        merchant_account_id="default",
-    )
-
-
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem) -> Iterator[Gr4vy]:
-    # Closing the client ends its keep-alive connections before the live server stops.
-    with client_for(live_server, private_key_pem) as client:
-        yield client
 
 
 def test_create_get_update_delete(sdk, live_server):
@@ -94,7 +72,7 @@ def test_bad_expires_in_is_a_typed_400(sdk):
     assert raised.value.data.details[0].pointer == "/expires_in"
 
 
-def test_missing_scope_is_a_typed_403(live_server, api_key, private_key_pem):
-    reader = client_for(live_server, private_key_pem, scopes=["checkout-sessions.read"])
-    with reader, pytest.raises(errors.Error403):
+def test_missing_scope_is_a_typed_403(sdk_client):
+    reader = sdk_client(scopes=["checkout-sessions.read"])
+    with pytest.raises(errors.Error403):
         reader.checkout_sessions.create()

@@ -2,22 +2,13 @@
 checked and deleted end to end."""
 
 import pytest
-from gr4vy import Gr4vy, auth, errors, models
+from gr4vy import errors, models
 
 from buyers.tests.factories import BuyerFactory
 from giftcards.models import GiftCard, IssuedGiftCard
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Gr4vy:
-    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-    return Gr4vy(
-        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
-    )
 
 
 def test_store_list_get_balances_and_delete(sdk, merchant_account):

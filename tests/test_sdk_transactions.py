@@ -1,10 +1,9 @@
 """The official `gr4vy` SDK, unchanged, against a running server: transactions and refunds end to end."""
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from gr4vy import Gr4vy, auth, errors, models
+from gr4vy import errors, models
 
 from checkout.tests.factories import CheckoutSessionFactory
 from payments.models import VaultedCard
@@ -13,17 +12,6 @@ from transactions.models import Transaction
 pytestmark = pytest.mark.django_db(transaction=True)
 
 CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
-
-
-@pytest.fixture
-def sdk(live_server, api_key, private_key_pem, monkeypatch) -> Iterator[Gr4vy]:
-    for name in ("GR4VY_BEARER_AUTH", "GR4VY_MERCHANT_ACCOUNT_ID", "GR4VY_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-    # Closing the client ends its keep-alive connections while the live server still shares the database.
-    with Gr4vy(
-        server_url=live_server.url, bearer_auth=auth.with_token(private_key_pem), merchant_account_id="default"
-    ) as client:
-        yield client
 
 
 def test_create_get_capture_refund_and_list_refunds(sdk):
