@@ -1,0 +1,61 @@
+"""Demo transactions for `seed_demo`: sandbox card payments through `transaction_create`, like the API's.
+
+Each demo transaction's `external_identifier` is `demo-transaction-<n>`, so a rerun counts them and
+carries on after the last one. Test card numbers give a realistic mix of approvals and declines
+(docs/test-cards.md), and each payment is made for one of the account's demo buyers, when there are any.
+"""
+
+from collections.abc import Callable
+from datetime import date
+
+from buyers.demo import demo_buyers
+from buyers.models import Buyer
+from payments.connectors.base import CardDetails
+from payments.models import MerchantAccount
+from transactions.models import Transaction, TransactionIntent
+from transactions.services import SYSTEM, transaction_create
+
+EXTERNAL_IDENTIFIER_PREFIX = "demo-transaction-"
+# Mostly approvals, some declines, as the sandbox connector decides them from the number alone.
+_CARDS = ("4111111111111111", "5555555555554444", "4111111111111111", "4000000000000002", "4000000000009995")
+_AMOUNTS = (499, 1299, 2500, 5999, 12000)
+_BUYER_POOL = 1_000  # demo buyers the transactions are spread over
+
+
+def demo_transactions(merchant_account: MerchantAccount):
+    return Transaction.objects.filter(
+        merchant_account=merchant_account, external_identifier__startswith=EXTERNAL_IDENTIFIER_PREFIX
+    )
+
+
+def seed_demo_transactions(
+    *, merchant_account: MerchantAccount, total: int, on_progress: Callable[[int, int], None] | None = None
+) -> tuple[int, int]:
+    """Bring the account's demo transactions up to `total`; return how many there were before and after."""
+    before = demo_transactions(merchant_account).count()
+    buyers = list(demo_buyers(merchant_account).order_by("external_identifier")[:_BUYER_POOL])
+    for number in range(before + 1, total + 1):
+        _create(merchant_account, number, buyers[number % len(buyers)] if buyers else None)
+        if on_progress is not None:
+            on_progress(number, total)
+    return before, demo_transactions(merchant_account).count()
+
+
+def _create(merchant_account: MerchantAccount, number: int, buyer: Buyer | None) -> Transaction:
+    card = CardDetails(
+        number=_CARDS[number % len(_CARDS)],
+        expiration_month=12,
+        expiration_year=date.today().year + 3,
+        security_code="123",
+    )
+    return transaction_create(
+        merchant_account=merchant_account,
+        actor=SYSTEM,
+        amount=_AMOUNTS[number % len(_AMOUNTS)],
+        currency="USD",
+        country="US",
+        intent=TransactionIntent.CAPTURE if number % 2 else TransactionIntent.AUTHORIZE,
+        card=card,
+        buyer=buyer,
+        external_identifier=f"{EXTERNAL_IDENTIFIER_PREFIX}{number:06d}",
+    )

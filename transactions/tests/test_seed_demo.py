@@ -1,0 +1,67 @@
+"""`manage.py seed_demo --transactions N --gift-cards N`: demo payments and gift cards, resumable."""
+
+import csv
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from giftcards.models import IssuedGiftCard
+from transactions.demo import demo_transactions
+from transactions.models import Transaction
+
+pytestmark = pytest.mark.django_db
+
+
+def _seed(**options) -> str:
+    out = io.StringIO()
+    call_command("seed_demo", stdout=out, stderr=io.StringIO(), **options)
+    return out.getvalue()
+
+
+def test_transactions_are_created_through_the_service_for_demo_buyers(merchant_account):
+    _seed(buyers=3, transactions=5)
+
+    transactions = list(demo_transactions(merchant_account).order_by("external_identifier"))
+    assert [t.external_identifier for t in transactions] == [f"demo-transaction-00000{n}" for n in range(1, 6)]
+    assert all(t.buyer is not None and t.buyer.merchant_account_id == "default" for t in transactions)
+    statuses = {t.status for t in transactions}
+    assert {"authorization_declined"} < statuses  # the test cards give a mix of outcomes
+    assert statuses & {"authorization_succeeded", "capture_succeeded"}
+
+
+def test_transactions_carry_on_where_the_last_run_stopped(merchant_account):
+    _seed(transactions=2)
+
+    output = _seed(transactions=4)
+
+    assert demo_transactions(merchant_account).count() == 4
+    assert "2 created" in output
+    assert "0 created" in _seed(transactions=4)
+
+
+def test_transactions_never_store_a_clear_card_number(merchant_account):
+    _seed(transactions=2)
+
+    for row in Transaction.objects.values():
+        assert "4111111111111111" not in str(row)
+
+
+def test_gift_cards_are_issued_up_to_the_total_with_their_secrets_in_a_private_csv(merchant_account, tmp_path):
+    out = tmp_path / "cards.csv"
+
+    _seed(gift_cards=3, gift_cards_out=out)
+    _seed(gift_cards=5, gift_cards_out=out)
+
+    assert IssuedGiftCard.objects.filter(service__merchant_account=merchant_account).count() == 5
+    first, second = out, tmp_path / "cards-from-4.csv"
+    assert [len(list(csv.DictReader(path.open()))) for path in (first, second)] == [3, 2]
+    assert oct(second.stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize("option", ["transactions", "gift_cards"])
+def test_negative_totals_are_refused(merchant_account, option):
+    with pytest.raises(CommandError, match="must be zero or more"):
+        _seed(**{option: -1})
+
+    assert Transaction.objects.count() == 0
