@@ -11,25 +11,13 @@ from django.http import HttpRequest
 from giftcards.hashing import number_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, giftcard_deactivate
+from payments.admin_mixins import ReadOnlyAdminMixin
 
 DEACTIVATE_PERMISSION = "giftcards.deactivate_issuedgiftcard"
 
 
 def masked(last4: str) -> str:
     return f"•••• {last4}"
-
-
-class ReadOnlyAdminMixin:
-    """Rows written only by services: viewable, never added or edited here."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
 
 
 class LedgerEntryInline(ReadOnlyAdminMixin, admin.TabularInline):

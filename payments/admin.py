@@ -4,12 +4,13 @@ from django.contrib import admin, messages
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from payments.admin_mixins import ReadOnlyAdminMixin
 from payments.models import ApiKey, MerchantAccount, RateLimitEvent
 from payments.services import api_key_revoke, merchant_account_create, merchant_account_update
 
 
 @admin.register(RateLimitEvent)
-class RateLimitEventAdmin(admin.ModelAdmin):
+class RateLimitEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Who hit an enumeration limit, for support staff: a read-only list, written only by the throttles."""
 
     list_display = ("created_at", "subject_kind", "subject", "merchant_account", "endpoint", "rate", "window_end")
@@ -24,15 +25,6 @@ class RateLimitEventAdmin(admin.ModelAdmin):
     @admin.display(description="Subject")
     def subject(self, event: RateLimitEvent) -> str:
         return event.subject_display
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: RateLimitEvent | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: RateLimitEvent | None = None) -> bool:
-        return False
 
 
 @admin.register(MerchantAccount)
@@ -60,7 +52,7 @@ class MerchantAccountAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
+class ApiKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Public keys, read-only: keys are made with `manage.py create_api_key` (the private half must land in a
     file, never in a web page). The one change allowed is revoking, through the same service as the command."""
 
@@ -99,12 +91,3 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def has_revoke_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("payments.change_apikey")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
-        return False  # revoke instead: the row records who could sign what, and when

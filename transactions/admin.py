@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
+from payments.admin_mixins import ReadOnlyAdminMixin
 from payments.errors import DomainError
 from transactions.models import GiftCardRedemption, Refund, Transaction, TransactionEvent
 from transactions.services import Actor, refund_all, refund_create, transaction_capture, transaction_void
@@ -23,20 +24,7 @@ from transactions.services import Actor, refund_all, refund_create, transaction_
 OPERATE_PERMISSION = "transactions.operate_transaction"
 
 
-class ReadOnlyMixin:
-    """Rows only services write: viewable, never added, edited or deleted here."""
-
-    def has_add_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-
-class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = False
@@ -74,7 +62,7 @@ class AmountForm(forms.Form):
 
 
 @admin.register(Transaction)
-class TransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class TransactionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "merchant_account",
@@ -194,7 +182,7 @@ class TransactionAdmin(ReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(Refund)
-class RefundAdmin(ReadOnlyMixin, admin.ModelAdmin):
+class RefundAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "transaction",
