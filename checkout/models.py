@@ -4,6 +4,7 @@ import uuid
 
 from django.db import models
 
+from payments.choices import PaymentIntent, PaymentSource
 from payments.models import MerchantAccount, TimestampedModel, VaultedCard
 
 
@@ -13,17 +14,6 @@ class CheckoutSession(TimestampedModel):
     A session past `expires_at` no longer exists as far as any caller can tell: reads treat it as missing
     and delete it, and `purge_expired` deletes the rest. Its card lives in the vault, never in this table.
     """
-
-    class Intent(models.TextChoices):
-        AUTHORIZE = "authorize"
-        CAPTURE = "capture"
-
-    class PaymentSource(models.TextChoices):
-        ECOMMERCE = "ecommerce"
-        MOTO = "moto"
-        RECURRING = "recurring"
-        INSTALLMENT = "installment"
-        CARD_ON_FILE = "card_on_file"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="checkout_sessions")
@@ -38,7 +28,7 @@ class CheckoutSession(TimestampedModel):
     airline = models.JSONField(null=True, blank=True)
     payment_service_id = models.UUIDField(null=True, blank=True)
     # Carried to transactions created from this session.
-    intent = models.CharField(max_length=16, choices=Intent.choices, null=True, blank=True)
+    intent = models.CharField(max_length=16, choices=PaymentIntent.choices, null=True, blank=True)
     payment_source = models.CharField(max_length=16, choices=PaymentSource.choices, null=True, blank=True)
     merchant_initiated = models.BooleanField(null=True, blank=True)
     is_subsequent_payment = models.BooleanField(null=True, blank=True)

@@ -10,9 +10,10 @@ from datetime import date
 
 from buyers.demo import demo_buyers
 from buyers.models import Buyer
+from payments.choices import PaymentIntent
 from payments.connectors.base import CardDetails
 from payments.models import MerchantAccount
-from transactions.models import Transaction, TransactionIntent
+from transactions.models import Transaction
 from transactions.services import SYSTEM, transaction_create
 
 EXTERNAL_IDENTIFIER_PREFIX = "demo-transaction-"
@@ -54,7 +55,7 @@ def _create(merchant_account: MerchantAccount, number: int, buyer: Buyer | None)
         amount=_AMOUNTS[number % len(_AMOUNTS)],
         currency="USD",
         country="US",
-        intent=TransactionIntent.CAPTURE if number % 2 else TransactionIntent.AUTHORIZE,
+        intent=PaymentIntent.CAPTURE if number % 2 else PaymentIntent.AUTHORIZE,
         card=card,
         buyer=buyer,
         external_identifier=f"{EXTERNAL_IDENTIFIER_PREFIX}{number:06d}",

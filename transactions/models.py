@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from buyers.models import base62
+from payments.choices import PaymentIntent, PaymentSource
 from payments.models import MerchantAccount, TimestampedModel
 
 
@@ -28,31 +29,18 @@ class TransactionStatus(models.TextChoices):
     BUYER_APPROVAL_PENDING = "buyer_approval_pending"
 
 
-class TransactionIntent(models.TextChoices):
-    AUTHORIZE = "authorize"
-    CAPTURE = "capture"
-
-
-class PaymentSource(models.TextChoices):
-    ECOMMERCE = "ecommerce"
-    MOTO = "moto"
-    RECURRING = "recurring"
-    INSTALLMENT = "installment"
-    CARD_ON_FILE = "card_on_file"
-
-
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
 
     Status = TransactionStatus
-    Intent = TransactionIntent
+    Intent = PaymentIntent
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="transactions")
     amount = models.BigIntegerField(help_text="The total, gift cards included, in minor units.")
     currency = models.CharField(max_length=3)
     country = models.CharField(max_length=2, null=True, blank=True)
-    intent = models.CharField(max_length=16, choices=TransactionIntent.choices, default=TransactionIntent.AUTHORIZE)
+    intent = models.CharField(max_length=16, choices=PaymentIntent.choices, default=PaymentIntent.AUTHORIZE)
     status = models.CharField(max_length=32, choices=TransactionStatus.choices, default=TransactionStatus.PROCESSING)
     authorized_amount = models.BigIntegerField(default=0)
     captured_amount = models.BigIntegerField(default=0)

@@ -26,20 +26,19 @@ from buyers.models import Buyer
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
 from giftcards.services import giftcard_redeem, giftcard_refund
+from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import CardDetails, ConnectorResult, Outcome, get_connector
 from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount, VaultedCard
 from payments.vault_services import vaulted_card_reveal, vaulted_card_store
 from transactions.models import (
     GiftCardRedemption,
-    PaymentSource,
     RedemptionStatus,
     Refund,
     RefundStatus,
     RefundTargetType,
     Transaction,
     TransactionEvent,
-    TransactionIntent,
     TransactionStatus,
 )
 
@@ -337,7 +336,7 @@ def transaction_create(
     actor: Actor,
     amount: int,
     currency: str,
-    intent: str = TransactionIntent.AUTHORIZE,
+    intent: str = PaymentIntent.AUTHORIZE,
     card: CardDetails | None = None,
     vaulted_card: VaultedCard | None = None,
     checkout_session_id: UUID | None = None,
@@ -385,7 +384,7 @@ def transaction_create(
         card=clear_card,
         amount=card_amount,
         currency=currency,
-        capture=intent == TransactionIntent.CAPTURE,
+        capture=intent == PaymentIntent.CAPTURE,
         reference=str(txn.pk),
     )
     return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor)
@@ -396,7 +395,7 @@ def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
     """Gift cards alone: their debits are the authorization (and the capture, for `intent: capture`)."""
     txn = _locked(txn)
     now = timezone.now()
-    if txn.intent == TransactionIntent.CAPTURE:
+    if txn.intent == PaymentIntent.CAPTURE:
         _move(txn, S.CAPTURE_SUCCEEDED, name="capture_succeeded", actor=actor, authorized_at=now, captured_at=now)
     else:
         _move(txn, S.AUTHORIZATION_SUCCEEDED, name="authorization_succeeded", actor=actor, authorized_at=now)
@@ -426,7 +425,7 @@ def _record_authorization(txn: Transaction, *, result: ConnectorResult, card_amo
         to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
         _move(txn, to, name=to, actor=actor, amount=card_amount, **answer)
         _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
-    elif txn.intent == TransactionIntent.CAPTURE:
+    elif txn.intent == PaymentIntent.CAPTURE:
         _move(
             txn,
             S.CAPTURE_SUCCEEDED,

@@ -24,6 +24,7 @@ from payments.api.serializers import (
     TimestampField,
     optional_text,
 )
+from payments.choices import PaymentIntent, PaymentSource
 from payments.models import VaultedCard
 
 
@@ -64,10 +65,8 @@ class CheckoutSessionInput(StrictSerializer):
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     is_subsequent_payment = StrictBooleanField(required=False, allow_null=True)
     merchant_initiated = StrictBooleanField(required=False, allow_null=True)
-    payment_source = serializers.ChoiceField(
-        choices=CheckoutSession.PaymentSource.values, required=False, allow_null=True
-    )
-    intent = serializers.ChoiceField(choices=CheckoutSession.Intent.values, required=False, allow_null=True)
+    payment_source = serializers.ChoiceField(choices=PaymentSource.values, required=False, allow_null=True)
+    intent = serializers.ChoiceField(choices=PaymentIntent.values, required=False, allow_null=True)
 
 
 class SecureFieldsCardInput(CardDetailsSerializer):

@@ -22,13 +22,12 @@ from payments.api.serializers import (
     TimestampField,
     optional_text,
 )
+from payments.choices import PaymentIntent, PaymentSource
 from transactions.models import (
     GiftCardRedemption,
-    PaymentSource,
     Refund,
     RefundTargetType,
     Transaction,
-    TransactionIntent,
     TransactionStatus,
 )
 
@@ -187,7 +186,7 @@ class TransactionCreateInput(InputSerializer):
     amount = AmountField()
     currency = CurrencyField(min_length=3, max_length=3)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
-    intent = serializers.ChoiceField(choices=TransactionIntent.choices, default=TransactionIntent.AUTHORIZE)
+    intent = serializers.ChoiceField(choices=PaymentIntent.choices, default=PaymentIntent.AUTHORIZE)
     payment_method = PaymentMethodField(required=False, allow_null=True)
     gift_cards = serializers.ListField(
         child=GiftCardInput(), required=False, allow_null=True, allow_empty=True, max_length=MAX_GIFT_CARDS
@@ -324,7 +323,7 @@ def intent_outcome(txn: Transaction) -> str:
         return "pending"
     if txn.status in _REFUSED:
         return "failed"
-    done = txn.captured_at if txn.intent == TransactionIntent.CAPTURE else txn.authorized_at
+    done = txn.captured_at if txn.intent == PaymentIntent.CAPTURE else txn.authorized_at
     return "succeeded" if done else "failed"
 
 
