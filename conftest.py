@@ -96,3 +96,29 @@ def api_client(token_for) -> Callable[..., APIClient]:
 @pytest.fixture
 def anonymous_client() -> APIClient:
     return APIClient()
+
+
+@pytest.fixture
+def staff_login(db, client):
+    """`staff_login("Support")`: log the test client in as a staff user of that group (roles synced first)."""
+    from django.contrib.auth.models import Group, User
+
+    from payments.roles import roles_sync
+
+    def login(group: str):
+        roles_sync()
+        user = User.objects.create_user(group.lower().replace(" ", "-"), is_staff=True)
+        user.groups.add(Group.objects.get(name=group))
+        client.force_login(user)
+        return user
+
+    return login
+
+
+@pytest.fixture
+def support_client(client, staff_login):
+    """The test client, logged in as a member of the view-only Support group."""
+    from payments.roles import SUPPORT
+
+    staff_login(SUPPORT)
+    return client

@@ -5,7 +5,6 @@ from datetime import timedelta
 from unittest import mock
 
 import pytest
-from django.contrib.auth.models import Group, User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -14,7 +13,6 @@ from buyers.admin import CappedCountPaginator
 from buyers.models import Buyer
 from buyers.services import buyer_create, buyer_update
 from buyers.tests.factories import BuyerFactory
-from payments.roles import SUPPORT, roles_sync
 
 pytestmark = pytest.mark.django_db
 
@@ -23,15 +21,6 @@ CHANGELIST = "/admin/buyers/buyer/"
 CHANGELIST_QUERIES = 7
 # session, user, buyer, user and group permissions, merchant account
 CHANGE_PAGE_QUERIES = 6
-
-
-@pytest.fixture
-def support_client(client):
-    roles_sync()
-    user = User.objects.create_user("support", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=SUPPORT))
-    client.force_login(user)
-    return client
 
 
 def listed(response) -> list[str]:

@@ -1,25 +1,15 @@
 """The checkout session admin: read-only, card shown masked, deletes go through the service."""
 
 import pytest
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from payments.models import VaultedCard
-from payments.roles import SUPPORT, roles_sync
 
 pytestmark = pytest.mark.django_db
 
 CHANGELIST = "/admin/checkout/checkoutsession/"
-
-
-@pytest.fixture
-def support_client(client):
-    roles_sync()
-    user = User.objects.create_user("support", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=SUPPORT))
-    client.force_login(user)
-    return client
 
 
 @pytest.fixture

@@ -2,23 +2,12 @@
 
 import pytest
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import Group, User
 
 from payments.models import ApiKey, MerchantAccount
-from payments.roles import SUPPORT, roles_sync
 
 pytestmark = pytest.mark.django_db
 
 KEYS = "/admin/payments/apikey/"
-
-
-@pytest.fixture
-def support_client(client):
-    roles_sync()
-    user = User.objects.create_user("support", password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=SUPPORT))
-    client.force_login(user)
-    return client
 
 
 def test_api_key_pages_show_the_public_key_and_its_use(admin_client, api_key):

@@ -3,25 +3,16 @@
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.models import LogEntry
-from django.contrib.auth.models import Group, User
 from django.urls import reverse
 
 from payments.connectors import CardDetails
-from payments.roles import PAYMENTS_OPERATOR, SUPPORT, roles_sync
+from payments.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
 from transactions.services import Actor, transaction_create
 
 pytestmark = pytest.mark.django_db
 
 CHANGELIST = reverse("admin:transactions_transaction_changelist")
-
-
-def login(client, group: str) -> User:
-    roles_sync()
-    user = User.objects.create_user(group.lower().replace(" ", "-"), password="x", is_staff=True)
-    user.groups.add(Group.objects.get(name=group))
-    client.force_login(user)
-    return user
 
 
 def authorized(merchant_account, amount: int = 1000, **kwargs) -> Transaction:
@@ -41,9 +32,9 @@ def act(client, action: str, *transactions: Transaction, **extra):
     return client.post(CHANGELIST, data, follow=True)
 
 
-def test_support_sees_masked_cards_amounts_and_history_but_cannot_act(client, merchant_account):
+def test_support_sees_masked_cards_amounts_and_history_but_cannot_act(client, merchant_account, staff_login):
     txn = authorized(merchant_account)
-    login(client, SUPPORT)
+    staff_login(SUPPORT)
 
     listing = client.get(CHANGELIST).content.decode()
     page = client.get(reverse("admin:transactions_transaction_change", args=[txn.pk])).content.decode()
@@ -62,9 +53,9 @@ def test_support_sees_masked_cards_amounts_and_history_but_cannot_act(client, me
     assert not LogEntry.objects.exists()
 
 
-def test_an_operator_confirms_a_capture_which_runs_the_service_and_is_logged(client, merchant_account):
+def test_an_operator_confirms_a_capture_which_runs_the_service_and_is_logged(client, merchant_account, staff_login):
     txn = authorized(merchant_account)
-    operator = login(client, PAYMENTS_OPERATOR)
+    operator = staff_login(PAYMENTS_OPERATOR)
 
     confirmation = act(client, "capture", txn)
     txn.refresh_from_db()
@@ -83,9 +74,9 @@ def test_an_operator_confirms_a_capture_which_runs_the_service_and_is_logged(cli
     assert (last.name, last.actor_type, last.actor) == ("capture_succeeded", "admin", operator.username)
 
 
-def test_the_actions_are_post_only(client, merchant_account):
+def test_the_actions_are_post_only(client, merchant_account, staff_login):
     txn = authorized(merchant_account)
-    login(client, PAYMENTS_OPERATOR)
+    staff_login(PAYMENTS_OPERATOR)
 
     client.get(CHANGELIST, {"action": "void", ACTION_CHECKBOX_NAME: str(txn.pk), "confirmed": "yes"})
 
@@ -93,10 +84,10 @@ def test_the_actions_are_post_only(client, merchant_account):
     assert txn.status == "authorization_succeeded"
 
 
-def test_void_and_refund_of_several_transactions(client, merchant_account):
+def test_void_and_refund_of_several_transactions(client, merchant_account, staff_login):
     to_void = [authorized(merchant_account), authorized(merchant_account)]
     to_refund = [authorized(merchant_account, intent="capture"), authorized(merchant_account, 500, intent="capture")]
-    login(client, PAYMENTS_OPERATOR)
+    staff_login(PAYMENTS_OPERATOR)
 
     act(client, "void", *to_void, confirmed="yes")
     act(client, "refund", *to_refund, confirmed="yes")
@@ -106,9 +97,9 @@ def test_void_and_refund_of_several_transactions(client, merchant_account):
     assert LogEntry.objects.count() == 4
 
 
-def test_a_refused_action_says_why_and_changes_nothing(client, merchant_account):
+def test_a_refused_action_says_why_and_changes_nothing(client, merchant_account, staff_login):
     captured = authorized(merchant_account, intent="capture")
-    login(client, PAYMENTS_OPERATOR)
+    staff_login(PAYMENTS_OPERATOR)
 
     response = act(client, "void", captured, confirmed="yes")
 
@@ -118,9 +109,9 @@ def test_a_refused_action_says_why_and_changes_nothing(client, merchant_account)
     assert not LogEntry.objects.exists()
 
 
-def test_a_partial_refund_amount_is_checked(client, merchant_account):
+def test_a_partial_refund_amount_is_checked(client, merchant_account, staff_login):
     txn = authorized(merchant_account, intent="capture")
-    login(client, PAYMENTS_OPERATOR)
+    staff_login(PAYMENTS_OPERATOR)
 
     too_much = act(client, "refund", txn, confirmed="yes", amount="1001")
     invalid = act(client, "refund", txn, confirmed="yes", amount="-3")
