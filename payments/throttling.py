@@ -1,8 +1,8 @@
 """Enumeration defence: request budgets per embed token and per checkout session, and a per-card lock on
 failed gift card checks (docs/rate-limits.md).
 
-Every count is one django-ratelimit `get_usage(increment=True)`: an atomic add-or-increment in the
-`ratelimit` cache (Redis in production), so a budget holds across processes and hosts. Nothing here
+Every count is an atomic increment in the `ratelimit` cache (Redis in production), keyed and windowed
+as django-ratelimit's core keys them, so a budget holds across processes and hosts. Nothing here
 reads a history, changes it and writes it back, as DRF's SimpleRateThrottle does.
 
 Server-to-server tokens (valid tokens without the `embed` scope) are never counted or refused.
@@ -20,7 +20,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
-from django_ratelimit.core import get_usage
+from django.core.cache import caches
+from django_ratelimit import ALL
+from django_ratelimit.core import EXPIRATION_FUDGE, _get_window, _make_cache_key, _split_rate
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 from rest_framework.exceptions import AuthenticationFailed, Throttled
@@ -127,24 +129,39 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(limit), int(multiplier or 1) * _UNIT_SECONDS[unit]
 
 
+def _usage(*, group: str, subject: str, rate: str, increment: bool) -> dict[str, int] | None:
+    """django-ratelimit's `get_usage`, with its keys and windows, in one cache round trip instead of two.
+
+    `get_usage` always tries `add` first, then `incr` (or `get`): two round trips to Redis for every
+    count, and for every read. Counters exist for most of their window, so trying `incr` first and
+    adding the key only when it is missing costs one. A read is a plain `get`.
+    """
+    if not getattr(settings, "RATELIMIT_ENABLE", True):
+        return None
+    limit, period = _split_rate(rate)
+    window = _get_window(subject, period)
+    key = _make_cache_key(group, window, rate, subject, ALL)
+    cache = caches[settings.RATELIMIT_USE_CACHE]
+    if not increment:
+        current = cache.get(key, 0)
+    else:
+        try:
+            current = cache.incr(key)
+        except ValueError:  # the window's first request: create the counter (or lose the race and count)
+            current = 1 if cache.add(key, 1, period + EXPIRATION_FUDGE) else cache.incr(key)
+    return {"count": current, "limit": limit, "time_left": window - int(time.time())}
+
+
 def count(*, group: str, subject: str, rate: str, increment: bool = True) -> Usage | None:
     """Count one use of `subject`'s budget in `group` (or only read it); None when rate limiting is disabled.
 
     Raises RateLimitCacheUnavailable when the cache cannot be reached.
     """
-    # django-ratelimit reports a failed increment (a key that expired between its add and its incr)
-    # as limit 0 with no time left; a second try adds the key afresh. Twice in a row means no cache.
-    for _ in range(2):
-        try:
-            usage = get_usage(None, group=group, key=lambda _group, _request: subject, rate=rate, increment=increment)
-        except CACHE_ERRORS as error:
-            outage.failed(error)
-            raise RateLimitCacheUnavailable from error
-        if usage is None or usage["limit"] or usage["time_left"] != -1:
-            break
-    else:
-        outage.failed(RateLimitCacheUnavailable("the cache returned no count"))
-        raise RateLimitCacheUnavailable
+    try:
+        usage = _usage(group=group, subject=subject, rate=rate, increment=increment)
+    except CACHE_ERRORS as error:
+        outage.failed(error)
+        raise RateLimitCacheUnavailable from error
     outage.answered()
     if usage is None:
         return None

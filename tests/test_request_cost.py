@@ -2,6 +2,7 @@
 repeated that could be done once."""
 
 import datetime
+import uuid
 
 import pytest
 from rest_framework.serializers import ModelSerializer
@@ -9,7 +10,7 @@ from rest_framework_simplejwt.backends import TokenBackend
 
 from buyers.api.serializers import BuyerOutput
 from buyers.tests.factories import BuyerFactory
-from payments import authentication
+from payments import authentication, throttling
 from payments.filters import QueryFilterBackend
 
 pytestmark = pytest.mark.django_db
@@ -127,15 +128,39 @@ def test_a_list_without_filters_builds_no_filterset(warm_client, monkeypatch):
     assert len(built) == 1
 
 
-def test_output_serializer_fields_are_built_once_per_class(merchant_account, monkeypatch):
-    buyer = BuyerFactory(merchant_account=merchant_account)
-    BuyerOutput(buyer).data  # noqa: B018 - builds the class's field template
+def test_output_serializer_fields_are_built_once_per_class(monkeypatch):
+    BuyerOutput().fields  # noqa: B018 - builds the class's field template
     builds = []
     original = ModelSerializer.build_field
     monkeypatch.setattr(ModelSerializer, "build_field", lambda *a: builds.append(1) or original(*a))
 
-    first, second = BuyerOutput(buyer), BuyerOutput(buyer)
+    first, second = BuyerOutput(), BuyerOutput()
 
-    assert first.data == second.data
+    assert list(first.fields) == list(second.fields) == BuyerOutput.Meta.fields
     assert first.fields["id"] is not second.fields["id"]  # each serializer binds its own copies
     assert builds == []
+
+
+@pytest.fixture
+def cache_calls(monkeypatch) -> list[str]:
+    """Every call the rate limiter makes to its cache (each one a round trip to Redis in production)."""
+    from django.core.cache import caches
+
+    calls: list[str] = []
+    cache = caches["ratelimit"]
+    for name in ("add", "incr", "get"):
+        original = getattr(cache, name)
+        monkeypatch.setattr(cache, name, lambda *a, _n=name, _f=original, **k: calls.append(_n) or _f(*a, **k))
+    return calls
+
+
+def test_a_rate_limit_count_is_one_cache_round_trip_once_its_window_started(cache_calls):
+    subject = uuid.uuid4().hex  # a counter no earlier run left in a shared Redis
+    first = throttling.count(group="cost", subject=subject, rate="100/m")
+    started = len(cache_calls)
+    second = throttling.count(group="cost", subject=subject, rate="100/m")
+    read = throttling.count(group="cost", subject=subject, rate="100/m", increment=False)
+
+    assert (first.count, second.count, read.count) == (1, 2, 2)
+    assert cache_calls[:started] == ["incr", "add"]  # the window's first request creates the counter
+    assert cache_calls[started:] == ["incr", "get"]
