@@ -9,6 +9,7 @@ from buyers.api.serializers import BuyerInput, BuyerOutput
 from buyers.models import Buyer
 from buyers.selectors import buyer_get, buyer_list, buyer_search
 from buyers.services import buyer_create, buyer_delete, buyer_update
+from payments.api.serializers import validated
 
 
 class BuyerFilter(django_filters.FilterSet):
@@ -41,20 +42,15 @@ class BuyerViewSet(
 
     @extend_schema(request=BuyerInput, responses={201: BuyerOutput})
     def create(self, request):
-        data = self._validated(BuyerInput(data=request.data))
+        data = validated(BuyerInput(data=request.data))
         buyer = buyer_create(merchant_account=request.merchant_account, **data)
         return Response(BuyerOutput(buyer).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=BuyerInput, responses={200: BuyerOutput})
     def update(self, request, buyer_id=None):
-        data = self._validated(BuyerInput(data=request.data))
+        data = validated(BuyerInput(data=request.data))
         buyer = buyer_update(buyer=self.get_object(), **data)
         return Response(BuyerOutput(buyer).data)
 
     def perform_destroy(self, instance):
         buyer_delete(buyer=instance)
-
-    @staticmethod
-    def _validated(serializer) -> dict:
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data

@@ -16,12 +16,8 @@ from checkout.services import (
     checkout_session_store_fields,
     checkout_session_update,
 )
+from payments.api.serializers import validated
 from payments.throttling import CheckoutSessionThrottle, RateLimitedMixin
-
-
-def _validated(serializer) -> dict:
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
@@ -39,14 +35,14 @@ class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin
         # The body is optional: the SDK sends none at all for an empty create, and `null` is allowed too.
         body = {} if request.data is None else request.data
         session = checkout_session_create(
-            merchant_account=request.merchant_account, **_validated(CheckoutSessionInput(data=body))
+            merchant_account=request.merchant_account, **validated(CheckoutSessionInput(data=body))
         )
         return Response(CheckoutSessionOutput(session).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=CheckoutSessionInput, responses={200: CheckoutSessionOutput})
     def update(self, request, session_id=None):
         session = self.get_object()
-        session = checkout_session_update(session=session, **_validated(CheckoutSessionInput(data=request.data)))
+        session = checkout_session_update(session=session, **validated(CheckoutSessionInput(data=request.data)))
         return Response(CheckoutSessionOutput(session).data)
 
     def perform_destroy(self, instance):
@@ -68,7 +64,7 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
     def put(self, request, session_id: uuid.UUID):
         session = checkout_session_get_by_id(id=session_id)
-        data = _validated(SecureFieldsInput(data=request.data))
+        data = validated(SecureFieldsInput(data=request.data))
         card = data["payment_method"]
         checkout_session_store_fields(
             session=session,

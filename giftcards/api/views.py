@@ -20,6 +20,7 @@ from giftcards.api.serializers import (
 from giftcards.models import GiftCard
 from giftcards.selectors import gift_card_balances, gift_card_get, gift_card_list, gift_card_summaries_for_buyer
 from giftcards.services import gift_card_delete, gift_card_store
+from payments.api.serializers import validated
 from payments.errors import QueryValidationError
 from payments.throttling import EmbedTokenThrottle, RateLimitedMixin
 
@@ -60,7 +61,7 @@ class GiftCardViewSet(
 
     @extend_schema(request=GiftCardCreateInput, responses={201: GiftCardOutput})
     def create(self, request):
-        data = _validated(GiftCardCreateInput(data=request.data))
+        data = validated(GiftCardCreateInput(data=request.data))
         _require_pinned_buyer(request, data)
         gift_card = gift_card_store(merchant_account=request.merchant_account, endpoint="POST /gift-cards", **data)
         return Response(GiftCardOutput(gift_card).data, status=status.HTTP_201_CREATED)
@@ -71,7 +72,7 @@ class GiftCardViewSet(
     @extend_schema(request=GiftCardBalancesInput, responses={200: GiftCardSummariesOutput})
     @action(detail=False, methods=["post"], url_path="balances")
     def balances(self, request):
-        data = _validated(GiftCardBalancesInput(data=request.data))
+        data = validated(GiftCardBalancesInput(data=request.data))
         balances = gift_card_balances(
             merchant_account=request.merchant_account, items=data["items"], endpoint="POST /gift-cards/balances"
         )
@@ -96,11 +97,6 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
             raise QueryValidationError(query.errors)
         balances = gift_card_summaries_for_buyer(merchant_account=request.merchant_account, **query.validated_data)
         return Response(GiftCardSummariesOutput({"items": balances}).data)
-
-
-def _validated(serializer) -> dict:
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 def _require_pinned_buyer(request, data: dict) -> None:

@@ -193,3 +193,9 @@ class BillingDetailsSerializer(StrictSerializer):
     )
     address = AddressSerializer(required=False, allow_null=True)
     tax_id = TaxIdSerializer(required=False, allow_null=True)
+
+
+def validated(serializer: serializers.Serializer) -> dict:
+    """The serializer's validated data; invalid input raises the 400 envelope with one detail per field."""
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

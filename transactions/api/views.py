@@ -15,6 +15,7 @@ from buyers.models import Buyer
 from buyers.selectors import buyer_get
 from checkout.selectors import checkout_session_get
 from giftcards.selectors import issued_card_for_payment
+from payments.api.serializers import validated
 from payments.connectors import CardDetails, ConnectorResult
 from payments.errors import DomainError, NotFound
 from payments.idempotency import idempotent
@@ -47,11 +48,6 @@ from transactions.services import (
 
 PREFER = OpenApiParameter("prefer", str, OpenApiParameter.HEADER, required=False, many=True)
 IDEMPOTENCY_KEY = OpenApiParameter("idempotency-key", str, OpenApiParameter.HEADER, required=False)
-
-
-def _validated(serializer) -> dict:
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 def _actor(request: Request) -> Actor:
@@ -96,7 +92,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request) -> Response:
-        data = _validated(TransactionCreateInput(data=request.data))
+        data = validated(TransactionCreateInput(data=request.data))
         require_pinned_claims(request.user, data)
         txn = transaction_create(
             merchant_account=request.merchant_account,
@@ -122,7 +118,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
 
     @extend_schema(request=TransactionUpdateInput, responses={200: TransactionOutput})
     def update(self, request: Request, transaction_id=None) -> Response:
-        data = _validated(TransactionUpdateInput(data=request.data))
+        data = validated(TransactionUpdateInput(data=request.data))
         txn = transaction_update(txn=self.get_object(), actor=_actor(request), **data)
         return Response(TransactionOutput(txn).data)
 
@@ -130,7 +126,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @action(detail=True, methods=["post"])
     @idempotent
     def capture(self, request: Request, transaction_id=None) -> Response:
-        data = _validated(TransactionCaptureInput(data=request.data))
+        data = validated(TransactionCaptureInput(data=request.data))
         outcome = transaction_capture(txn=self.get_object(), actor=_actor(request), amount=data.get("amount"))
         if _prefers(request, "transaction-capture"):
             return Response(_action_body("transaction-capture", outcome.transaction, outcome.result))
@@ -228,14 +224,14 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(request=RefundCreateInput, responses={201: RefundOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request, transaction_id=None) -> Response:
-        data = _validated(RefundCreateInput(data=request.data))
+        data = validated(RefundCreateInput(data=request.data))
         refund = refund_create(txn=self._transaction(), actor=_actor(request), **data)
         return Response(RefundOutput(refund).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=RefundAllInput, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def all(self, request: Request, transaction_id=None) -> Response:
-        data = _validated(RefundAllInput(data=request.data if request.data is not None else {}))
+        data = validated(RefundAllInput(data=request.data if request.data is not None else {}))
         refunds = refund_all(txn=self._transaction(), actor=_actor(request), **data)
         items = RefundOutput(refunds, many=True).data
         return Response(
