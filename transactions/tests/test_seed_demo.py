@@ -65,3 +65,10 @@ def test_negative_totals_are_refused(merchant_account, option):
         _seed(**{option: -1})
 
     assert Transaction.objects.count() == 0
+
+
+def test_missing_card_keys_are_a_clear_error(merchant_account, settings):
+    settings.CARD_FINGERPRINT_KEY = ""
+
+    with pytest.raises(CommandError, match="CARD_FINGERPRINT_KEY"):
+        _seed(transactions=1)

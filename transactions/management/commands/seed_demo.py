@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from buyers.demo import DEFAULT_BATCH_SIZE, seed_demo_buyers
 from giftcards.models import IssuedGiftCard
 from payments.selectors import merchant_account_get
+from payments.vault import VaultError
 from transactions.demo import seed_demo_transactions
 
 DEMO_GIFT_CARD_BALANCE = 10_000  # minor units
@@ -85,10 +86,13 @@ class Command(BaseCommand):
             return
         if options["buyers"]:
             self._seed_buyers(account, options["buyers"], options["batch_size"])
-        if options["gift_cards"]:
-            self._seed_gift_cards(account, options["gift_cards"], options["gift_cards_out"])
-        if options["transactions"]:
-            self._seed_transactions(account, options["transactions"])
+        try:
+            if options["gift_cards"]:
+                self._seed_gift_cards(account, options["gift_cards"], options["gift_cards_out"])
+            if options["transactions"]:
+                self._seed_transactions(account, options["transactions"])
+        except VaultError as exc:  # card numbers and PINs are sealed and hashed with keys from the environment
+            raise CommandError(f"{exc} (make run writes development keys to .local/env)") from exc
 
     def _seed_buyers(self, account, total: int, batch_size: int) -> None:
         progress = Progress("buyers")
