@@ -82,6 +82,7 @@ def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
         "REDIS_URL": redis_url,
         "BENCH_PEER_VERIFYING_KEY": public_pem(private_key),
         "BENCH_PRIVATE_KEY_PEM": private_pem,
+        "LOG_LEVEL": "INFO",  # the servers log every request, as in production
     }
 
 
@@ -130,7 +131,7 @@ def seed_buyers(rows: int) -> None:
 
 def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     """Migrate, seed, create the account, key and peer user; return tokens and deep-page cursors."""
-    os.environ.update(env)
+    os.environ.update({**env, "LOG_LEVEL": "WARNING"})  # this process's own requests need no access log
     import django
 
     django.setup()
@@ -142,6 +143,7 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     from payments.services import api_key_register
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", no_input=True, verbosity=0)  # as `make serve` does
     account, _ = MerchantAccount.objects.get_or_create(id=MERCHANT_ACCOUNT, defaults={"display_name": "Bench"})
     private_pem = env["BENCH_PRIVATE_KEY_PEM"]
     api_key_register(public_key_pem=public_pem(load_private_pem(private_pem)), merchant_account=account)
@@ -605,6 +607,8 @@ def main() -> None:
         print(f"- database queries per POST /transactions: {fixtures['queries_per_transaction']}")
     if any(s.bad for s in summaries.values()):
         print("\nSome responses were errors (non-2xx or socket errors): see", workdir)
+    else:
+        shutil.rmtree(workdir)  # the servers' logs: a line per request, not worth keeping after a clean run
     print(f"\ntotal {time.monotonic() - started:.0f}s")
 
 
