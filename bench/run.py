@@ -604,7 +604,8 @@ def main() -> None:
     print()
     print("\n".join(report_targets(summaries)))
     if "queries_per_transaction" in fixtures:
-        print(f"- database queries per POST /transactions: {fixtures['queries_per_transaction']}")
+        statements = fixtures["queries_per_transaction"]
+        print(f"- database statements per POST /transactions (BEGIN, COMMIT and savepoints included): {statements}")
     if any(s.bad for s in summaries.values()):
         print("\nSome responses were errors (non-2xx or socket errors): see", workdir)
     else:
