@@ -28,6 +28,17 @@ preload_app = True
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
+# gunicorn's own lines (worker starts, timeouts) in the application's format, so a log collector reading
+# JSON never meets a plain line. Same rule as the Django settings: JSON unless debug, or when asked.
+_debug = os.environ.get("DJANGO_DEBUG", "true").strip().lower() in {"1", "true", "yes", "on"}
+if os.environ.get("LOG_FORMAT", "plain" if _debug else "json") == "json":
+    logconfig_dict = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "payments.logging.JsonFormatter"}},
+        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "loggers": {"gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False}},
+    }
 # Trust X-Forwarded-* only from the load balancer's addresses (comma separated, `*` for any).
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 proc_name = "payments"

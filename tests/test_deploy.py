@@ -73,7 +73,7 @@ def test_log_format_follows_the_environment(env, formatter):
 
 
 def _gunicorn_settings(monkeypatch, **env: str) -> dict:
-    for name in ("WEB_CONCURRENCY", "HOST", "PORT"):
+    for name in ("WEB_CONCURRENCY", "HOST", "PORT", "DJANGO_DEBUG", "LOG_FORMAT"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -93,3 +93,12 @@ def test_gunicorn_reads_workers_and_address_from_the_environment(monkeypatch):
 
     assert settings["workers"] == 3
     assert settings["bind"] == "127.0.0.1:9001"
+
+
+def test_gunicorn_logs_json_in_production_and_plain_in_development(monkeypatch):
+    production = _gunicorn_settings(monkeypatch, DJANGO_DEBUG="false")
+    development = _gunicorn_settings(monkeypatch, DJANGO_DEBUG="true")
+
+    formatter = production["logconfig_dict"]["formatters"]["json"]["()"]
+    assert formatter == "payments.logging.JsonFormatter"
+    assert "logconfig_dict" not in development
