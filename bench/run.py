@@ -9,6 +9,7 @@ with wrk in alternating rounds, and prints one table. See docs/performance.md fo
 
 import argparse
 import base64
+import datetime
 import json
 import os
 import secrets
@@ -174,7 +175,7 @@ TRANSACTION = {
     "payment_method": {
         "method": "card",
         "number": "4111111111111111",
-        "expiration_date": "12/30",
+        "expiration_date": f"12/{(datetime.date.today().year + 3) % 100:02d}",
         "security_code": "123",
     },
     "store": False,
