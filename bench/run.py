@@ -144,7 +144,7 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     from payments.services import api_key_register
 
     call_command("migrate", verbosity=0)
-    call_command("collectstatic", no_input=True, verbosity=0)  # as `make serve` does
+    call_command("collectstatic", interactive=False, verbosity=0)  # as `make serve` does
     account, _ = MerchantAccount.objects.get_or_create(id=MERCHANT_ACCOUNT, defaults={"display_name": "Bench"})
     private_pem = env["BENCH_PRIVATE_KEY_PEM"]
     api_key_register(public_key_pem=public_pem(load_private_pem(private_pem)), merchant_account=account)
