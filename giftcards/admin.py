@@ -35,7 +35,17 @@ class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("service",)
     search_fields = ("=last4",)
     search_help_text = "The full card number, or its last 4 digits."
-    fields = ("card", "merchant_account", "currency", "balance", "status", "expires_at", "created_at", "updated_at")
+    fields = (
+        "card",
+        "merchant_account",
+        "currency",
+        "balance",
+        "status",
+        "expires_at",
+        "locked_until",
+        "created_at",
+        "updated_at",
+    )
     readonly_fields = fields
     inlines = (LedgerEntryInline,)
     actions = ("deactivate",)

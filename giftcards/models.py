@@ -49,6 +49,9 @@ class IssuedGiftCard(TimestampedModel):
     # The last instant the card can be used; null: it never expires.
     expires_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    # Set when failed checks of this number use up their budget (RATELIMIT_GIFTCARD_PIN_FAILURES): until
+    # then every check answers like a wrong PIN. Kept on the row that every check reads anyway.
+    locked_until = models.DateTimeField(null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = "issued gift card"
@@ -66,6 +69,9 @@ class IssuedGiftCard(TimestampedModel):
 
     def is_expired(self, now=None) -> bool:
         return self.expires_at is not None and (now or timezone.now()) > self.expires_at
+
+    def is_locked(self, now=None) -> bool:
+        return self.locked_until is not None and (now or timezone.now()) < self.locked_until
 
 
 class LedgerEntryQuerySet(models.QuerySet):

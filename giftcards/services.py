@@ -5,8 +5,8 @@ Money moves only in `giftcard_redeem` and `giftcard_refund`, each holding the ca
 concurrent redemptions never overdraw a card; the ledger's constraints refuse a negative balance even
 if a caller bypassed these functions.
 
-A number+PIN check starts in `_check_begins` and a failed one is recognised in `_record_check_failure`;
-both delegate to the per-card PIN-failure limit in `payments.throttling`.
+A failed number+PIN check is recognised in one place, `_record_check_failure`, which counts it against
+the per-card PIN-failure limit in `payments.throttling` and locks the card once the budget is used up.
 """
 
 import secrets
@@ -209,26 +209,32 @@ def giftcard_check(
     Says nothing about the card's state: callers check expiry and status only after this has matched.
     `endpoint` names the caller in the PIN-failure record (e.g. "POST /gift-cards/balances").
     """
-    subject = number_hash(number)
-    locked_out = _check_begins(subject)
     service = GiftCardService.objects.filter(merchant_account=merchant_account).first()
-    # The check runs even when locked out, so a locked-out number costs what any other failure costs.
+    # The check runs even when the card is locked, so a locked card costs what any other check costs.
     card = provider_for(service).check(service=service, number=number, pin=pin)
     if card is None:
-        _record_check_failure(subject, merchant_account=merchant_account, last4=number[-4:], endpoint=endpoint)
-    if card is None or locked_out:
+        _record_check_failure(
+            service, number_hash(number), merchant_account=merchant_account, last4=number[-4:], endpoint=endpoint
+        )
+    if card is None or card.is_locked():
         raise InvalidGiftCard()
     return card
 
 
-def _check_begins(subject: str) -> bool:
-    """Whether checks of the number behind `subject` are locked out by earlier failures (then: a wrong PIN)."""
-    return throttling.pin_failures_exceeded(subject)
+def _record_check_failure(
+    service: GiftCardService | None, subject: str, *, merchant_account: MerchantAccount, last4: str, endpoint: str
+) -> None:
+    """Count one failed check (unknown number or wrong PIN alike) against the number behind `subject`, and
+    lock the card once the failures use up their budget.
 
-
-def _record_check_failure(subject: str, *, merchant_account: MerchantAccount, last4: str, endpoint: str) -> None:
-    """Count one failed check (unknown number or wrong PIN alike) against the number behind `subject`."""
-    throttling.record_pin_failure(subject, merchant_account_id=merchant_account.pk, last4=last4, endpoint=endpoint)
+    The lock is one UPDATE by number hash, which matches no row for an unknown number: both failures do the
+    same work. Callers check outside any transaction a failure would roll back, so the lock stays.
+    """
+    locked_until = throttling.record_pin_failure(
+        subject, merchant_account_id=merchant_account.pk, last4=last4, endpoint=endpoint
+    )
+    if locked_until is not None:
+        IssuedGiftCard.objects.filter(service=service, number_hash=subject).update(locked_until=locked_until)
 
 
 def require_usable(card: IssuedGiftCard) -> None:

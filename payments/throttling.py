@@ -352,32 +352,22 @@ class RateLimitedMixin:
         return response
 
 
-def pin_failures_exceeded(subject: str) -> bool:
-    """True while the card behind `subject` (a keyed hash of its number) has used up its failed checks.
+def record_pin_failure(subject: str, *, merchant_account_id: str, last4: str, endpoint: str) -> datetime | None:
+    """Count a failed check of the card behind `subject` (a keyed hash of its number); once the failures use
+    up the budget, return when the card's lock ends (the window's end), else None.
 
-    Callers then answer exactly as for a wrong PIN. An unreachable cache locks nothing: limited callers
-    were already refused by their request throttle when failing closed (docs/rate-limits.md).
-    """
-    try:
-        usage = count(
-            group=PIN_FAILURE_GROUP, subject=subject, rate=settings.RATELIMIT_GIFTCARD_PIN_FAILURES, increment=False
-        )
-    except RateLimitCacheUnavailable:
-        return False
-    return usage is not None and usage.count >= usage.limit
-
-
-def record_pin_failure(subject: str, *, merchant_account_id: str, last4: str, endpoint: str) -> None:
-    """Count a failed check of the card behind `subject`; from the failure that uses up the budget on, the
-    lock is recorded (once per window: a caller's rolled-back transaction may have dropped an earlier try).
+    The caller keeps the lock with the card, so a matching check needs no cache round trip to see it. From
+    the failure that uses up the budget on, the lock is also recorded for support (once per window: a
+    caller's rolled-back transaction may have dropped an earlier try). An unreachable cache locks nothing:
+    limited callers were already refused by their request throttle when failing closed.
     """
     rate = settings.RATELIMIT_GIFTCARD_PIN_FAILURES
     try:
         usage = count(group=PIN_FAILURE_GROUP, subject=subject, rate=rate)
     except RateLimitCacheUnavailable:
-        return
+        return None
     if usage is None or usage.count < usage.limit:
-        return
+        return None
     window_start, window_end = usage.window()
     rate_limit_event_record(
         subject_kind=RateLimitEvent.SubjectKind.GIFT_CARD,
@@ -389,3 +379,4 @@ def record_pin_failure(subject: str, *, merchant_account_id: str, last4: str, en
         merchant_account_id=merchant_account_id,
         gift_card_last4=last4,
     )
+    return window_end

@@ -173,22 +173,17 @@ def test_check_failures_are_one_and_the_same_error(merchant_account, other_merch
 @pytest.fixture
 def check_spies(monkeypatch):
     """Counts PIN comparisons and the limiter calls the check makes."""
-    calls = {"pin_matches": 0, "began": [], "failures": []}
+    calls = {"pin_matches": 0, "failures": []}
     real_pin_matches = providers.pin_matches
 
     def pin_matches(*args):
         calls["pin_matches"] += 1
         return real_pin_matches(*args)
 
-    def began(subject):
-        calls["began"].append(subject)
-        return False
-
     def failed(subject, **details):
         calls["failures"].append((subject, details))
 
     monkeypatch.setattr(providers, "pin_matches", pin_matches)
-    monkeypatch.setattr(services.throttling, "pin_failures_exceeded", began)
     monkeypatch.setattr(services.throttling, "record_pin_failure", failed)
     return calls
 
@@ -203,7 +198,6 @@ def test_unknown_number_and_wrong_pin_do_the_same_work(merchant_account, check_s
         giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /gift-cards")
 
     assert check_spies["pin_matches"] == 1
-    assert check_spies["began"] == [number_hash(number)]
     assert check_spies["failures"] == [
         (
             number_hash(number),
@@ -220,14 +214,21 @@ def test_a_matching_check_records_no_failure(merchant_account, check_spies):
     assert check_spies["failures"] == []
 
 
-def test_a_locked_out_number_answers_like_a_wrong_pin_even_with_the_right_one(merchant_account, monkeypatch):
+def test_a_locked_card_answers_like_a_wrong_pin_even_with_the_right_one(merchant_account):
     card = IssuedGiftCardFactory()
-    monkeypatch.setattr(services.throttling, "pin_failures_exceeded", lambda subject: True)
+    IssuedGiftCard.objects.filter(pk=card.pk).update(locked_until=timezone.now() + timedelta(minutes=5))
 
     with pytest.raises(InvalidGiftCard) as raised:
         giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
 
     assert raised.value.message == "The gift card number or PIN is not valid."
+
+
+def test_a_lock_ends_with_its_window(merchant_account):
+    card = IssuedGiftCardFactory()
+    IssuedGiftCard.objects.filter(pk=card.pk).update(locked_until=timezone.now() - timedelta(seconds=1))
+
+    assert giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
 
 
 def test_failed_checks_lock_the_number_after_the_configured_budget(merchant_account, settings):
@@ -239,6 +240,7 @@ def test_failed_checks_lock_the_number_after_the_configured_budget(merchant_acco
 
     with pytest.raises(InvalidGiftCard):
         giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
+    assert IssuedGiftCard.objects.get(pk=card.pk).is_locked()
 
 
 def test_check_says_nothing_about_state(merchant_account):

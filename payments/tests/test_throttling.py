@@ -12,6 +12,7 @@ import uuid
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
+from django.utils import timezone
 
 from buyers.models import Buyer
 from payments.checks import ratelimit_cache_is_shared
@@ -19,7 +20,6 @@ from payments.models import RateLimitEvent
 from payments.throttling import (
     outage,
     parse_rate,
-    pin_failures_exceeded,
     record_pin_failure,
 )
 
@@ -339,14 +339,14 @@ def _subject() -> str:
 def test_pin_failures_lock_the_card_once_the_budget_is_used(merchant_account):
     card, other = _subject(), _subject()
 
-    before = []
-    for _ in range(LIMIT):
-        before.append(pin_failures_exceeded(card))
+    locks = [
         record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards/balances")
+        for _ in range(LIMIT)
+    ]
 
-    assert before == [False] * LIMIT
-    assert pin_failures_exceeded(card)
-    assert not pin_failures_exceeded(other)
+    assert locks[:-1] == [None] * (LIMIT - 1)
+    assert locks[-1] > timezone.now()  # the lock lasts until the window ends
+    assert record_pin_failure(other, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards") is None
 
 
 def test_the_pin_failure_lock_is_recorded_once_with_the_last_4_digits_only(merchant_account):
@@ -371,10 +371,12 @@ def test_pin_failure_records_never_take_more_than_4_digits(merchant_account):
 
 def test_pin_failures_lock_nothing_while_the_cache_is_unreachable(dead_cache, merchant_account):
     card = _subject()
-    for _ in range(LIMIT + 1):
+    locks = [
         record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards")
+        for _ in range(LIMIT + 1)
+    ]
 
-    assert not pin_failures_exceeded(card)
+    assert locks == [None] * (LIMIT + 1)
     assert not RateLimitEvent.objects.exists()
 
 
