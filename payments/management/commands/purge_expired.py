@@ -2,13 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from payments import purge
-
-
-def _positive(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise ValueError(value)
-    return number
+from payments.management.arguments import positive_int
 
 
 class Command(BaseCommand):
@@ -18,7 +12,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch-size", type=_positive, default=purge.DEFAULT_BATCH_SIZE)
+        parser.add_argument("--batch-size", type=positive_int, default=purge.DEFAULT_BATCH_SIZE)
         parser.add_argument(
             "--only", action="append", metavar="JOB", help="Run only this job (repeatable); see --list."
         )

@@ -1,14 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from payments import vault
+from payments.management.arguments import positive_int
 from payments.vault_services import vaulted_cards_count_stale, vaulted_cards_rotate_batch
-
-
-def _positive(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise ValueError(value)
-    return number
 
 
 class Command(BaseCommand):
@@ -18,7 +12,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--batch-size", type=_positive, default=500)
+        parser.add_argument("--batch-size", type=positive_int, default=500)
 
     def handle(self, *args, **options):
         current = vault.current_key_id()
