@@ -44,6 +44,7 @@ chromium:
 	fi
 
 test: lint chromium
+	mkdir -p .local  # where the embedded database lives; the migration check opens it
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
 
