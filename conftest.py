@@ -7,9 +7,10 @@ from collections.abc import Callable
 import pytest
 from rest_framework.test import APIClient
 
-from payments import authentication, selectors
-from payments.keys import generate_private_key, mint_token, public_pem
-from payments.services import api_key_register
+from payments.accounts import selectors
+from payments.accounts.keys import generate_private_key, mint_token, public_pem
+from payments.accounts.services import api_key_register
+from payments.rest import authentication
 
 TEST_CARD_KEYS = ["test1:" + base64.urlsafe_b64encode(b"k" * 32).decode().rstrip("=")]
 TEST_FINGERPRINT_KEY = base64.urlsafe_b64encode(b"f" * 32).decode().rstrip("=")
@@ -63,7 +64,7 @@ def api_key(db, private_key_pem, merchant_account):
 
 
 def public_pem_of(private_pem: str) -> str:
-    from payments.keys import load_private_pem
+    from payments.accounts.keys import load_private_pem
 
     return public_pem(load_private_pem(private_pem))
 
@@ -103,7 +104,7 @@ def staff_login(db, client):
     """`staff_login("Support")`: log the test client in as a staff user of that group (roles synced first)."""
     from django.contrib.auth.models import Group, User
 
-    from payments.roles import roles_sync
+    from payments.staff.roles import roles_sync
 
     def login(group: str):
         roles_sync()
@@ -118,7 +119,7 @@ def staff_login(db, client):
 @pytest.fixture
 def support_client(client, staff_login):
     """The test client, logged in as a member of the view-only Support group."""
-    from payments.roles import SUPPORT
+    from payments.staff.roles import SUPPORT
 
     staff_login(SUPPORT)
     return client

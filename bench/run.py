@@ -67,7 +67,7 @@ class Result:
 
 def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
     """Production settings with throwaway secrets: what `make serve` runs, on loopback."""
-    from payments.keys import generate_private_key, public_pem
+    from payments.accounts.keys import generate_private_key, public_pem
 
     private_key, private_pem = generate_private_key()
     key = base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip("=")
@@ -139,9 +139,9 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 
-    from payments.keys import load_private_pem, mint_token, public_pem
+    from payments.accounts.keys import load_private_pem, mint_token, public_pem
+    from payments.accounts.services import api_key_register
     from payments.models import MerchantAccount
-    from payments.services import api_key_register
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)  # as `make serve` does
@@ -154,9 +154,9 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     get_user_model().objects.get_or_create(username=claims["iss"])  # the peer's user lookup finds this row
     fixtures = {"token": token, **deep_cursors()}
     if _routed("gift-card-balances"):
-        from giftcards.services import giftcard_issue
+        from giftcards.services import issued_card_create
 
-        card = giftcard_issue(merchant_account=account, amount=10_000, currency="USD")
+        card = issued_card_create(merchant_account=account, amount=10_000, currency="USD")
         fixtures["embed_token"] = mint_token(private_pem, scopes=["embed"], expires_in=3600)
         fixtures["balance_body"] = json.dumps({"items": [{"number": card.number, "pin": card.pin}]})
     if _routed("transaction-list"):
@@ -227,7 +227,7 @@ def deep_cursors() -> dict[str, str]:
 
     from bench.views import PeerCursorPagination
     from buyers.models import Buyer
-    from payments.pagination import Cursor, KeysetCursorPagination
+    from payments.rest.pagination import Cursor, KeysetCursorPagination
 
     row = (
         Buyer.objects.filter(merchant_account_id=MERCHANT_ACCOUNT)

@@ -13,8 +13,8 @@ from rest_framework.exceptions import ValidationError
 from buyers.models import Buyer
 from buyers.selectors import buyer_list
 from buyers.services import buyer_create, buyer_update
-from payments.api.serializers import BillingDetailsSerializer
-from payments.errors import validation_details
+from payments.rest.envelope import validation_details
+from payments.rest.fields import BillingDetailsSerializer
 
 
 class CappedCountPaginator(Paginator):

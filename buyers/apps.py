@@ -1,7 +1,22 @@
-from django.apps import AppConfig
+from payments.staff import config
 
 
-class BuyersConfig(AppConfig):
+class BuyersConfig(config.StaffAppConfig):
     """Buyers: the merchant's customers, referenced by gift cards, sessions and transactions."""
 
     name = "buyers"
+
+    def ready(self) -> None:
+        from buyers.demo import seed_demo_buyers_run
+        from buyers.models import Buyer
+        from payments.ops import demo
+
+        demo.register(
+            demo.DemoSeeder(
+                name="buyers",
+                help="Total demo buyers the account should have.",
+                seed=seed_demo_buyers_run,
+                has_data=lambda account: Buyer.objects.filter(merchant_account=account).exists(),
+                local_total=50,  # so the first list call on a development server shows something
+            )
+        )

@@ -8,7 +8,6 @@ constraint (with `ignore_conflicts`) skips any it meets again.
 import json
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
@@ -17,6 +16,7 @@ from django.utils import timezone
 
 from buyers.models import Buyer
 from payments.models import MerchantAccount
+from payments.ops.demo import DemoResult, DemoRun
 
 EXTERNAL_IDENTIFIER_PREFIX = "demo-buyer-"
 DEFAULT_BATCH_SIZE = 5_000
@@ -40,18 +40,6 @@ _PLACES = (
     ("New York", "US", "10001"), ("Toronto", "CA", "M5H 2N2"), ("Tokyo", "JP", "100-0001"), ("Sydney", "AU", "2000"),
     ("São Paulo", "BR", "01000-000"), ("Amsterdam", "NL", "1012 JS"), ("Lagos", "NG", "100001"),
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class SeedResult:
-    """How many demo buyers an account had before and after seeding."""
-
-    before: int
-    after: int
-
-    @property
-    def created(self) -> int:
-        return self.after - self.before
 
 
 def external_identifier(number: int) -> str:
@@ -129,7 +117,7 @@ def seed_demo_buyers(
     total: int,
     batch_size: int = DEFAULT_BATCH_SIZE,
     on_progress: Callable[[int, int], None] | None = None,
-) -> SeedResult:
+) -> DemoResult:
     """Bring the account's demo buyers up to `total`, inserting in batches; never duplicates one."""
     before = demo_buyers(merchant_account).count()
     # Batches go in in order, so an interrupted run leaves demo buyers 1..n and the next carries on at n + 1.
@@ -140,7 +128,14 @@ def seed_demo_buyers(
         # one more pass fills them, skipping every identifier that exists.
         _insert_numbers(merchant_account, range(1, before + 1), batch_size, on_progress)
         after = demo_buyers(merchant_account).count()
-    return SeedResult(before=before, after=after)
+    return DemoResult(before=before, after=after)
+
+
+def seed_demo_buyers_run(run: DemoRun) -> DemoResult:
+    """`seed_demo --buyers N`."""
+    return seed_demo_buyers(
+        merchant_account=run.merchant_account, total=run.total, batch_size=run.batch_size, on_progress=run.on_progress
+    )
 
 
 def _insert_numbers(

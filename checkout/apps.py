@@ -1,7 +1,7 @@
-from django.apps import AppConfig
+from payments.staff import config
 
 
-class CheckoutConfig(AppConfig):
+class CheckoutConfig(config.StaffAppConfig):
     """Checkout sessions, the Secure Fields endpoint and the Embed and Secure Fields frontend assets."""
 
     name = "checkout"
@@ -9,7 +9,8 @@ class CheckoutConfig(AppConfig):
     def ready(self) -> None:
         from checkout.selectors import checkout_session_merchant_account
         from checkout.services import checkout_sessions_purge_expired
-        from payments import cors, purge
+        from payments.middleware import cors
+        from payments.ops import purge
 
         purge.register("checkout-sessions", checkout_sessions_purge_expired)
         # Secure Fields is called from merchants' pages: the origins of the session's own account apply.

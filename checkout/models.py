@@ -21,7 +21,7 @@ class CheckoutSession(TimestampedModel):
     amount = models.PositiveIntegerField(null=True, blank=True)
     currency = models.CharField(max_length=3, null=True, blank=True)
     country = models.CharField(max_length=2, null=True, blank=True)
-    # Validated by the API's serializers (payments.api.order) before they land here.
+    # Validated by the API's serializers (payments.rest.order) before they land here.
     cart_items = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(null=True, blank=True)
     buyer = models.JSONField(null=True, blank=True)

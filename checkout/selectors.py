@@ -50,7 +50,7 @@ def checkout_session_card(*, merchant_account: MerchantAccount, session_id: uuid
     """The card Secure Fields stored on the account's live session, for a transaction to pay with.
 
     NotFound when the session is missing, expired, another account's, or has no card yet. Pass the card to
-    `payments.vault_services.vaulted_card_reveal(card=..., consume_security_code=True)` to authorize.
+    `payments.vault.services.vaulted_card_reveal(card=..., consume_security_code=True)` to authorize.
     """
     session = checkout_session_get(merchant_account=merchant_account, id=session_id)
     if session.card is None:

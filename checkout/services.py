@@ -11,7 +11,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
-from payments.vault_services import (
+from payments.vault.services import (
     vaulted_card_delete,
     vaulted_card_shorten_expiry,
     vaulted_card_store,

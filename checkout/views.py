@@ -16,9 +16,10 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from checkout import security
 from checkout.selectors import checkout_session_get_by_id
 from checkout.services import checkout_session_create
-from payments.errors import NotFound, detail, error_response
-from payments.keys import InvalidKeyError, load_private_pem, mint_token
-from payments.selectors import merchant_account_get
+from payments.accounts.keys import InvalidKeyError, load_private_pem, mint_token
+from payments.accounts.selectors import merchant_account_get
+from payments.errors import NotFound, detail
+from payments.rest.envelope import error_response
 
 SECURE_FIELDS = ("number", "expiry", "security_code")
 DEMO_MERCHANT_ACCOUNT = "default"

@@ -35,7 +35,7 @@ if os.environ.get("LOG_FORMAT", "plain" if _debug else "json") == "json":
     logconfig_dict = {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "payments.logging.JsonFormatter"}},
+        "formatters": {"json": {"()": "payments.ops.logging.JsonFormatter"}},
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
         "loggers": {"gunicorn.error": {"handlers": ["console"], "level": loglevel.upper(), "propagate": False}},
     }

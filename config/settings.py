@@ -52,13 +52,13 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "payments.middleware.RequestIdMiddleware",
-    "payments.access_log.AccessLogMiddleware",
-    "payments.middleware.ErrorEnvelopeMiddleware",
+    "payments.middleware.request_id.RequestIdMiddleware",
+    "payments.middleware.access_log.AccessLogMiddleware",
+    "payments.middleware.envelope.ErrorEnvelopeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
-    "payments.middleware.BodySizeLimitMiddleware",
+    "payments.middleware.body.BodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -164,17 +164,17 @@ STORAGES = {
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.authentication.ApiKeyJWTAuthentication"],
+    "DEFAULT_AUTHENTICATION_CLASSES": ["payments.rest.authentication.ApiKeyJWTAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": [
-        "payments.permissions.MerchantAccountAccess",
-        "payments.permissions.ScopePermission",
+        "payments.rest.permissions.MerchantAccountAccess",
+        "payments.rest.permissions.ScopePermission",
     ],
-    "DEFAULT_PAGINATION_CLASS": "payments.pagination.KeysetCursorPagination",
-    "DEFAULT_FILTER_BACKENDS": ["payments.filters.QueryFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
+    "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "EXCEPTION_HANDLER": "payments.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "UNAUTHENTICATED_TOKEN": None,
 }
@@ -238,7 +238,7 @@ if SECURE_FIELDS_ORIGIN and not re.fullmatch(_ORIGIN, SECURE_FIELDS_ORIGIN):
 # The demo page (/demo/checkout/, DEBUG only) signs its embed tokens with the key `make run` writes.
 DEMO_CHECKOUT_PRIVATE_KEY = env.str("DEMO_CHECKOUT_PRIVATE_KEY", default=str(LOCAL_DIR / "default-api-key.pem"))
 
-# JSON lines (one object per line, `payments.logging.JsonFormatter`) for log collectors in production;
+# JSON lines (one object per line, `payments.ops.logging.JsonFormatter`) for log collectors in production;
 # readable lines under `make run`.
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
 if LOG_FORMAT not in ("plain", "json"):
@@ -247,12 +247,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "card_data": {"()": "payments.logging.CardDataMaskingFilter"},
-        "request_id": {"()": "payments.middleware.RequestIdLogFilter"},
+        "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
+        "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-        "json": {"()": "payments.logging.JsonFormatter"},
+        "json": {"()": "payments.ops.logging.JsonFormatter"},
     },
     "handlers": {
         "console": {

@@ -4,7 +4,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
-from payments.api.views import healthz, readyz
+from payments.ops.views import healthz, readyz
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -10,8 +10,8 @@ from django.http import HttpRequest
 
 from giftcards.hashing import number_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
-from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, giftcard_deactivate
-from payments.admin_mixins import ReadOnlyAdminMixin
+from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, issued_card_deactivate
+from payments.staff.mixins import ReadOnlyAdminMixin
 
 DEACTIVATE_PERMISSION = "giftcards.deactivate_issuedgiftcard"
 
@@ -72,7 +72,7 @@ class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def deactivate(self, request: HttpRequest, queryset: QuerySet[IssuedGiftCard]) -> None:
         for card in queryset:
             if card.status != IssuedGiftCard.Status.INACTIVE:
-                giftcard_deactivate(card=card)
+                issued_card_deactivate(card=card)
                 self.log_change(request, card, "Deactivated.")
         self.message_user(request, f"Deactivated {queryset.count()} gift card(s).", messages.SUCCESS)
 

@@ -1,8 +1,24 @@
-from django.apps import AppConfig
+from payments.staff import config
 
 
-class GiftCardsConfig(AppConfig):
+class GiftCardsConfig(config.StaffAppConfig):
     """The built-in gift card program, stored gift cards and balance checks."""
 
     name = "giftcards"
     verbose_name = "Gift cards"
+    operator_permissions = ("deactivate_issuedgiftcard",)
+
+    def ready(self) -> None:
+        from giftcards.demo import seed_demo_gift_cards
+        from giftcards.models import IssuedGiftCard
+        from payments.ops import demo
+
+        demo.register(
+            demo.DemoSeeder(
+                name="gift_cards",
+                help="Total cards the account's gift card program should have.",
+                seed=seed_demo_gift_cards,
+                has_data=lambda account: IssuedGiftCard.objects.filter(service__merchant_account=account).exists(),
+                writes_secrets=True,
+            )
+        )

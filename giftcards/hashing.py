@@ -6,7 +6,7 @@ share a hash. Both use keys derived from CARD_FINGERPRINT_KEY for their purpose 
 
 import hmac
 
-from payments.vault import keyed_hash
+from payments.vault.crypto import keyed_hash
 
 NUMBER_PURPOSE = "giftcards.number"
 PIN_PURPOSE = "giftcards.pin"

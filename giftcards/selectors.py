@@ -12,7 +12,7 @@ from django.db.models import F, QuerySet
 from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
 from giftcards.models import GiftCard, IssuedGiftCard
-from giftcards.services import giftcard_check, require_usable
+from giftcards.services import issued_card_check, issued_card_require_usable
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
 
@@ -116,7 +116,7 @@ def _stored_by_id(merchant_account: MerchantAccount, items: list[dict]) -> dict[
 
 def _balance_of_check(merchant_account: MerchantAccount, number: str, pin: str, endpoint: str) -> GiftCardBalance:
     try:
-        card = giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
+        card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
     except InvalidGiftCard as exc:
         return GiftCardBalance(
             merchant_account_id=merchant_account.pk, balance_error_code=exc.error_code, **display_digits(number)
@@ -126,7 +126,7 @@ def _balance_of_check(merchant_account: MerchantAccount, number: str, pin: str, 
 
 def _balance(card: IssuedGiftCard, **extra) -> GiftCardBalance:
     try:
-        require_usable(card)
+        issued_card_require_usable(card)
     except GiftCardError as exc:
         error_code = exc.error_code
     else:
@@ -159,7 +159,7 @@ def issued_card_for_payment(
 
     An unknown number and a wrong PIN raise the same `InvalidGiftCard` (400, `invalid_gift_card`); an id
     that is not one of the account's stored cards is a 400 too. `pointer` places the error in the
-    caller's body (e.g. "/gift_cards/1"). Says nothing of the card's state: `giftcard_redeem` refuses
+    caller's body (e.g. "/gift_cards/1"). Says nothing of the card's state: `issued_card_redeem` refuses
     inactive and expired cards.
     """
     if (gift_card_id is None) == (number is None or pin is None):
@@ -170,7 +170,9 @@ def issued_card_for_payment(
         except NotFound as exc:
             raise DomainError("No stored gift card with this id exists.", pointer=f"{pointer.rstrip('/')}/id") from exc
     try:
-        return giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /transactions")
+        return issued_card_check(
+            merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /transactions"
+        )
     except InvalidGiftCard:
         raise InvalidGiftCard(pointer=pointer) from None
 
@@ -185,7 +187,7 @@ class TransactionGiftCard(TypedDict):
     last4: str
 
 
-def gift_card_display(*, card: IssuedGiftCard, gift_card_id=None) -> TransactionGiftCard:
+def issued_card_display(*, card: IssuedGiftCard, gift_card_id=None) -> TransactionGiftCard:
     """The `gift_card` of a transaction's `gift_card_redemptions` item; `id` is the stored card used, if any."""
     return {
         "type": "gift-card",

@@ -1,12 +1,19 @@
 """Writes of the gift card program and of stored gift cards: the API, the admin, the issuing command and
 the transactions app all come through here.
 
-Money moves only in `giftcard_redeem` and `giftcard_refund`, each holding the card's row lock, so
-concurrent redemptions never overdraw a card; the ledger's constraints refuse a negative balance even
-if a caller bypassed these functions.
+Two things share the words "gift card", and the names keep them apart, after the model each function
+writes:
+- `issued_card_*`: the issuer's side, the program's cards (`IssuedGiftCard`): issuing, checking a number
+  and PIN, deactivating, and the money on them (redeem, refund, the ledger).
+- `gift_card_*`: a merchant's record of a card a buyer stored (`GiftCard`, the API's gift card), which
+  points at an issued card and holds no money.
+
+Money moves only in `issued_card_redeem` and `issued_card_refund`, each holding the card's row lock, so
+concurrent redemptions never overdraw a card; the ledger's constraints refuse a negative balance even if
+a caller bypassed these functions.
 
 A failed number+PIN check is recognised in one place, `_record_check_failure`, which counts it against
-the per-card PIN-failure limit in `payments.throttling` and locks the card once the budget is used up.
+the per-card PIN-failure limit (`giftcards.lockout`) and locks the card once the budget is used up.
 """
 
 import secrets
@@ -21,6 +28,7 @@ from django.utils import timezone
 
 from buyers.models import Buyer
 from buyers.selectors import buyer_get
+from giftcards import lockout
 from giftcards.errors import (
     GiftCardExpired,
     GiftCardInactive,
@@ -32,11 +40,10 @@ from giftcards.errors import (
 from giftcards.hashing import display_digits, number_hash, pin_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.providers import provider_for
-from payments import throttling
-from payments.cards import luhn_valid
 from payments.errors import DomainError, DuplicateRecord, NotFound
 from payments.models import MerchantAccount
 from payments.validators import MAX_AMOUNT, validate_currency
+from payments.vault.cards import luhn_valid
 
 # Issued numbers: the program's 6-digit BIN, 12 random digits and a Luhn check digit (19 digits). The API
 # shows the first 9 and the last 4, so the 6 hidden digits plus an 8-digit PIN are what a guesser faces.
@@ -72,7 +79,7 @@ def gift_card_service_get_or_create(*, merchant_account: MerchantAccount) -> Gif
 
 
 @transaction.atomic
-def giftcard_issue(
+def issued_card_create(
     *,
     merchant_account: MerchantAccount,
     amount: int,
@@ -96,7 +103,7 @@ def giftcard_issue(
 
 
 @transaction.atomic
-def giftcard_issue_batch(
+def issued_cards_create_batch(
     *,
     merchant_account: MerchantAccount,
     count: int,
@@ -114,7 +121,7 @@ def giftcard_issue_batch(
 
 
 @transaction.atomic
-def giftcard_deactivate(*, card: IssuedGiftCard) -> IssuedGiftCard:
+def issued_card_deactivate(*, card: IssuedGiftCard) -> IssuedGiftCard:
     """Make the card unusable for checks and redemptions; its balance and ledger stay as they are."""
     card = _locked(card)
     if card.status != IssuedGiftCard.Status.INACTIVE:
@@ -200,7 +207,7 @@ def _require_pin(pin: str) -> None:
 # --- checking a number and PIN -------------------------------------------------------------------------
 
 
-def giftcard_check(
+def issued_card_check(
     *, merchant_account: MerchantAccount, number: str, pin: str, endpoint: str = DEFAULT_CHECK_ENDPOINT
 ) -> IssuedGiftCard:
     """The account's card with this number and PIN; an unknown number, a wrong PIN and a locked-out number
@@ -230,14 +237,14 @@ def _record_check_failure(
     The lock is one UPDATE by number hash, which matches no row for an unknown number: both failures do the
     same work. Callers check outside any transaction a failure would roll back, so the lock stays.
     """
-    locked_until = throttling.record_pin_failure(
+    locked_until = lockout.record_pin_failure(
         subject, merchant_account_id=merchant_account.pk, last4=last4, endpoint=endpoint
     )
     if locked_until is not None:
         IssuedGiftCard.objects.filter(service=service, number_hash=subject).update(locked_until=locked_until)
 
 
-def require_usable(card: IssuedGiftCard) -> None:
+def issued_card_require_usable(card: IssuedGiftCard) -> None:
     """Refuse an inactive or expired card, with its own error; only ever said after number and PIN matched."""
     if card.status != IssuedGiftCard.Status.ACTIVE:
         raise GiftCardInactive()
@@ -249,7 +256,9 @@ def require_usable(card: IssuedGiftCard) -> None:
 
 
 @transaction.atomic
-def giftcard_redeem(*, card: IssuedGiftCard, amount: int, reference: str, currency: str | None = None) -> LedgerEntry:
+def issued_card_redeem(
+    *, card: IssuedGiftCard, amount: int, reference: str, currency: str | None = None
+) -> LedgerEntry:
     """Debit `amount` minor units under `reference` (e.g. a transaction id); the balance never goes below zero.
 
     Locks the card row for the rest of the caller's transaction. Raises `InsufficientFunds` when `amount`
@@ -260,7 +269,7 @@ def giftcard_redeem(*, card: IssuedGiftCard, amount: int, reference: str, curren
     """
     _require_movement(amount=amount, reference=reference)
     card = _locked(card)
-    require_usable(card)
+    issued_card_require_usable(card)
     if currency is not None and currency != card.currency:
         raise IncorrectCurrency()
     if amount > card.balance:
@@ -271,7 +280,7 @@ def giftcard_redeem(*, card: IssuedGiftCard, amount: int, reference: str, curren
 
 
 @transaction.atomic
-def giftcard_refund(*, card: IssuedGiftCard, amount: int, reference: str) -> LedgerEntry:
+def issued_card_refund(*, card: IssuedGiftCard, amount: int, reference: str) -> LedgerEntry:
     """Credit `amount` back under `reference`: never more, in total, than was redeemed under that reference.
 
     Works on inactive and expired cards too, since it returns money the card already held. Raises
@@ -320,8 +329,8 @@ def gift_card_store(
     the first record. Unknown number and wrong PIN are the same `InvalidGiftCard`; an expired or
     inactive card is refused only after both matched."""
     buyer = _buyer_for_store(merchant_account, buyer_id=buyer_id, external_identifier=buyer_external_identifier)
-    card = giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
-    require_usable(card)
+    card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
+    issued_card_require_usable(card)
     return _stored_get_or_create(merchant_account=merchant_account, buyer=buyer, card=card)
 
 

@@ -4,27 +4,23 @@ from django.contrib import admin, messages
 from django.http import HttpRequest
 from django.utils.html import format_html
 
-from payments.admin_mixins import ReadOnlyAdminMixin
+from payments.accounts.services import api_key_revoke, merchant_account_create, merchant_account_update
 from payments.models import ApiKey, MerchantAccount, RateLimitEvent
-from payments.services import api_key_revoke, merchant_account_create, merchant_account_update
+from payments.staff.mixins import ReadOnlyAdminMixin
 
 
 @admin.register(RateLimitEvent)
 class RateLimitEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     """Who hit an enumeration limit, for support staff: a read-only list, written only by the throttles."""
 
-    list_display = ("created_at", "subject_kind", "subject", "merchant_account", "endpoint", "rate", "window_end")
+    list_display = ("created_at", "subject_kind", "subject_label", "merchant_account", "endpoint", "rate", "window_end")
     list_filter = ("merchant_account", ("created_at", admin.DateFieldListFilter), "subject_kind", "endpoint")
     date_hierarchy = "created_at"
-    search_fields = ("token_id", "checkout_session_id", "=gift_card_last4")
+    search_fields = ("=subject_label",)
     list_select_related = ("merchant_account",)
     # The digest that keeps one row per window identifies nothing to a person; it stays out of the page.
     exclude = ("subject_key",)
     show_full_result_count = False
-
-    @admin.display(description="Subject")
-    def subject(self, event: RateLimitEvent) -> str:
-        return event.subject_display
 
 
 @admin.register(MerchantAccount)

@@ -98,20 +98,14 @@ class IdempotencyRecord(models.Model):
 class RateLimitEvent(models.Model):
     """A subject refused by an enumeration limit, written once per subject, endpoint and window.
 
-    For support staff: who was limited, where and when. Card subjects are shown by their last 4 digits
-    only; `subject_key` (a SHA-256 of the counter key, never a card number) keeps one row per window.
+    For support staff: who was limited, where and when. The limit that refused names the kind of subject and
+    what may be shown of it (`subject_label`, never a secret); `subject_key` (a SHA-256 of the counter key)
+    keeps one row per window.
     """
 
-    class SubjectKind(models.TextChoices):
-        EMBED_TOKEN = "embed_token", "Embed token"
-        CHECKOUT_SESSION = "checkout_session", "Checkout session"
-        GIFT_CARD = "gift_card", "Gift card number"
-
-    subject_kind = models.CharField(max_length=32, choices=SubjectKind.choices)
+    subject_kind = models.CharField(max_length=32, help_text="What the limit counts, as the limit names it.")
     subject_key = models.CharField(max_length=64, editable=False)
-    token_id = models.CharField(max_length=255, blank=True, help_text="The token's jti, or a hash of the token.")
-    checkout_session_id = models.CharField(max_length=64, blank=True)
-    gift_card_last4 = models.CharField(max_length=4, blank=True)
+    subject_label = models.CharField(max_length=255, blank=True, help_text="What support may see of the subject.")
     merchant_account = models.ForeignKey(
         MerchantAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="rate_limit_events"
     )
@@ -131,17 +125,11 @@ class RateLimitEvent(models.Model):
         indexes = [models.Index(fields=["merchant_account", "-created_at"], name="rate_limit_event_account")]
 
     def __str__(self) -> str:
-        return f"{self.get_subject_kind_display()} {self.subject_display} on {self.endpoint}"
-
-    @property
-    def subject_display(self) -> str:
-        if self.subject_kind == self.SubjectKind.GIFT_CARD:
-            return f"ending {self.gift_card_last4}"
-        return self.token_id or self.checkout_session_id
+        return f"{self.subject_kind} {self.subject_label} on {self.endpoint}"
 
 
 class VaultedCard(models.Model):
-    """A card number, and briefly its security code, sealed by `payments.vault`; only display data is in clear.
+    """A card number, and briefly its security code, sealed by `payments.vault.crypto`; only display data is in clear.
 
     Checkout sessions and transactions point at a row here instead of holding card data themselves. Every
     row expires (`expires_at`), and its security code sooner (`security_code_expires_at`); `purge_expired`
@@ -150,7 +138,7 @@ class VaultedCard(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="vaulted_cards")
-    # `payments.vault` tokens bound to this row and field: `v1.<key id>.<nonce>.<ciphertext>`.
+    # `payments.vault.crypto` tokens bound to this row and field: `v1.<key id>.<nonce>.<ciphertext>`.
     encrypted_number = models.TextField(editable=False)
     encrypted_security_code = models.TextField(null=True, blank=True, editable=False)
     # The key both tokens are sealed with, so rotation finds stale rows with an index instead of a scan.

@@ -100,5 +100,5 @@ def test_gunicorn_logs_json_in_production_and_plain_in_development(monkeypatch):
     development = _gunicorn_settings(monkeypatch, DJANGO_DEBUG="true")
 
     formatter = production["logconfig_dict"]["formatters"]["json"]["()"]
-    assert formatter == "payments.logging.JsonFormatter"
+    assert formatter == "payments.ops.logging.JsonFormatter"
     assert "logconfig_dict" not in development

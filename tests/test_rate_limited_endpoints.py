@@ -10,7 +10,7 @@ import pytest
 
 from checkout.services import checkout_session_create
 from giftcards.models import GiftCard
-from giftcards.services import giftcard_issue
+from giftcards.services import issued_card_create
 from payments.models import VaultedCard
 from transactions.models import Transaction
 
@@ -30,7 +30,7 @@ def _limits(settings):
 
 @pytest.fixture
 def gift_card(merchant_account):
-    return giftcard_issue(merchant_account=merchant_account, amount=1000, currency="USD")
+    return issued_card_create(merchant_account=merchant_account, amount=1000, currency="USD")
 
 
 def _embed_requests(gift_card):

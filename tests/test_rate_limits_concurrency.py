@@ -28,8 +28,8 @@ from django.conf import settings
 from django.db import connection
 
 from checkout.services import checkout_session_create
-from giftcards.services import giftcard_issue
-from payments.keys import mint_token
+from giftcards.services import issued_card_create
+from payments.accounts.keys import mint_token
 from payments.models import RateLimitEvent
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -188,7 +188,7 @@ def _assert_exactly(responses, admitted: int, admitted_status: int) -> None:
 
 @pytest.fixture
 def gift_card(merchant_account):
-    return giftcard_issue(merchant_account=merchant_account, amount=1000, currency="USD")
+    return issued_card_create(merchant_account=merchant_account, amount=1000, currency="USD")
 
 
 def _balances_body(card) -> dict:
@@ -204,7 +204,7 @@ def test_an_embed_token_gets_exactly_its_budget_across_processes(gunicorn, mint,
     responses = gunicorn.burst("POST", "/gift-cards/balances", body, [token] * BURST)
 
     _assert_exactly(responses, admitted=LIMIT - 1, admitted_status=200)
-    assert RateLimitEvent.objects.filter(subject_kind=RateLimitEvent.SubjectKind.EMBED_TOKEN).count() == 1
+    assert RateLimitEvent.objects.filter(subject_kind="embed_token").count() == 1
 
 
 def test_embed_tokens_have_independent_budgets_across_processes(gunicorn, mint, gift_card):
@@ -248,8 +248,8 @@ def test_a_checkout_session_gets_exactly_its_budget_across_processes(gunicorn, m
 
     _assert_exactly(responses, admitted=LIMIT - 1, admitted_status=204)
     assert fields(other)[0] == 204  # another session's budget is untouched
-    event = RateLimitEvent.objects.get(subject_kind=RateLimitEvent.SubjectKind.CHECKOUT_SESSION)
-    assert (event.checkout_session_id, event.merchant_account_id) == (session_id, "default")
+    event = RateLimitEvent.objects.get(subject_kind="checkout_session")
+    assert (event.subject_label, event.merchant_account_id) == (session_id, "default")
 
 
 # --- gift card PIN failures ---------------------------------------------------------------------------------
@@ -272,8 +272,8 @@ def test_pin_failures_lock_a_card_across_many_embed_tokens_and_processes(gunicor
     assert locked[0] == 200
     assert locked[2]["items"][0] == wrong_answer  # exactly what a wrong PIN gets
     assert server[2]["items"][0] == wrong_answer  # the lock is the card's, whoever asks
-    event = RateLimitEvent.objects.get(subject_kind=RateLimitEvent.SubjectKind.GIFT_CARD)
-    assert event.gift_card_last4 == gift_card.number[-4:]
+    event = RateLimitEvent.objects.get(subject_kind="gift_card")
+    assert event.subject_label == f"ending {gift_card.number[-4:]}"
 
 
 # --- the rate-limit cache unreachable ------------------------------------------------------------------

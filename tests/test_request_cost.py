@@ -10,8 +10,9 @@ from rest_framework_simplejwt.backends import TokenBackend
 
 from buyers.api.serializers import BuyerOutput
 from buyers.tests.factories import BuyerFactory
-from payments import authentication, throttling
-from payments.filters import QueryFilterBackend
+from payments.ratelimits import counters
+from payments.rest import authentication
+from payments.rest.filters import QueryFilterBackend
 
 pytestmark = pytest.mark.django_db
 
@@ -156,10 +157,10 @@ def cache_calls(monkeypatch) -> list[str]:
 
 def test_a_rate_limit_count_is_one_cache_round_trip_once_its_window_started(cache_calls):
     subject = uuid.uuid4().hex  # a counter no earlier run left in a shared Redis
-    first = throttling.count(group="cost", subject=subject, rate="100/m")
+    first = counters.count(group="cost", subject=subject, rate="100/m")
     started = len(cache_calls)
-    second = throttling.count(group="cost", subject=subject, rate="100/m")
-    read = throttling.count(group="cost", subject=subject, rate="100/m", increment=False)
+    second = counters.count(group="cost", subject=subject, rate="100/m")
+    read = counters.count(group="cost", subject=subject, rate="100/m", increment=False)
 
     assert (first.count, second.count, read.count) == (1, 2, 2)
     assert cache_calls[:started] == ["incr", "add"]  # the window's first request creates the counter

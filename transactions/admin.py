@@ -16,8 +16,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from payments.admin_mixins import ReadOnlyAdminMixin
 from payments.errors import DomainError
+from payments.staff.mixins import ReadOnlyAdminMixin
 from transactions.models import GiftCardRedemption, Refund, Transaction, TransactionEvent
 from transactions.services import Actor, refund_all, refund_create, transaction_capture, transaction_void
 

@@ -1,7 +1,22 @@
-from django.apps import AppConfig
+from payments.staff import config
 
 
-class TransactionsConfig(AppConfig):
-    """Transactions: authorizations, captures, voids, refunds and gift card redemptions."""
+class TransactionsConfig(config.StaffAppConfig):
+    """Transactions, captures, voids, refunds and gift card redemptions."""
 
     name = "transactions"
+    operator_permissions = ("operate_transaction",)
+
+    def ready(self) -> None:
+        from payments.ops import demo
+        from transactions.demo import seed_demo_transactions
+        from transactions.models import Transaction
+
+        demo.register(
+            demo.DemoSeeder(
+                name="transactions",
+                help="Total demo transactions the account should have.",
+                seed=seed_demo_transactions,
+                has_data=lambda account: Transaction.objects.filter(merchant_account=account).exists(),
+            )
+        )

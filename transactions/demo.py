@@ -5,7 +5,6 @@ carries on after the last one. Test card numbers give a realistic mix of approva
 (docs/test-cards.md), and each payment is made for one of the account's demo buyers, when there are any.
 """
 
-from collections.abc import Callable
 from datetime import date
 
 from buyers.demo import demo_buyers
@@ -13,6 +12,7 @@ from buyers.models import Buyer
 from payments.choices import PaymentIntent
 from payments.connectors.base import CardDetails
 from payments.models import MerchantAccount
+from payments.ops.demo import DemoResult, DemoRun
 from transactions.models import Transaction
 from transactions.services import SYSTEM, transaction_create
 
@@ -29,17 +29,16 @@ def demo_transactions(merchant_account: MerchantAccount):
     )
 
 
-def seed_demo_transactions(
-    *, merchant_account: MerchantAccount, total: int, on_progress: Callable[[int, int], None] | None = None
-) -> tuple[int, int]:
-    """Bring the account's demo transactions up to `total`; return how many there were before and after."""
+def seed_demo_transactions(run: DemoRun) -> DemoResult:
+    """Bring the account's demo transactions up to `run.total`."""
+    merchant_account = run.merchant_account
     before = demo_transactions(merchant_account).count()
     buyers = list(demo_buyers(merchant_account).order_by("external_identifier")[:_BUYER_POOL])
-    for number in range(before + 1, total + 1):
+    for number in range(before + 1, run.total + 1):
         _create(merchant_account, number, buyers[number % len(buyers)] if buyers else None)
-        if on_progress is not None:
-            on_progress(number, total)
-    return before, demo_transactions(merchant_account).count()
+        if run.on_progress is not None:
+            run.on_progress(number, run.total)
+    return DemoResult(before=before, after=demo_transactions(merchant_account).count())
 
 
 def _create(merchant_account: MerchantAccount, number: int, buyer: Buyer | None) -> Transaction:

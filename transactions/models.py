@@ -48,7 +48,7 @@ class Transaction(TimestampedModel):
     refunded_amount = models.BigIntegerField(default=0)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     metadata = models.JSONField(null=True, blank=True)
-    # Order details, validated by the API's serializers (payments.api.order) and echoed as sent.
+    # Order details, validated by the API's serializers (payments.rest.order) and echoed as sent.
     cart_items = models.JSONField(null=True, blank=True)
     airline = models.JSONField(null=True, blank=True)
     shipping_details = models.JSONField(null=True, blank=True)

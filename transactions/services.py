@@ -25,12 +25,12 @@ from django.utils import timezone
 from buyers.models import Buyer
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
-from giftcards.services import giftcard_redeem, giftcard_refund
+from giftcards.services import issued_card_redeem, issued_card_refund
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import CardDetails, ConnectorResult, Outcome, get_connector
 from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount, VaultedCard
-from payments.vault_services import vaulted_card_reveal, vaulted_card_store
+from payments.vault.services import vaulted_card_reveal, vaulted_card_store
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -193,7 +193,7 @@ def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: boo
     for redemption in redemptions:
         amount = redemption.refundable_amount
         if amount:
-            giftcard_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+            issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
         redemption.refunded_amount = redemption.amount
         fields = ["refunded_amount", "updated_at"]
         if card_part_refused:
@@ -280,7 +280,7 @@ def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor
             amount=charge.amount,
         )
         try:
-            giftcard_redeem(
+            issued_card_redeem(
                 card=card, amount=charge.amount, reference=_redemption_reference(redemption), currency=txn.currency
             )
         except GiftCardError as exc:
@@ -612,7 +612,7 @@ def _refund_gift_card(
         status=RefundStatus.SUCCEEDED,
         **fields,
     )
-    giftcard_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+    issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
     redemption.refunded_amount += amount
     redemption.save(update_fields=["refunded_amount", "updated_at"])
     txn.save(update_fields=["updated_at"])

@@ -5,7 +5,7 @@ from typing import Any
 from rest_framework import serializers
 
 from buyers.models import Buyer
-from payments.api.serializers import (
+from payments.rest.fields import (
     ApiModelSerializer,
     BillingDetailsSerializer,
     StrictSerializer,

@@ -9,7 +9,7 @@ from buyers.api.serializers import BuyerInput, BuyerOutput
 from buyers.models import Buyer
 from buyers.selectors import buyer_get, buyer_list, buyer_search
 from buyers.services import buyer_create, buyer_delete, buyer_update
-from payments.api.serializers import validated
+from payments.rest.fields import validated
 
 
 class BuyerFilter(django_filters.FilterSet):

@@ -5,8 +5,8 @@ from rest_framework.test import APIClient
 
 from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
-from payments.keys import generate_private_key, mint_token, public_pem
-from payments.services import api_key_register
+from payments.accounts.keys import generate_private_key, mint_token, public_pem
+from payments.accounts.services import api_key_register
 
 pytestmark = pytest.mark.django_db
 

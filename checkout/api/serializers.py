@@ -8,15 +8,9 @@ from rest_framework import serializers
 
 from checkout.models import CheckoutSession
 from checkout.services import MAX_EXPIRES_IN, MIN_EXPIRES_IN
-from payments.api.cards import CardDetailsSerializer
-from payments.api.order import (
-    AirlineSerializer,
-    CartItemSerializer,
-    GuestBuyerSerializer,
-    StrictBooleanField,
-    StrictTextField,
-)
-from payments.api.serializers import (
+from payments.choices import PaymentIntent, PaymentSource
+from payments.models import VaultedCard
+from payments.rest.fields import (
     AmountField,
     CountryField,
     CurrencyField,
@@ -24,8 +18,14 @@ from payments.api.serializers import (
     TimestampField,
     optional_text,
 )
-from payments.choices import PaymentIntent, PaymentSource
-from payments.models import VaultedCard
+from payments.rest.order import (
+    AirlineSerializer,
+    CartItemSerializer,
+    GuestBuyerSerializer,
+    StrictBooleanField,
+    StrictTextField,
+)
+from payments.vault.fields import CardDetailsSerializer
 
 
 @extend_schema_field({"type": "number", "minimum": MIN_EXPIRES_IN, "maximum": MAX_EXPIRES_IN})

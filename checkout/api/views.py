@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from checkout.api.serializers import CheckoutSessionInput, CheckoutSessionOutput, SecureFieldsInput
+from checkout.api.throttles import CheckoutSessionThrottle
 from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_get, checkout_session_get_by_id, checkout_session_merchant_account_id
 from checkout.services import (
@@ -16,8 +17,8 @@ from checkout.services import (
     checkout_session_store_fields,
     checkout_session_update,
 )
-from payments.api.serializers import validated
-from payments.throttling import CheckoutSessionThrottle, RateLimitedMixin
+from payments.ratelimits.throttles import RateLimitedMixin
+from payments.rest.fields import validated
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):

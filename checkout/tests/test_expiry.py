@@ -10,10 +10,10 @@ from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_card
 from checkout.services import checkout_sessions_purge_expired
 from checkout.tests.factories import CheckoutSessionFactory
-from payments import purge
 from payments.errors import NotFound
 from payments.models import VaultedCard
-from payments.vault_services import vaulted_card_reveal
+from payments.ops import purge
+from payments.vault.services import vaulted_card_reveal
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from payments.models import VaultedCard
-from payments.vault import fingerprint
+from payments.vault.crypto import fingerprint
 
 pytestmark = pytest.mark.django_db
 

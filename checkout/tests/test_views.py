@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_create
-from payments.keys import load_private_pem
+from payments.accounts.keys import load_private_pem
 
 pytestmark = pytest.mark.django_db
 

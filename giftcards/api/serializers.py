@@ -9,7 +9,7 @@ from rest_framework import serializers
 from buyers.api.serializers import BuyerOutput
 from giftcards.models import GiftCard, GiftCardService
 from giftcards.services import MAX_NUMBER_LENGTH, MAX_PIN_LENGTH, MIN_NUMBER_LENGTH
-from payments.api.serializers import StrictSerializer, TimestampField, optional_text
+from payments.rest.fields import StrictSerializer, TimestampField, optional_text
 
 MAX_BALANCE_ITEMS = 10
 

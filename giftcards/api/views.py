@@ -1,7 +1,7 @@
 """HTTP for stored gift cards and balance checks: validate, call one service or selector, render.
 
 `create` and `balances` are the two actions an embed token may call; they are plain viewset actions so
-the rate limits can be attached per action (`payments.throttling.RateLimitedMixin`).
+the rate limits can be attached per action (`payments.ratelimits.throttles.RateLimitedMixin`).
 """
 
 import django_filters
@@ -20,9 +20,9 @@ from giftcards.api.serializers import (
 from giftcards.models import GiftCard
 from giftcards.selectors import gift_card_balances, gift_card_get, gift_card_list, gift_card_summaries_for_buyer
 from giftcards.services import gift_card_delete, gift_card_store
-from payments.api.serializers import validated
-from payments.errors import QueryValidationError
-from payments.throttling import EmbedTokenThrottle, RateLimitedMixin
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
+from payments.rest.envelope import QueryValidationError
+from payments.rest.fields import validated
 
 EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
 

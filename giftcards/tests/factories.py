@@ -6,12 +6,12 @@ from factory.django import DjangoModelFactory
 
 from buyers.tests.factories import BuyerFactory
 from giftcards.models import GiftCard, IssuedGiftCard
-from giftcards.services import giftcard_issue
+from giftcards.services import issued_card_create
 from payments.tests.factories import MerchantAccountFactory
 
 
 class IssuedGiftCardFactory(factory.Factory):
-    """Issues through `giftcard_issue`, so balance and ledger agree from the start.
+    """Issues through `issued_card_create`, so balance and ledger agree from the start.
 
     The returned card carries its clear `number` and `pin` as plain attributes, for tests to send them.
     `expired=True` and `status="inactive"` are applied after issuing, as time and the admin would.
@@ -32,7 +32,7 @@ class IssuedGiftCardFactory(factory.Factory):
 
     @classmethod
     def _create(cls, model_class, *, merchant_account, number, pin, status, expired, **terms) -> IssuedGiftCard:
-        card = giftcard_issue(merchant_account=merchant_account, number=number, pin=pin, **terms).card
+        card = issued_card_create(merchant_account=merchant_account, number=number, pin=pin, **terms).card
         changes = {}
         if status != IssuedGiftCard.Status.ACTIVE:
             changes["status"] = status

@@ -8,7 +8,7 @@ import pytest
 
 from buyers.tests.factories import BuyerFactory
 from giftcards.models import GiftCard, IssuedGiftCard
-from giftcards.services import giftcard_redeem
+from giftcards.services import issued_card_redeem
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
 
 pytestmark = pytest.mark.django_db
@@ -205,7 +205,7 @@ def test_another_accounts_card_is_an_unknown_number(client, other_merchant_accou
 )
 def test_an_unknown_buyer_is_400_and_checks_nothing(client, card, monkeypatch, buyer_field, value):
     checks = []
-    monkeypatch.setattr("giftcards.services.giftcard_check", lambda **kwargs: checks.append(kwargs))
+    monkeypatch.setattr("giftcards.services.issued_card_check", lambda **kwargs: checks.append(kwargs))
 
     response = client.post("/gift-cards", {"number": card.number, "pin": card.pin, buyer_field: value}, format="json")
 
@@ -270,7 +270,7 @@ STORE_BAD_INPUT_IDS = [
 @pytest.mark.parametrize(("payload", "pointer"), STORE_BAD_INPUT, ids=STORE_BAD_INPUT_IDS)
 def test_bad_input_on_store_is_400_and_writes_nothing(client, monkeypatch, payload, pointer):
     failures = []
-    monkeypatch.setattr("payments.throttling.record_pin_failure", lambda *args, **kwargs: failures.append(args))
+    monkeypatch.setattr("giftcards.lockout.record_pin_failure", lambda *args, **kwargs: failures.append(args))
 
     response = client.post("/gift-cards", payload, format="json")
 
@@ -408,7 +408,7 @@ def test_stored_cards_cannot_be_changed(client, merchant_account, method):
 def test_balances_answers_each_item_in_order(client, merchant_account):
     checked = IssuedGiftCardFactory(amount=1200, currency="EUR")
     stored = GiftCardFactory()
-    giftcard_redeem(card=stored.issued_card, amount=100, reference="tx-1")
+    issued_card_redeem(card=stored.issued_card, amount=100, reference="tx-1")
 
     response = client.post(
         "/gift-cards/balances",
@@ -490,7 +490,7 @@ def test_balances_naming_a_missing_stored_card_is_400_and_checks_nothing(
     client, card, other_merchant_account, monkeypatch, foreign
 ):
     failures = []
-    monkeypatch.setattr("payments.throttling.record_pin_failure", lambda *args, **kwargs: failures.append(args))
+    monkeypatch.setattr("giftcards.lockout.record_pin_failure", lambda *args, **kwargs: failures.append(args))
     missing = GiftCardFactory(merchant_account=other_merchant_account).id if foreign else uuid.uuid4()
 
     response = client.post(
@@ -543,7 +543,7 @@ BALANCES_BAD_INPUT_IDS = [
 @pytest.mark.parametrize(("payload", "pointer"), BALANCES_BAD_INPUT, ids=BALANCES_BAD_INPUT_IDS)
 def test_bad_input_on_balances_is_400_and_checks_nothing(client, monkeypatch, payload, pointer):
     failures = []
-    monkeypatch.setattr("payments.throttling.record_pin_failure", lambda *args, **kwargs: failures.append(args))
+    monkeypatch.setattr("giftcards.lockout.record_pin_failure", lambda *args, **kwargs: failures.append(args))
 
     response = client.post("/gift-cards/balances", payload, format="json")
 
@@ -577,8 +577,8 @@ def test_buyer_gift_cards_sort_by_usage(client, merchant_account, order_by):
     buyer = BuyerFactory()
     unused, used_once, used_twice = GiftCardFactory.create_batch(3, buyer=buyer)
     for reference in ("a", "b"):
-        giftcard_redeem(card=used_twice.issued_card, amount=1, reference=reference)
-    giftcard_redeem(card=used_once.issued_card, amount=1, reference="c")
+        issued_card_redeem(card=used_twice.issued_card, amount=1, reference=reference)
+    issued_card_redeem(card=used_once.issued_card, amount=1, reference="c")
 
     response = client.get(
         "/buyers/gift-cards", {"buyer_id": str(buyer.id), "sort_by": "usage_count", "order_by": order_by}

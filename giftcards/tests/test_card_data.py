@@ -6,7 +6,7 @@ import pytest
 from django.db import connection
 
 from giftcards.models import GiftCard
-from giftcards.services import giftcard_issue, giftcard_redeem, giftcard_refund
+from giftcards.services import issued_card_create, issued_card_redeem, issued_card_refund
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def every_stored_value() -> str:
 
 def test_no_number_or_pin_in_clear_anywhere_after_every_flow(api_client, merchant_account, caplog):
     caplog.set_level(logging.DEBUG)
-    issued = giftcard_issue(merchant_account=merchant_account, amount=5000, currency="USD", number=NUMBER, pin=PIN)
+    issued = issued_card_create(merchant_account=merchant_account, amount=5000, currency="USD", number=NUMBER, pin=PIN)
     client = api_client(scopes=["gift-cards.read", "gift-cards.write"])
     wrong_pin = PIN[::-1]
     responses = [
@@ -36,8 +36,8 @@ def test_no_number_or_pin_in_clear_anywhere_after_every_flow(api_client, merchan
         client.post("/gift-cards/balances", {"items": [{"number": NUMBER, "pin": wrong_pin}]}, format="json"),
         client.get("/gift-cards"),
     ]
-    giftcard_redeem(card=issued.card, amount=100, reference="tx-1")
-    giftcard_refund(card=issued.card, amount=100, reference="tx-1")
+    issued_card_redeem(card=issued.card, amount=100, reference="tx-1")
+    issued_card_refund(card=issued.card, amount=100, reference="tx-1")
 
     assert GiftCard.objects.count() == 1  # the flows did run
     stored = every_stored_value()

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from giftcards.models import IssuedGiftCard, LedgerEntry
-from giftcards.services import giftcard_check
+from giftcards.services import issued_card_check
 
 pytestmark = pytest.mark.django_db
 
@@ -50,7 +50,7 @@ def test_every_row_checks_out(tmp_path, merchant_account):
     path = issue(tmp_path, count=5)
 
     for number, pin, balance, _, _ in read_csv(path)[1:]:
-        card = giftcard_check(merchant_account=merchant_account, number=number, pin=pin)
+        card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin)
         assert card.balance == int(balance)
 
 

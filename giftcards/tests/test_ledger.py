@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard, LedgerEntry
-from giftcards.services import giftcard_issue, giftcard_redeem, giftcard_refund
+from giftcards.services import issued_card_create, issued_card_redeem, issued_card_refund
 from giftcards.tests.factories import IssuedGiftCardFactory
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ operations = st.lists(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(initial=st.integers(min_value=1, max_value=5000), steps=operations)
 def test_balance_is_the_ledger_sum_and_never_negative(merchant_account, initial, steps):
-    card = giftcard_issue(merchant_account=merchant_account, amount=initial, currency="USD").card
+    card = issued_card_create(merchant_account=merchant_account, amount=initial, currency="USD").card
     redeemed = {}  # what a correct program allows: the model the ledger is checked against
     expected = initial
     for operation, amount, reference in steps:
@@ -36,7 +36,7 @@ def test_balance_is_the_ledger_sum_and_never_negative(merchant_account, initial,
             amount <= expected if operation == "redeem" else amount <= redeemed.get(reference, 0)
         )
         try:
-            (giftcard_redeem if operation == "redeem" else giftcard_refund)(
+            (issued_card_redeem if operation == "redeem" else issued_card_refund)(
                 card=card, amount=amount, reference=reference
             )
         except GiftCardError:
@@ -119,7 +119,7 @@ def _in_parallel(workers: int, work) -> list:
 def test_twenty_concurrent_redemptions_never_overdraw(merchant_account):
     card = IssuedGiftCardFactory(amount=5000)
 
-    results = _in_parallel(20, lambda index: giftcard_redeem(card=card, amount=300, reference=f"tx-{index}"))
+    results = _in_parallel(20, lambda index: issued_card_redeem(card=card, amount=300, reference=f"tx-{index}"))
 
     succeeded = [result for result in results if isinstance(result, LedgerEntry)]
     refused = [result for result in results if not isinstance(result, LedgerEntry)]
@@ -135,9 +135,9 @@ def test_twenty_concurrent_redemptions_never_overdraw(merchant_account):
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_refunds_never_exceed_what_was_redeemed(merchant_account):
     card = IssuedGiftCardFactory(amount=5000)
-    giftcard_redeem(card=card, amount=1000, reference="tx-1")
+    issued_card_redeem(card=card, amount=1000, reference="tx-1")
 
-    results = _in_parallel(10, lambda index: giftcard_refund(card=card, amount=300, reference="tx-1"))
+    results = _in_parallel(10, lambda index: issued_card_refund(card=card, amount=300, reference="tx-1"))
 
     assert sum(isinstance(result, LedgerEntry) for result in results) == 3
     card.refresh_from_db()

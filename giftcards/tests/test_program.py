@@ -18,18 +18,18 @@ from giftcards.errors import (
 )
 from giftcards.hashing import number_hash
 from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
-from giftcards.selectors import gift_card_display, issued_card_for_payment
+from giftcards.selectors import issued_card_display, issued_card_for_payment
 from giftcards.services import (
-    giftcard_check,
-    giftcard_deactivate,
-    giftcard_issue,
-    giftcard_issue_batch,
-    giftcard_redeem,
-    giftcard_refund,
+    issued_card_check,
+    issued_card_create,
+    issued_card_deactivate,
+    issued_card_redeem,
+    issued_card_refund,
+    issued_cards_create_batch,
 )
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
-from payments.cards import luhn_valid
 from payments.errors import DomainError, DuplicateRecord
+from payments.vault.cards import luhn_valid
 
 pytestmark = pytest.mark.django_db
 
@@ -42,7 +42,7 @@ def ledger_sum(card: IssuedGiftCard) -> int:
 
 
 def test_issue_records_the_amount_in_the_ledger(merchant_account):
-    issued = giftcard_issue(merchant_account=merchant_account, amount=2500, currency="EUR")
+    issued = issued_card_create(merchant_account=merchant_account, amount=2500, currency="EUR")
 
     card = IssuedGiftCard.objects.get(pk=issued.card.pk)
     assert (card.balance, card.currency, card.status) == (2500, "EUR", "active")
@@ -52,7 +52,7 @@ def test_issue_records_the_amount_in_the_ledger(merchant_account):
 
 
 def test_issued_numbers_are_19_luhn_valid_digits_under_the_program_bin(merchant_account):
-    issued = giftcard_issue(merchant_account=merchant_account, amount=100, currency="USD")
+    issued = issued_card_create(merchant_account=merchant_account, amount=100, currency="USD")
 
     assert len(issued.number) == 19
     assert issued.number.startswith(services.ISSUER_BIN)
@@ -66,12 +66,12 @@ def test_issued_numbers_are_19_luhn_valid_digits_under_the_program_bin(merchant_
 
 def test_a_number_can_only_be_issued_once_per_account(merchant_account, other_merchant_account):
     number = "6035710000000000001"
-    giftcard_issue(merchant_account=merchant_account, amount=100, currency="USD", number=number, pin="1")
+    issued_card_create(merchant_account=merchant_account, amount=100, currency="USD", number=number, pin="1")
 
     with pytest.raises(DuplicateRecord):
-        giftcard_issue(merchant_account=merchant_account, amount=100, currency="USD", number=number, pin="2")
+        issued_card_create(merchant_account=merchant_account, amount=100, currency="USD", number=number, pin="2")
     # Another account runs its own program.
-    giftcard_issue(merchant_account=other_merchant_account, amount=100, currency="USD", number=number, pin="3")
+    issued_card_create(merchant_account=other_merchant_account, amount=100, currency="USD", number=number, pin="3")
     assert IssuedGiftCard.objects.count() == 2
 
 
@@ -110,7 +110,7 @@ def test_issue_refuses_bad_terms_and_writes_nothing(merchant_account, terms, poi
     arguments = {"merchant_account": merchant_account, "amount": 100, "currency": "USD", **terms}
 
     with pytest.raises(DomainError) as raised:
-        giftcard_issue(**arguments)
+        issued_card_create(**arguments)
 
     assert raised.value.details[0]["pointer"] == pointer
     assert not IssuedGiftCard.objects.exists()
@@ -119,7 +119,7 @@ def test_issue_refuses_bad_terms_and_writes_nothing(merchant_account, terms, poi
 
 def test_batch_issues_distinct_cards_with_bulk_inserts(merchant_account):
     with CaptureQueriesContext(connection) as queries:
-        issued = giftcard_issue_batch(merchant_account=merchant_account, count=2500, amount=1000, currency="GBP")
+        issued = issued_cards_create_batch(merchant_account=merchant_account, count=2500, amount=1000, currency="GBP")
 
     # Inserts are batched (how many rows fit in one depends on the database), never one per card.
     assert len(queries) < 2500 / 20
@@ -130,13 +130,13 @@ def test_batch_issues_distinct_cards_with_bulk_inserts(merchant_account):
 
 
 def test_batch_never_reuses_a_number_already_issued(merchant_account, monkeypatch):
-    existing = giftcard_issue(merchant_account=merchant_account, amount=100, currency="USD")
+    existing = issued_card_create(merchant_account=merchant_account, amount=100, currency="USD")
     fresh = "6035710000000000019"
     # The generator first repeats the existing number, then yields a new one: only the new one is used.
     numbers = iter([existing.number, fresh])
     monkeypatch.setattr(services, "_new_number", lambda: next(numbers))
 
-    issued = giftcard_issue_batch(merchant_account=merchant_account, count=1, amount=100, currency="USD")
+    issued = issued_cards_create_batch(merchant_account=merchant_account, count=1, amount=100, currency="USD")
 
     assert [secret.number for secret in issued] == [fresh]
 
@@ -144,7 +144,7 @@ def test_batch_never_reuses_a_number_already_issued(merchant_account, monkeypatc
 @pytest.mark.parametrize("count", [0, -1])
 def test_batch_refuses_a_count_below_one(merchant_account, count):
     with pytest.raises(DomainError):
-        giftcard_issue_batch(merchant_account=merchant_account, count=count, amount=100, currency="USD")
+        issued_cards_create_batch(merchant_account=merchant_account, count=count, amount=100, currency="USD")
 
 
 # --- checking --------------------------------------------------------------------------------------------
@@ -153,7 +153,7 @@ def test_batch_refuses_a_count_below_one(merchant_account, count):
 def test_check_finds_the_card_by_number_and_pin(merchant_account):
     card = IssuedGiftCardFactory()
 
-    assert giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
+    assert issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
 
 
 @pytest.mark.parametrize("wrong", ["number", "pin", "account"])
@@ -164,7 +164,7 @@ def test_check_failures_are_one_and_the_same_error(merchant_account, other_merch
     account = other_merchant_account if wrong == "account" else merchant_account
 
     with pytest.raises(InvalidGiftCard) as raised:
-        giftcard_check(merchant_account=account, number=number, pin=pin)
+        issued_card_check(merchant_account=account, number=number, pin=pin)
 
     assert raised.value.message == "The gift card number or PIN is not valid."
     assert raised.value.error_code == "invalid_gift_card"
@@ -184,7 +184,7 @@ def check_spies(monkeypatch):
         calls["failures"].append((subject, details))
 
     monkeypatch.setattr(providers, "pin_matches", pin_matches)
-    monkeypatch.setattr(services.throttling, "record_pin_failure", failed)
+    monkeypatch.setattr(services.lockout, "record_pin_failure", failed)
     return calls
 
 
@@ -195,7 +195,7 @@ def test_unknown_number_and_wrong_pin_do_the_same_work(merchant_account, check_s
     pin = "00000000" if wrong == "pin" else card.pin
 
     with pytest.raises(InvalidGiftCard):
-        giftcard_check(merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /gift-cards")
+        issued_card_check(merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /gift-cards")
 
     assert check_spies["pin_matches"] == 1
     assert check_spies["failures"] == [
@@ -209,7 +209,7 @@ def test_unknown_number_and_wrong_pin_do_the_same_work(merchant_account, check_s
 def test_a_matching_check_records_no_failure(merchant_account, check_spies):
     card = IssuedGiftCardFactory()
 
-    giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
+    issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
 
     assert check_spies["failures"] == []
 
@@ -219,7 +219,7 @@ def test_a_locked_card_answers_like_a_wrong_pin_even_with_the_right_one(merchant
     IssuedGiftCard.objects.filter(pk=card.pk).update(locked_until=timezone.now() + timedelta(minutes=5))
 
     with pytest.raises(InvalidGiftCard) as raised:
-        giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
+        issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
 
     assert raised.value.message == "The gift card number or PIN is not valid."
 
@@ -228,7 +228,7 @@ def test_a_lock_ends_with_its_window(merchant_account):
     card = IssuedGiftCardFactory()
     IssuedGiftCard.objects.filter(pk=card.pk).update(locked_until=timezone.now() - timedelta(seconds=1))
 
-    assert giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
+    assert issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
 
 
 def test_failed_checks_lock_the_number_after_the_configured_budget(merchant_account, settings):
@@ -236,17 +236,17 @@ def test_failed_checks_lock_the_number_after_the_configured_budget(merchant_acco
     card = IssuedGiftCardFactory()
     for _ in range(3):
         with pytest.raises(InvalidGiftCard):
-            giftcard_check(merchant_account=merchant_account, number=card.number, pin="wrong")
+            issued_card_check(merchant_account=merchant_account, number=card.number, pin="wrong")
 
     with pytest.raises(InvalidGiftCard):
-        giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
+        issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin)
     assert IssuedGiftCard.objects.get(pk=card.pk).is_locked()
 
 
 def test_check_says_nothing_about_state(merchant_account):
     card = IssuedGiftCardFactory(expired=True, status="inactive")
 
-    assert giftcard_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
+    assert issued_card_check(merchant_account=merchant_account, number=card.number, pin=card.pin) == card
 
 
 # --- redeeming and refunding ---------------------------------------------------------------------------
@@ -255,7 +255,7 @@ def test_check_says_nothing_about_state(merchant_account):
 def test_redeem_debits_and_records_the_movement():
     card = IssuedGiftCardFactory(amount=5000)
 
-    entry = giftcard_redeem(card=card, amount=1200, reference="tx-1")
+    entry = issued_card_redeem(card=card, amount=1200, reference="tx-1")
 
     card.refresh_from_db()
     assert card.balance == 3800
@@ -266,7 +266,7 @@ def test_redeem_debits_and_records_the_movement():
 def test_redeem_of_the_whole_balance_leaves_zero():
     card = IssuedGiftCardFactory(amount=5000)
 
-    giftcard_redeem(card=card, amount=5000, reference="tx-1")
+    issued_card_redeem(card=card, amount=5000, reference="tx-1")
 
     card.refresh_from_db()
     assert card.balance == 0
@@ -290,7 +290,7 @@ def test_redeem_refusals_change_nothing(card_kwargs, redeem_kwargs, error):
     before = card.balance
 
     with pytest.raises(error) as raised:
-        giftcard_redeem(card=card, reference="tx-1", **redeem_kwargs)
+        issued_card_redeem(card=card, reference="tx-1", **redeem_kwargs)
 
     assert raised.value.status == 400
     card.refresh_from_db()
@@ -301,17 +301,17 @@ def test_redeem_refusals_change_nothing(card_kwargs, redeem_kwargs, error):
 def test_redeem_uses_the_locked_balance_not_the_callers_copy():
     card = IssuedGiftCardFactory(amount=1000)
     stale = IssuedGiftCard.objects.get(pk=card.pk)
-    giftcard_redeem(card=card, amount=800, reference="tx-1")
+    issued_card_redeem(card=card, amount=800, reference="tx-1")
 
     with pytest.raises(InsufficientFunds):
-        giftcard_redeem(card=stale, amount=800, reference="tx-2")
+        issued_card_redeem(card=stale, amount=800, reference="tx-2")
 
 
 def test_redeem_counts_a_use_of_the_stored_cards():
     stored = GiftCardFactory()
 
-    giftcard_redeem(card=stored.issued_card, amount=10, reference="tx-1")
-    giftcard_redeem(card=stored.issued_card, amount=10, reference="tx-2")
+    issued_card_redeem(card=stored.issued_card, amount=10, reference="tx-1")
+    issued_card_redeem(card=stored.issued_card, amount=10, reference="tx-2")
 
     stored.refresh_from_db()
     assert stored.usage_count == 2
@@ -323,18 +323,18 @@ def test_redeem_needs_a_reference(reference):
     card = IssuedGiftCardFactory()
 
     with pytest.raises(ValueError, match="reference"):
-        giftcard_redeem(card=card, amount=1, reference=reference)
+        issued_card_redeem(card=card, amount=1, reference=reference)
 
 
 def test_refund_credits_back_up_to_what_was_redeemed_under_the_reference():
     card = IssuedGiftCardFactory(amount=5000)
-    giftcard_redeem(card=card, amount=1000, reference="tx-1")
-    giftcard_redeem(card=card, amount=500, reference="tx-1")
+    issued_card_redeem(card=card, amount=1000, reference="tx-1")
+    issued_card_redeem(card=card, amount=500, reference="tx-1")
 
-    giftcard_refund(card=card, amount=900, reference="tx-1")
-    giftcard_refund(card=card, amount=600, reference="tx-1")
+    issued_card_refund(card=card, amount=900, reference="tx-1")
+    issued_card_refund(card=card, amount=600, reference="tx-1")
     with pytest.raises(InvalidAmount):
-        giftcard_refund(card=card, amount=1, reference="tx-1")
+        issued_card_refund(card=card, amount=1, reference="tx-1")
 
     card.refresh_from_db()
     assert card.balance == 5000
@@ -343,20 +343,20 @@ def test_refund_credits_back_up_to_what_was_redeemed_under_the_reference():
 
 def test_refund_cannot_use_another_references_redemptions():
     card = IssuedGiftCardFactory(amount=5000)
-    giftcard_redeem(card=card, amount=1000, reference="tx-1")
+    issued_card_redeem(card=card, amount=1000, reference="tx-1")
 
     with pytest.raises(InvalidAmount):
-        giftcard_refund(card=card, amount=1, reference="tx-2")
+        issued_card_refund(card=card, amount=1, reference="tx-2")
     with pytest.raises(InvalidAmount):
-        giftcard_refund(card=card, amount=1001, reference="tx-1")
+        issued_card_refund(card=card, amount=1001, reference="tx-1")
 
 
 def test_refund_works_on_inactive_and_expired_cards():
     card = IssuedGiftCardFactory(amount=5000)
-    giftcard_redeem(card=card, amount=1000, reference="tx-1")
+    issued_card_redeem(card=card, amount=1000, reference="tx-1")
     IssuedGiftCard.objects.filter(pk=card.pk).update(status="inactive", expires_at=timezone.now() - timedelta(days=1))
 
-    giftcard_refund(card=card, amount=1000, reference="tx-1")
+    issued_card_refund(card=card, amount=1000, reference="tx-1")
 
     card.refresh_from_db()
     assert card.balance == 5000
@@ -365,13 +365,13 @@ def test_refund_works_on_inactive_and_expired_cards():
 def test_deactivate_keeps_the_money_and_is_idempotent():
     card = IssuedGiftCardFactory(amount=5000)
 
-    giftcard_deactivate(card=card)
-    card = giftcard_deactivate(card=card)
+    issued_card_deactivate(card=card)
+    card = issued_card_deactivate(card=card)
 
     assert card.status == "inactive"
     assert card.balance == 5000
     with pytest.raises(GiftCardInactive):
-        giftcard_redeem(card=card, amount=1, reference="tx-1")
+        issued_card_redeem(card=card, amount=1, reference="tx-1")
 
 
 # --- lookups for the transactions app ---------------------------------------------------------------------
@@ -417,14 +417,14 @@ def test_gift_card_display_is_the_transaction_gift_card_shape():
     stored = GiftCardFactory()
     card = stored.issued_card
 
-    assert gift_card_display(card=card) == {
+    assert issued_card_display(card=card) == {
         "type": "gift-card",
         "id": None,
         "bin": card.bin,
         "sub_bin": card.sub_bin,
         "last4": card.last4,
     }
-    assert gift_card_display(card=card, gift_card_id=stored.id)["id"] == str(stored.id)
+    assert issued_card_display(card=card, gift_card_id=stored.id)["id"] == str(stored.id)
 
 
 def test_stored_cards_of_one_buyer_are_not_duplicated(merchant_account):

@@ -5,7 +5,7 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from payments.models import MerchantAccount, VaultedCard
-from payments.vault_services import vaulted_card_store
+from payments.vault.services import vaulted_card_store
 
 
 class MerchantAccountFactory(DjangoModelFactory[MerchantAccount]):

@@ -13,9 +13,9 @@ from gr4vy import auth as sdk_auth
 from jwt.algorithms import ECAlgorithm
 from rest_framework.test import APIClient
 
-from payments import authentication
-from payments.keys import generate_private_key, load_private_pem, mint_token
-from payments.services import api_key_revoke
+from payments.accounts.keys import generate_private_key, load_private_pem, mint_token
+from payments.accounts.services import api_key_revoke
+from payments.rest import authentication
 
 pytestmark = pytest.mark.django_db
 

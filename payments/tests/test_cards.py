@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from payments.cards import (
+from payments.vault.cards import (
     CardDataError,
     card_display,
     card_scheme,

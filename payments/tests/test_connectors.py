@@ -71,7 +71,7 @@ def test_sandbox_references_are_deterministic_and_follow_ups_succeed():
 
 
 def test_test_cards_are_valid_card_numbers():
-    from payments.cards import validate_card_number
+    from payments.vault.cards import validate_card_number
 
     for number in TEST_CARDS:
         validate_card_number(number)

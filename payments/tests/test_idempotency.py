@@ -5,7 +5,8 @@ from django.utils import timezone
 from rest_framework.test import APIRequestFactory
 
 from payments.errors import DomainError
-from payments.idempotency import (
+from payments.models import IdempotencyRecord
+from payments.rest.idempotency import (
     IdempotencyKeyInUse,
     idempotency_claim,
     idempotency_complete,
@@ -14,7 +15,6 @@ from payments.idempotency import (
     idempotency_release,
     request_fingerprint,
 )
-from payments.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils.log import configure_logging
 
-from payments.logging import CardDataMaskingFilter
+from payments.ops.logging import CardDataMaskingFilter
 
 PAN = "4111111111111111"
 MASKED = "411111******1111"
@@ -46,7 +46,7 @@ def test_every_configured_handler_carries_the_card_data_filter():
     assert settings.LOGGING["handlers"]
     for name, handler in settings.LOGGING["handlers"].items():
         assert "card_data" in handler.get("filters", []), name
-    assert settings.LOGGING["filters"]["card_data"]["()"] == "payments.logging.CardDataMaskingFilter"
+    assert settings.LOGGING["filters"]["card_data"]["()"] == "payments.ops.logging.CardDataMaskingFilter"
 
 
 @pytest.mark.parametrize("logger_name", ["", "payments", "checkout.services", *DJANGO_LOGGERS])

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from payments.cards import luhn_valid
-from payments.logging import CardDataMaskingFilter, mask_card_numbers
+from payments.ops.logging import CardDataMaskingFilter
+from payments.vault.cards import luhn_valid
+from payments.vault.masking import mask_card_numbers
 
 PAN = "4111111111111111"
 MASKED_PAN = "411111******1111"

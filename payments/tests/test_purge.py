@@ -7,8 +7,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from payments import purge
 from payments.models import VaultedCard
+from payments.ops import purge
 from payments.tests.factories import VaultedCardFactory
 
 pytestmark = pytest.mark.django_db

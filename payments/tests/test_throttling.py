@@ -12,16 +12,11 @@ import uuid
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
-from django.utils import timezone
 
-from buyers.models import Buyer
-from payments.checks import ratelimit_cache_is_shared
-from payments.models import RateLimitEvent
-from payments.throttling import (
-    outage,
-    parse_rate,
-    record_pin_failure,
-)
+from payments.models import MerchantAccount, RateLimitEvent
+from payments.ops.checks import ratelimit_cache_is_shared
+from payments.ratelimits.counters import outage, parse_rate
+from payments.tests.throttling_urls import WRITTEN_PREFIX
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("payments.tests.throttling_urls")]
 
@@ -33,7 +28,7 @@ DEAD_REDIS = {
     "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens on port 1
     "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.2, "SOCKET_TIMEOUT": 0.2},
 }
-BUYER = {"display_name": "Ada"}
+NOTE = {"display_name": "Ada"}
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +49,7 @@ def embed_client(api_client, merchant_account):
 
 @pytest.fixture
 def server_client(api_client, merchant_account):
-    return lambda: api_client(scopes=["buyers.write"])
+    return lambda: api_client(scopes=["notes.write"])
 
 
 @pytest.fixture
@@ -87,59 +82,57 @@ def _assert_too_many(response, *, names: str) -> None:
 def test_an_embed_token_gets_its_budget_then_429_with_headers_and_nothing_written(embed_client):
     client = embed_client()
 
-    admitted = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT)]
-    refused = [client.post("/limited/buyers", BUYER, format="json") for _ in range(3)]
+    admitted = [client.post("/limited/notes", NOTE, format="json") for _ in range(LIMIT)]
+    refused = [client.post("/limited/notes", NOTE, format="json") for _ in range(3)]
 
     for index, response in enumerate(admitted):
         assert response.status_code == 201
         _assert_rate_headers(response, remaining=LIMIT - index - 1)
     for response in refused:
-        _assert_too_many(response, names="embed token on POST /limited/buyers")
-    assert Buyer.objects.count() == LIMIT
+        _assert_too_many(response, names="embed token on POST /limited/notes")
+    assert _written() == LIMIT
 
 
 def test_requests_refused_for_bad_input_use_the_budget_too(embed_client):
     client = embed_client()
 
-    statuses = [client.post("/limited/buyers", {"display_name": 5}, format="json").status_code for _ in range(LIMIT)]
+    statuses = [client.post("/limited/notes", {"display_name": 5}, format="json").status_code for _ in range(LIMIT)]
 
     assert statuses == [400] * LIMIT
-    assert client.post("/limited/buyers", BUYER, format="json").status_code == 429
-    assert not Buyer.objects.exists()
+    assert client.post("/limited/notes", NOTE, format="json").status_code == 429
+    assert _written() == 0
 
 
 def test_the_first_refusal_in_a_window_is_recorded_once(embed_client):
     client = embed_client()
     token_id = _token_id(client)
     for _ in range(LIMIT + 4):
-        client.post("/limited/buyers", BUYER, format="json")
+        client.post("/limited/notes", NOTE, format="json")
 
     event = RateLimitEvent.objects.get()
-    assert event.subject_kind == RateLimitEvent.SubjectKind.EMBED_TOKEN
-    assert event.token_id == token_id
+    assert (event.subject_kind, event.subject_label) == ("embed_token", token_id)
     assert event.merchant_account_id == "default"
-    assert event.endpoint == "POST /limited/buyers"
+    assert event.endpoint == "POST /limited/notes"
     assert event.rate == RATE
     assert (event.window_end - event.window_start).total_seconds() == 86_400
-    assert (event.checkout_session_id, event.gift_card_last4) == ("", "")
 
 
 def test_two_embed_tokens_have_independent_budgets(embed_client):
     first, second = embed_client(), embed_client()
     for _ in range(LIMIT):
-        assert first.post("/limited/buyers", BUYER, format="json").status_code == 201
+        assert first.post("/limited/notes", NOTE, format="json").status_code == 201
 
-    assert first.post("/limited/buyers", BUYER, format="json").status_code == 429
-    assert second.post("/limited/buyers", BUYER, format="json").status_code == 201
+    assert first.post("/limited/notes", NOTE, format="json").status_code == 429
+    assert second.post("/limited/notes", NOTE, format="json").status_code == 201
 
 
 def test_each_endpoint_has_its_own_budget_for_the_same_token(embed_client):
     client = embed_client()
     for _ in range(LIMIT):
-        client.post("/limited/buyers", BUYER, format="json")
+        client.post("/limited/notes", NOTE, format="json")
 
-    assert client.post("/limited/buyers", BUYER, format="json").status_code == 429
-    response = client.post("/limited/other-buyers", BUYER, format="json")
+    assert client.post("/limited/notes", NOTE, format="json").status_code == 429
+    response = client.post("/limited/other-notes", NOTE, format="json")
     assert response.status_code == 201
     _assert_rate_headers(response, remaining=LIMIT - 1)
 
@@ -149,16 +142,16 @@ def test_tokens_without_a_jti_are_limited_by_a_hash_of_the_token(api_client, mer
 
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {_token_without_jti(private_key_pem)}")
-    statuses = [client.post("/limited/buyers", BUYER, format="json").status_code for _ in range(LIMIT + 1)]
+    statuses = [client.post("/limited/notes", NOTE, format="json").status_code for _ in range(LIMIT + 1)]
 
     assert statuses == [201] * LIMIT + [429]
-    assert len(RateLimitEvent.objects.get().token_id) == 64
+    assert len(RateLimitEvent.objects.get().subject_label) == 64
 
 
 def test_a_server_token_is_never_limited(server_client):
     client = server_client()
 
-    responses = [client.post("/limited/buyers", BUYER, format="json") for _ in range(10 * LIMIT)]
+    responses = [client.post("/limited/notes", NOTE, format="json") for _ in range(10 * LIMIT)]
 
     assert {response.status_code for response in responses} == {201}
     assert not any(response.has_header("RateLimit-Limit") for response in responses)
@@ -166,9 +159,9 @@ def test_a_server_token_is_never_limited(server_client):
 
 
 def test_an_embed_token_on_an_unlimited_endpoint_is_not_limited(api_client, merchant_account):
-    client = api_client(scopes=["embed", "buyers.write"])
+    client = api_client(scopes=["embed", "notes.write"])
 
-    statuses = {client.post("/buyers", BUYER, format="json").status_code for _ in range(10 * LIMIT)}
+    statuses = {client.post("/unlimited/notes", NOTE, format="json").status_code for _ in range(10 * LIMIT)}
 
     assert statuses == {201}
 
@@ -176,12 +169,12 @@ def test_an_embed_token_on_an_unlimited_endpoint_is_not_limited(api_client, merc
 def test_requests_refused_before_the_throttle_use_no_budget(api_client, merchant_account):
     client = api_client(scopes=["embed"], merchant_account_id="nope")
 
-    statuses = {client.post("/limited/buyers", BUYER, format="json").status_code for _ in range(LIMIT + 1)}
+    statuses = {client.post("/limited/notes", NOTE, format="json").status_code for _ in range(LIMIT + 1)}
 
     assert statuses == {403}
 
 
-# --- checkout sessions ------------------------------------------------------------------------------------
+# --- a URL parameter (sessions) ------------------------------------------------------------------------------------
 
 
 def test_a_session_gets_its_budget_whatever_token_or_none_is_sent(anonymous_client, api_client, merchant_account):
@@ -198,9 +191,9 @@ def test_a_session_gets_its_budget_whatever_token_or_none_is_sent(anonymous_clie
 
     assert [response.status_code for response in admitted] == [204] * LIMIT
     _assert_rate_headers(admitted[-1], remaining=0)
-    _assert_too_many(refused, names="checkout session on PUT/POST /limited/sessions/{session_id}/fields")
+    _assert_too_many(refused, names="session on PUT/POST /limited/sessions/{session_id}/fields")
     event = RateLimitEvent.objects.get()
-    assert (event.subject_kind, event.checkout_session_id) == (RateLimitEvent.SubjectKind.CHECKOUT_SESSION, session_id)
+    assert (event.subject_kind, event.subject_label) == ("session", session_id)
 
 
 def test_a_view_without_an_account_names_it_for_the_record(anonymous_client, merchant_account):
@@ -209,7 +202,7 @@ def test_a_view_without_an_account_names_it_for_the_record(anonymous_client, mer
         for _ in range(LIMIT + 1):
             anonymous_client.put(_fields_url(session_id), {}, format="json")
 
-    recorded = dict(RateLimitEvent.objects.values_list("checkout_session_id", "merchant_account_id"))
+    recorded = dict(RateLimitEvent.objects.values_list("subject_label", "merchant_account_id"))
     assert recorded == {known: "default", unknown: None}
 
 
@@ -222,8 +215,8 @@ def test_two_sessions_have_independent_budgets(anonymous_client):
     assert anonymous_client.put(_fields_url(second), {}, format="json").status_code == 204
 
 
-def test_a_server_token_on_secure_fields_is_not_limited(api_client, merchant_account):
-    client = api_client(scopes=["checkout-sessions.write"])
+def test_a_server_token_on_a_url_credential_endpoint_is_not_limited(api_client, merchant_account):
+    client = api_client(scopes=["notes.write"])
     session_id = str(uuid.uuid4())
 
     responses = [client.put(_fields_url(session_id), {}, format="json") for _ in range(10 * LIMIT)]
@@ -232,7 +225,7 @@ def test_a_server_token_on_secure_fields_is_not_limited(api_client, merchant_acc
     assert not responses[-1].has_header("RateLimit-Limit")
 
 
-def test_an_invalid_bearer_token_on_secure_fields_counts_as_none(anonymous_client):
+def test_an_invalid_bearer_token_on_a_url_credential_endpoint_counts_as_none(anonymous_client):
     session_id = str(uuid.uuid4())
     anonymous_client.credentials(HTTP_AUTHORIZATION="Bearer not-a-token")
 
@@ -248,11 +241,11 @@ def test_the_budget_comes_back_when_the_window_ends(settings, embed_client):
     settings.RATELIMIT_EMBED = f"{LIMIT}/2s"
     client = embed_client()
     # Start at a window edge so the whole budget is spent inside one window, whatever the jitter.
-    time.sleep(int(client.post("/limited/buyers", BUYER, format="json")["RateLimit-Reset"]))
+    time.sleep(int(client.post("/limited/notes", NOTE, format="json")["RateLimit-Reset"]))
 
-    spent = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT + 1)]
+    spent = [client.post("/limited/notes", NOTE, format="json") for _ in range(LIMIT + 1)]
     time.sleep(int(spent[-1]["Retry-After"]))
-    after = client.post("/limited/buyers", BUYER, format="json")
+    after = client.post("/limited/notes", NOTE, format="json")
 
     assert [response.status_code for response in spent] == [201] * LIMIT + [429]
     assert after.status_code == 201
@@ -280,9 +273,9 @@ def test_malformed_rates_are_refused(rate):
 def test_failing_closed_refuses_limited_requests_with_503_and_writes_nothing(
     dead_cache, embed_client, server_client, anonymous_client
 ):
-    response = embed_client().post("/limited/buyers", BUYER, format="json")
+    response = embed_client().post("/limited/notes", NOTE, format="json")
     fields = anonymous_client.put(_fields_url(str(uuid.uuid4())), {}, format="json")
-    server = server_client().post("/limited/buyers", BUYER, format="json")
+    server = server_client().post("/limited/notes", NOTE, format="json")
 
     for refused in (response, fields):
         assert refused.status_code == 503
@@ -291,7 +284,7 @@ def test_failing_closed_refuses_limited_requests_with_503_and_writes_nothing(
         assert "Rate limiting is temporarily unavailable" in body["message"]
         assert not refused.has_header("RateLimit-Limit")
     assert server.status_code == 201
-    assert Buyer.objects.count() == 1  # the server's
+    assert _written() == 1  # the server's
     assert not RateLimitEvent.objects.exists()
 
 
@@ -299,8 +292,8 @@ def test_failing_open_admits_limited_requests_uncounted(settings, dead_cache, em
     settings.RATELIMIT_FAIL_OPEN = True
     client = embed_client()
 
-    responses = [client.post("/limited/buyers", BUYER, format="json") for _ in range(LIMIT + 2)]
-    server = server_client().post("/limited/buyers", BUYER, format="json")
+    responses = [client.post("/limited/notes", NOTE, format="json") for _ in range(LIMIT + 2)]
+    server = server_client().post("/limited/notes", NOTE, format="json")
 
     assert {response.status_code for response in responses} == {201}
     assert not any(response.has_header("RateLimit-Limit") for response in responses)
@@ -310,74 +303,23 @@ def test_failing_open_admits_limited_requests_uncounted(settings, dead_cache, em
 def test_an_outage_is_logged_once_and_so_is_the_recovery(settings, caplog, embed_client):
     client = embed_client()
     working = settings.CACHES
-    caplog.set_level(logging.WARNING, logger="payments.throttling")
+    caplog.set_level(logging.WARNING, logger="payments.ratelimits")
 
     settings.CACHES = {**working, "ratelimit": DEAD_REDIS}
     for _ in range(4):
-        client.post("/limited/buyers", BUYER, format="json")
+        client.post("/limited/notes", NOTE, format="json")
     settings.CACHES = working
     for _ in range(2):
-        client.post("/limited/buyers", BUYER, format="json")
+        client.post("/limited/notes", NOTE, format="json")
     settings.CACHES = {**working, "ratelimit": DEAD_REDIS}
-    client.post("/limited/buyers", BUYER, format="json")
+    client.post("/limited/notes", NOTE, format="json")
 
-    messages = [record.getMessage() for record in caplog.records if record.name == "payments.throttling"]
+    messages = [record.getMessage() for record in caplog.records if record.name == "payments.ratelimits"]
     assert len(messages) == 3
     assert "unreachable" in messages[0]
     assert "refused with 503" in messages[0]
     assert "answers again" in messages[1]
     assert "unreachable" in messages[2]
-
-
-# --- gift card PIN failures ---------------------------------------------------------------------------------
-
-
-def _subject() -> str:
-    return uuid.uuid4().hex  # stands in for the keyed hash of a card number
-
-
-def test_pin_failures_lock_the_card_once_the_budget_is_used(merchant_account):
-    card, other = _subject(), _subject()
-
-    locks = [
-        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards/balances")
-        for _ in range(LIMIT)
-    ]
-
-    assert locks[:-1] == [None] * (LIMIT - 1)
-    assert locks[-1] > timezone.now()  # the lock lasts until the window ends
-    assert record_pin_failure(other, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards") is None
-
-
-def test_the_pin_failure_lock_is_recorded_once_with_the_last_4_digits_only(merchant_account):
-    card = _subject()
-    for _ in range(LIMIT + 3):
-        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards")
-
-    event = RateLimitEvent.objects.get()
-    assert event.subject_kind == RateLimitEvent.SubjectKind.GIFT_CARD
-    assert (event.gift_card_last4, event.token_id, event.checkout_session_id) == ("4242", "", "")
-    assert (event.merchant_account_id, event.endpoint) == ("default", "POST /gift-cards")
-    assert card not in event.subject_key
-
-
-def test_pin_failure_records_never_take_more_than_4_digits(merchant_account):
-    card = _subject()
-    for _ in range(LIMIT):
-        record_pin_failure(card, merchant_account_id="default", last4="6035710000004242", endpoint="POST /gift-cards")
-
-    assert RateLimitEvent.objects.get().gift_card_last4 == "4242"
-
-
-def test_pin_failures_lock_nothing_while_the_cache_is_unreachable(dead_cache, merchant_account):
-    card = _subject()
-    locks = [
-        record_pin_failure(card, merchant_account_id="default", last4="4242", endpoint="POST /gift-cards")
-        for _ in range(LIMIT + 1)
-    ]
-
-    assert locks == [None] * (LIMIT + 1)
-    assert not RateLimitEvent.objects.exists()
 
 
 # --- deployment and admin ---------------------------------------------------------------------------------
@@ -407,7 +349,7 @@ def test_the_deploy_check_is_registered(capsys):
 def test_support_sees_a_read_only_list_filterable_by_account_and_date(admin_client, embed_client):
     client = embed_client()
     for _ in range(LIMIT + 1):
-        client.post("/limited/buyers", BUYER, format="json")
+        client.post("/limited/notes", NOTE, format="json")
 
     listing = admin_client.get("/admin/payments/ratelimitevent/", {"merchant_account__id__exact": "default"})
     dated = admin_client.get("/admin/payments/ratelimitevent/", {"created_at__gte": "2000-01-01T00:00:00+00:00"})
@@ -422,6 +364,10 @@ def test_support_sees_a_read_only_list_filterable_by_account_and_date(admin_clie
     assert add.status_code == 403
 
 
+def _written() -> int:
+    return MerchantAccount.objects.filter(id__startswith=WRITTEN_PREFIX).count()
+
+
 def _token_id(client) -> str:
     import jwt
 
@@ -434,7 +380,7 @@ def _token_without_jti(private_key_pem: str) -> str:
 
     import jwt
 
-    from payments.keys import load_private_pem, thumbprint
+    from payments.accounts.keys import load_private_pem, thumbprint
 
     key = load_private_pem(private_key_pem)
     now = datetime.now(tz=UTC)

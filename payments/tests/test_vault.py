@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from payments import vault
-from payments.vault import (
+from payments.vault import crypto
+from payments.vault.crypto import (
     VaultError,
     current_key_id,
     decrypt,
@@ -323,9 +323,9 @@ class TestKeySettings:
 
     def test_parsed_keyring_is_cached(self) -> None:
         current_key_id()
-        hits = vault._keyring.cache_info().hits
+        hits = crypto._keyring.cache_info().hits
         current_key_id()
-        assert vault._keyring.cache_info().hits == hits + 1
+        assert crypto._keyring.cache_info().hits == hits + 1
 
 
 class TestGenerateKeySpec:

@@ -9,12 +9,12 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from conftest import TEST_CARD_KEYS
-from payments import vault
-from payments.cards import CardDataError
 from payments.errors import NotFound
 from payments.models import VaultedCard
 from payments.tests.factories import VaultedCardFactory
-from payments.vault_services import (
+from payments.vault import crypto
+from payments.vault.cards import CardDataError
+from payments.vault.services import (
     SECURITY_CODE_MAX_AGE,
     vaulted_card_delete,
     vaulted_card_discard_security_code,
@@ -39,8 +39,8 @@ def test_store_keeps_only_display_data_in_clear(merchant_account):
     card = VaultedCardFactory(number="4111111111111111", security_code="123")
     card.refresh_from_db()
     assert (card.bin, card.last4, card.scheme) == ("411111", "1111", "visa")
-    assert card.fingerprint == vault.fingerprint("4111111111111111")
-    assert card.key_id == vault.current_key_id()
+    assert card.fingerprint == crypto.fingerprint("4111111111111111")
+    assert card.key_id == crypto.current_key_id()
     assert "4111111111111111" not in card.encrypted_number
     assert card.encrypted_security_code is not None
     assert card.security_code_expires_at <= card.expires_at
@@ -133,10 +133,10 @@ def test_code_past_its_deadline_is_not_revealed_before_the_purge_runs(merchant_a
 def test_ciphertexts_only_open_on_the_row_and_field_they_were_sealed_for(merchant_account):
     first, second = VaultedCardFactory(), VaultedCardFactory(number="5555555555554444")
     VaultedCard.objects.filter(pk=second.pk).update(encrypted_number=first.encrypted_number)
-    with pytest.raises(vault.VaultError):
+    with pytest.raises(crypto.VaultError):
         vaulted_card_reveal(card=second)
     VaultedCard.objects.filter(pk=first.pk).update(encrypted_number=first.encrypted_security_code)
-    with pytest.raises(vault.VaultError):
+    with pytest.raises(crypto.VaultError):
         vaulted_card_reveal(card=first)
 
 

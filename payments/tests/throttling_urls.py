@@ -1,30 +1,58 @@
-"""A URLconf for the rate-limit tests only: the throttles on views that write, before the real endpoints use them.
+"""A URLconf for the rate-limit tests only: generic views carrying the throttles, so the plumbing is tested on
+its own.
 
-`/limited/buyers` is the buyers create endpoint opened to embed tokens and limited per token, so a test can
-see that a refused request writes nothing. `/limited/sessions/{session_id}/fields` stands in for Secure
-Fields: no authentication, limited per session id.
+`/limited/notes` writes one row per admitted request (a merchant account named `limited-...`), opened to
+embed tokens and limited per token, so a test can see that a refused request writes nothing.
+`/limited/sessions/{session_id}/fields` stands in for an endpoint whose URL is the credential: no
+authentication, limited per URL parameter.
 """
 
+import uuid
+
 from django.urls import path
-from rest_framework import status
+from rest_framework import status, viewsets
 from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
-from buyers.api.views import BuyerViewSet
 from config.urls import urlpatterns as project_urlpatterns
-from payments.throttling import CheckoutSessionThrottle, EmbedTokenThrottle, RateLimitedMixin
+from payments.models import MerchantAccount
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin, UrlParameterThrottle
+from payments.rest.fields import StrictCharField, StrictSerializer, validated
+
+WRITTEN_PREFIX = "limited-"
 
 
-class LimitedBuyerViewSet(RateLimitedMixin, BuyerViewSet):
+class NoteInput(StrictSerializer):
+    display_name = StrictCharField(max_length=200)
+
+
+class NoteViewSet(viewsets.GenericViewSet):
+    scope_resource = "notes"
     embed_actions = ("create",)
+
+    def create(self, request):
+        data = validated(NoteInput(data=request.data))
+        MerchantAccount.objects.create(id=f"{WRITTEN_PREFIX}{uuid.uuid4().hex}", display_name=data["display_name"])
+        return Response({}, status=status.HTTP_201_CREATED)
+
+
+class LimitedNoteViewSet(RateLimitedMixin, NoteViewSet):
     rate_limits = {"create": (EmbedTokenThrottle,)}
+
+
+class SessionThrottle(UrlParameterThrottle):
+    rate_setting = "RATELIMIT_CHECKOUT_FIELDS"
+    scope = "test-sessions"
+    url_kwarg = "session_id"
+    subject_kind = "session"
+    description = "session"
 
 
 class LimitedFieldsView(RateLimitedMixin, APIView):
     authentication_classes = []
     permission_classes = []
-    rate_limits = {"put": (CheckoutSessionThrottle,), "post": (CheckoutSessionThrottle,)}
+    rate_limits = {"put": (SessionThrottle,), "post": (SessionThrottle,)}
 
     def put(self, request, session_id):
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -37,8 +65,9 @@ class LimitedFieldsView(RateLimitedMixin, APIView):
 
 
 router = SimpleRouter(trailing_slash=False)
-router.register("limited/buyers", LimitedBuyerViewSet, basename="limited-buyer")
-router.register("limited/other-buyers", LimitedBuyerViewSet, basename="limited-other-buyer")
+router.register("limited/notes", LimitedNoteViewSet, basename="limited-note")
+router.register("limited/other-notes", LimitedNoteViewSet, basename="limited-other-note")
+router.register("unlimited/notes", NoteViewSet, basename="unlimited-note")
 
 urlpatterns = [
     *router.urls,

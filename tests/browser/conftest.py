@@ -18,9 +18,9 @@ from django.conf import settings as django_settings
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pytest_django.live_server_helper import LiveServer
 
-from payments.keys import load_private_pem, public_pem
+from payments.accounts.keys import load_private_pem, public_pem
+from payments.accounts.services import api_key_register, merchant_account_create
 from payments.models import MerchantAccount
-from payments.services import api_key_register, merchant_account_create
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A third name for the live server: a site the merchant account does not list.

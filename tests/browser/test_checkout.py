@@ -12,7 +12,7 @@ from playwright.sync_api import FrameLocator, Locator, Page, expect
 
 from checkout.models import CheckoutSession
 from giftcards.models import IssuedGiftCard
-from giftcards.services import giftcard_issue
+from giftcards.services import issued_card_create
 from transactions.models import Transaction
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -143,7 +143,7 @@ def test_an_invalid_number_shows_an_inline_error_and_sends_nothing(demo_shop, br
 
 
 def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
-    gift_card = giftcard_issue(merchant_account=demo_shop.merchant_account, amount=500, currency="USD")
+    gift_card = issued_card_create(merchant_account=demo_shop.merchant_account, amount=500, currency="USD")
     page = browser_page
     checkout = open_checkout(page, demo_shop)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from rest_framework.exceptions import PermissionDenied
 
-from payments.authentication import ApiPrincipal
+from payments.rest.authentication import ApiPrincipal
 
 PINNED_FIELDS = ("amount", "currency", "buyer_id", "buyer_external_identifier")
 _REQUIRED_FOR_EMBED = ("amount", "currency")

@@ -12,9 +12,8 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
-from payments.api.cards import CardDetailsSerializer
-from payments.api.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, StrictBooleanField
-from payments.api.serializers import (
+from payments.choices import PaymentIntent, PaymentSource
+from payments.rest.fields import (
     AmountField,
     CountryField,
     CurrencyField,
@@ -22,7 +21,8 @@ from payments.api.serializers import (
     TimestampField,
     optional_text,
 )
-from payments.choices import PaymentIntent, PaymentSource
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, StrictBooleanField
+from payments.vault.fields import CardDetailsSerializer
 from transactions.models import (
     GiftCardRedemption,
     Refund,

@@ -15,12 +15,12 @@ from buyers.models import Buyer
 from buyers.selectors import buyer_get
 from checkout.selectors import checkout_session_get
 from giftcards.selectors import issued_card_for_payment
-from payments.api.serializers import validated
 from payments.connectors import CardDetails, ConnectorResult
 from payments.errors import DomainError, NotFound
-from payments.idempotency import idempotent
 from payments.models import VaultedCard
-from payments.throttling import EmbedTokenThrottle, RateLimitedMixin
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
+from payments.rest.fields import validated
+from payments.rest.idempotency import idempotent
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import require_pinned_claims
 from transactions.api.serializers import (

@@ -6,7 +6,7 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
 from payments.connectors import CardDetails
-from payments.roles import PAYMENTS_OPERATOR, SUPPORT
+from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
 from transactions.services import Actor, transaction_create
 

@@ -49,7 +49,7 @@ def test_the_same_key_with_another_request_is_refused(client):
 
 
 def test_a_key_still_in_flight_is_a_409(client, merchant_account):
-    from payments.idempotency import idempotency_claim, request_fingerprint
+    from payments.rest.idempotency import idempotency_claim, request_fingerprint
     from payments.tests.test_idempotency import _request
 
     request = _request(body(), path="/transactions")
@@ -64,8 +64,8 @@ def test_a_key_still_in_flight_is_a_409(client, merchant_account):
 def test_keys_are_per_merchant_account(merchant_account, other_merchant_account):
     from rest_framework.test import APIClient
 
-    from payments.keys import generate_private_key, mint_token, public_pem
-    from payments.services import api_key_register
+    from payments.accounts.keys import generate_private_key, mint_token, public_pem
+    from payments.accounts.services import api_key_register
 
     private_key, private_pem = generate_private_key()
     api_key_register(public_key_pem=public_pem(private_key), merchant_account=None)  # acts for every account

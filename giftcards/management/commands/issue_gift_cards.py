@@ -1,19 +1,13 @@
 """Issue gift cards in bulk and write their numbers and PINs to a CSV, the only copy there will ever be."""
 
-import csv
-import os
 import time as clock
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from giftcards.services import BULK_SIZE, IssuedCardSecret, giftcard_issue_batch
-from payments.errors import DomainError
-from payments.selectors import merchant_account_get
-from payments.vault import VaultError
-
-CSV_HEADER = ["number", "pin", "balance", "currency", "expiration_date"]
+from giftcards.export import ExportError, issued_cards_export
+from payments.accounts.selectors import merchant_account_get
 
 
 class Command(BaseCommand):
@@ -39,54 +33,18 @@ class Command(BaseCommand):
         if options["count"] < 1:
             raise CommandError("--count must be at least 1.")
         expires = options["expires"]
-        terms = {
-            "merchant_account": account,
-            "amount": options["amount"],
-            "currency": options["currency"],
-            "expires_at": datetime.combine(expires, time.max, tzinfo=UTC) if expires else None,
-        }
         path: Path = options["out"]
         started = clock.monotonic()
-        issued = self._issue_to(path, count=options["count"], terms=terms)
+        try:
+            issued = issued_cards_export(
+                path,
+                merchant_account=account,
+                count=options["count"],
+                amount=options["amount"],
+                currency=options["currency"],
+                expires_at=datetime.combine(expires, time.max, tzinfo=UTC) if expires else None,
+            )
+        except ExportError as exc:
+            raise CommandError(exc.message) from exc
         elapsed = max(clock.monotonic() - started, 1e-6)
         self.stdout.write(f"Issued {issued} gift cards to {path} ({issued / elapsed:.0f} cards/s).")
-
-    def _issue_to(self, path: Path, *, count: int, terms: dict) -> int:
-        """Issue in batches, each committed before its rows are written; returns how many were issued."""
-        issued = 0
-        with _create_private(path) as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(CSV_HEADER)
-            try:
-                while issued < count:
-                    batch = giftcard_issue_batch(count=min(BULK_SIZE, count - issued), **terms)
-                    writer.writerows(_row(secret) for secret in batch)
-                    handle.flush()
-                    issued += len(batch)
-            except BaseException as exc:
-                if issued == 0:
-                    path.unlink()  # a file with only a header would pass for an empty issue
-                if not isinstance(exc, DomainError | VaultError):
-                    raise
-                message = exc.message if isinstance(exc, DomainError) else str(exc)
-                if issued:
-                    message += f" Stopped after {issued} cards, all written to {path}."
-                raise CommandError(message) from exc
-        return issued
-
-
-def _create_private(path: Path):
-    """A new file readable by its owner only, created before any number is written to it."""
-    try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise CommandError(f"{path} exists; refusing to overwrite it.") from None
-    except OSError as exc:
-        raise CommandError(f"Cannot create {path}: {exc.strerror}.") from exc
-    return os.fdopen(descriptor, "w", newline="", encoding="ascii")
-
-
-def _row(secret: IssuedCardSecret) -> list:
-    card = secret.card
-    expiration = card.expires_at.date().isoformat() if card.expires_at else ""
-    return [secret.number, secret.pin, card.balance, card.currency, expiration]

@@ -3,8 +3,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from payments.selectors import merchant_account_get
-from payments.services import api_key_generate
+from payments.accounts.selectors import merchant_account_get
+from payments.accounts.services import api_key_generate
 
 
 class Command(BaseCommand):

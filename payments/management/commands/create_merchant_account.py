@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from payments.services import merchant_account_create
+from payments.accounts.services import merchant_account_create
 
 
 class Command(BaseCommand):

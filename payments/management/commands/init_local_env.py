@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from payments.vault import generate_key_spec
+from payments.vault.crypto import generate_key_spec
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from payments.keys import InvalidKeyError, mint_token
+from payments.accounts.keys import InvalidKeyError, mint_token
 
 
 class Command(BaseCommand):

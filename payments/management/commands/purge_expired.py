@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
-from payments import purge
 from payments.management.arguments import positive_int
+from payments.ops import purge
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from payments.accounts.services import api_key_revoke
 from payments.models import ApiKey
-from payments.services import api_key_revoke
 
 
 class Command(BaseCommand):

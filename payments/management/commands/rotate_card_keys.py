@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from payments import vault
 from payments.management.arguments import positive_int
-from payments.vault_services import vaulted_cards_count_stale, vaulted_cards_rotate_batch
+from payments.vault import crypto
+from payments.vault.services import vaulted_cards_count_stale, vaulted_cards_rotate_batch
 
 
 class Command(BaseCommand):
@@ -15,7 +15,7 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=positive_int, default=500)
 
     def handle(self, *args, **options):
-        current = vault.current_key_id()
+        current = crypto.current_key_id()
         rotated, failed, after = 0, [], None
         while True:
             batch = vaulted_cards_rotate_batch(batch_size=options["batch_size"], after=after)

@@ -6,12 +6,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from payments.keys import load_private_pem, mint_token, public_pem
+from payments.accounts.keys import load_private_pem, mint_token, public_pem
+from payments.accounts.services import api_key_generate, api_key_register, merchant_account_create
 from payments.management.commands.create_api_key import write_private_key
-from payments.services import api_key_generate, api_key_register, merchant_account_create
+from payments.ops import demo
 
 ADMIN_USERNAME = "admin"
-DEMO_BUYERS = 50
 
 
 class Command(BaseCommand):
@@ -32,8 +32,9 @@ class Command(BaseCommand):
         private_pem = self._api_key(options["private_key_out"], account)
         call_command("setup_roles", verbosity=0)
         self._admin_login()
-        # A few demo buyers so the first list call shows something; an account with buyers is left alone.
-        call_command("seed_demo", buyers=DEMO_BUYERS, merchant_account=account.id, if_empty=True, stdout=self.stdout)
+        # A little demo data so the first list call shows something; an account with data is left alone.
+        local = {seeder.name: seeder.local_total for seeder in demo.registered_seeders() if seeder.local_total}
+        call_command("seed_demo", merchant_account=account.id, if_empty=True, stdout=self.stdout, **local)
         token = mint_token(private_pem, scopes=["*.read", "*.write"], expires_in=24 * 3600)
         base = f"http://127.0.0.1:{options['port']}"
         self.stdout.write(

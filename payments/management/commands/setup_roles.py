@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from payments.roles import roles_sync
+from payments.staff.roles import roles_sync
 
 
 class Command(BaseCommand):

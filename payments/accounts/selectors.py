@@ -1,0 +1,98 @@
+"""Reads for merchant accounts and API keys, cached in-process because every request needs them."""
+
+import re
+import time
+from collections.abc import Mapping
+from threading import Lock
+from typing import Any
+
+from django.conf import settings
+
+from payments.models import ApiKey, MerchantAccount
+
+
+class _TtlCache:
+    """A small thread-safe map whose entries expire; losing it only costs a query."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[float, object]] = {}
+        self._lock = Lock()
+
+    def get(self, key: str, loader, ttl: float):
+        now = time.monotonic()
+        entry = self._entries.get(key)
+        if entry and entry[0] > now:
+            return entry[1]
+        value = loader()
+        if value is not None:  # a miss is not remembered: a new key or account works at once
+            with self._lock:
+                self._entries[key] = (now + ttl, value)
+        return value
+
+    def forget(self, key: str) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+MERCHANT_ACCOUNT_HEADER = "HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID"
+DEFAULT_MERCHANT_ACCOUNT = "default"
+_ACCOUNT_ID = re.compile(r"[-a-zA-Z0-9_]{1,255}")
+
+_api_keys = _TtlCache()
+_merchant_accounts = _TtlCache()
+_origins = _TtlCache()
+
+
+def api_key_get_active(*, kid: str) -> ApiKey | None:
+    """The active key with this `kid`, or None; trusted for API_KEY_CACHE_SECONDS."""
+
+    def load() -> ApiKey | None:
+        return ApiKey.objects.filter(kid=kid, is_active=True).first()
+
+    return _api_keys.get(kid, load, settings.API_KEY_CACHE_SECONDS)
+
+
+def merchant_account_get(*, id: str) -> MerchantAccount | None:
+    """The merchant account with this id, or None."""
+    return _merchant_accounts.get(
+        id, lambda: MerchantAccount.objects.filter(pk=id).first(), settings.API_KEY_CACHE_SECONDS
+    )
+
+
+def requested_merchant_account_id(meta: Mapping[str, Any]) -> str:
+    """The account a request names in `x-gr4vy-merchant-account-id` (WSGI `meta`); absent: `default`."""
+    return meta.get(MERCHANT_ACCOUNT_HEADER) or DEFAULT_MERCHANT_ACCOUNT
+
+
+def merchant_account_requested(meta: Mapping[str, Any]) -> MerchantAccount | None:
+    """The account the request names, or None when no such account exists (or the id is not a slug)."""
+    account_id = requested_merchant_account_id(meta)
+    # Only slug-shaped ids reach the database (a NUL byte would be a 500 on PostgreSQL).
+    return merchant_account_get(id=account_id) if _ACCOUNT_ID.fullmatch(account_id) else None
+
+
+def merchant_account_origins() -> frozenset[str]:
+    """Every browser origin some merchant account allows; trusted for API_KEY_CACHE_SECONDS, like accounts."""
+
+    def load() -> frozenset[str]:
+        rows = MerchantAccount.objects.values_list("allowed_origins", flat=True)
+        return frozenset(
+            origin for origins in rows if isinstance(origins, list) for origin in origins if isinstance(origin, str)
+        )
+
+    return _origins.get("*", load, settings.API_KEY_CACHE_SECONDS)
+
+
+def forget_api_key(kid: str) -> None:
+    _api_keys.forget(kid)
+
+
+def clear_caches() -> None:
+    """Drop every cached key and account (tests, and after bulk changes)."""
+    _api_keys.clear()
+    _merchant_accounts.clear()
+    _origins.clear()

@@ -1,0 +1,92 @@
+"""One log line per request, with what an operator needs to find it again and nothing secret.
+
+Fields: request id, merchant account, method, route template (`/buyers/{buyer_id}`, never the raw
+path, which can carry identifiers), status, duration in milliseconds and the signing key's `kid`.
+Never the token, the query string, a header or a body.
+"""
+
+import logging
+import re
+import time
+from functools import lru_cache
+
+from django.http import HttpRequest, HttpResponse
+
+from payments.rest.authentication import ApiPrincipal
+
+logger = logging.getLogger("payments.access")
+
+_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
+_CONVERTER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+
+@lru_cache(maxsize=512)
+def route_template(route: str) -> str:
+    """`^buyers/(?P<buyer_id>[^/.]+)$` (a router's regex) or `buyers/<uuid:buyer_id>` → `/buyers/{buyer_id}`."""
+    out, index = [], 0
+    while match := _NAMED_GROUP.search(route, index):
+        out.append(route[index : match.start()])
+        out.append("{" + match.group(1) + "}")
+        index = _group_end(route, match.end())
+    out.append(route[index:])
+    template = _CONVERTER.sub(r"{\1}", "".join(out)).replace("^", "").replace("$", "")
+    return "/" + template.lstrip("/")
+
+
+def _group_end(pattern: str, start: int) -> int:
+    """Index just past the parenthesis closing the group whose body starts at `start`."""
+    depth, index = 1, start
+    while index < len(pattern) and depth:
+        char = pattern[index]
+        if char == "\\":
+            index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        index += 1
+    return index
+
+
+def _merchant_account_id(response: HttpResponse) -> str | None:
+    # The account is resolved by DRF's permission on DRF's own request object, which the response carries.
+    drf_request = getattr(response, "renderer_context", {}).get("request")
+    account = getattr(drf_request, "merchant_account", None)
+    return getattr(account, "id", None)
+
+
+def _kid(request: HttpRequest) -> str | None:
+    # `type()`, not `isinstance()`: the latter would evaluate Django's lazy session user (a query) on
+    # requests that never authenticated with a token.
+    user = getattr(request, "user", None)
+    return user.kid if type(user) is ApiPrincipal else None
+
+
+class AccessLogMiddleware:
+    """Log each request once, after the response (including error envelopes) is final."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        if logger.isEnabledFor(logging.INFO):
+            fields = request_fields(request, response, duration_ms=(time.perf_counter() - started) * 1000)
+            message_args = {**fields, "route": fields["route"] or "-"}
+            logger.info("%(method)s %(route)s %(status)s %(duration_ms).1fms", message_args, extra=fields)
+        return response
+
+
+def request_fields(request: HttpRequest, response: HttpResponse, *, duration_ms: float) -> dict:
+    """The access log's fields for one finished request."""
+    match = request.resolver_match
+    return {
+        "request_id": getattr(request, "id", None),
+        "merchant_account": _merchant_account_id(response),
+        "method": request.method,
+        "route": route_template(str(match.route)) if match is not None else None,
+        "status": response.status_code,
+        "duration_ms": round(duration_ms, 2),
+        "kid": _kid(request),
+    }

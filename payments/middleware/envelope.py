@@ -1,0 +1,50 @@
+"""The last line of defence for the error envelope: no URL answers with an HTML error page or a traceback."""
+
+import logging
+
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.http import Http404, HttpRequest, HttpResponse
+
+from payments.rest.envelope import error_response
+
+logger = logging.getLogger("payments.request")
+
+# Human-facing pages that keep Django's own HTML errors.
+_HTML_PREFIXES = ("/admin/", "/docs/")
+# Exceptions Django itself turns into 4xx responses: they are not failures of ours.
+_HANDLED_BY_DJANGO = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
+# Headers of a non-JSON error response that still mean something once it is wrapped in the envelope.
+_KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
+
+
+class ErrorEnvelopeMiddleware:
+    """Whatever fails below this point answers with the JSON envelope, never HTML or a traceback."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code >= 400 and not self._is_json(response) and not request.path.startswith(_HTML_PREFIXES):
+            enveloped = error_response(response.status_code)
+            for header in _KEPT_HEADERS:
+                if header in response:
+                    enveloped[header] = response[header]
+            return enveloped
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, _HANDLED_BY_DJANGO):
+            return None  # Django answers 400/403/404 for these; __call__ then wraps that in the envelope
+        logger.error(
+            "Unhandled error on %s %s",
+            request.method,
+            request.path,
+            exc_info=exception,
+            extra={"request_id": getattr(request, "id", "-")},
+        )
+        return error_response(500)
+
+    @staticmethod
+    def _is_json(response: HttpResponse) -> bool:
+        return response.get("Content-Type", "").startswith("application/json")

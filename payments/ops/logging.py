@@ -1,0 +1,93 @@
+"""Log filters and formatters: card numbers masked on every record, JSON lines for log collectors."""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+
+from payments.vault.masking import mask_card_numbers
+
+
+def _render_message(record: logging.LogRecord) -> str:
+    """Return the record's formatted message, falling back to a plain rendering when its arguments do not fit."""
+    try:
+        return record.getMessage()
+    except Exception:
+        # A format string that does not match its arguments must still not let those arguments out unmasked.
+        return f"{record.msg} {record.args!r}"
+
+
+class CardDataMaskingFilter(logging.Filter):
+    """Masks card numbers in a record's message, arguments, exception text and stack text; never drops a record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite `record` in place so no handler can render a full card number from it."""
+        # Formatting first means numbers passed as arguments, even inside containers, are masked too.
+        record.msg = mask_card_numbers(_render_message(record))
+        record.args = ()
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse a cached exc_text, so rendering the traceback here keeps them from rebuilding it raw.
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_card_numbers(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_card_numbers(record.stack_info)
+        return True
+
+
+# Attributes every LogRecord has; anything else on a record came from `extra=` and is logged as a field.
+_RECORD_ATTRIBUTES = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
+# Set by other filters and formatters, or objects whose repr could carry secrets (Django's `request`).
+_NOT_FIELDS = frozenset({"request", "request_id"})
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _masked(value: object) -> object:
+    """Return `value` with card numbers masked in every string it contains."""
+    if isinstance(value, str):
+        return mask_card_numbers(value)
+    if isinstance(value, dict):
+        return {str(key): _masked(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_masked(item) for item in value]
+    return value
+
+
+def _is_json_value(value: object) -> bool:
+    if isinstance(value, dict):
+        return all(_is_json_value(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return all(_is_json_value(item) for item in value)
+    return isinstance(value, _JSON_SCALARS)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, request id, message, then the record's `extra=` fields.
+
+    Only plain JSON values from `extra=` are kept (never an object's repr), and card numbers are masked in
+    them and in the message, as the masking filter does.
+    """
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, object] = {
+            "time": self.formatTime(record),
+            "level": record.levelname,
+            "logger": record.name,
+            "request_id": getattr(record, "request_id", None),
+            "message": mask_card_numbers(record.getMessage()),
+        }
+        for name, value in vars(record).items():
+            if name not in _RECORD_ATTRIBUTES and name not in _NOT_FIELDS and _is_json_value(value):
+                entry[name] = _masked(value)
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exception"] = mask_card_numbers(record.exc_text)
+        if record.stack_info:
+            entry["stack"] = mask_card_numbers(record.stack_info)
+        return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        """ISO 8601 in UTC with milliseconds, whatever the server's time zone."""
+        return datetime.fromtimestamp(record.created, tz=UTC).isoformat(timespec="milliseconds")

@@ -1,0 +1,211 @@
+"""Bearer JWT authentication: simplejwt's machinery, verified per API key.
+
+The key is chosen by the token's `kid`; the algorithm is fixed by the stored key, never by the token
+header, so `none` and algorithm-confusion tokens fail. Verified tokens are remembered in-process until
+they expire, so a client reusing one token pays for one signature check.
+"""
+
+import hashlib
+import re
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import jwt
+from django.conf import settings
+from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import exceptions
+from rest_framework.request import Request
+from rest_framework_simplejwt.authentication import JWTAuthentication
+from rest_framework_simplejwt.backends import TokenBackend
+from rest_framework_simplejwt.exceptions import TokenBackendError
+
+from payments.accounts.selectors import api_key_get_active
+from payments.accounts.services import api_key_mark_used
+from payments.models import ApiKey
+
+_KID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@dataclass(frozen=True)
+class ApiPrincipal:
+    """Who is calling: the key that signed the token and what the token allows."""
+
+    api_key_id: Any
+    kid: str
+    merchant_account_id: str | None
+    scopes: frozenset[str]
+    claims: dict = field(hash=False, compare=False)
+    token_hash: str = ""
+
+    is_authenticated = True
+    is_anonymous = False
+
+    @property
+    def is_embed(self) -> bool:
+        return "embed" in self.scopes
+
+    @property
+    def embed(self) -> dict:
+        embed = self.claims.get("embed")
+        return embed if isinstance(embed, dict) else {}
+
+    @property
+    def checkout_session_id(self) -> str | None:
+        return self.claims.get("checkout_session_id")
+
+    @property
+    def token_id(self) -> str:
+        """Stable id for per-token budgets: the `jti`, or a hash of the token when it has none."""
+        return str(self.claims.get("jti") or self.token_hash)
+
+    def has_scope(self, scope: str) -> bool:
+        """`<resource>.read` is also granted by `*.read` (and likewise for write)."""
+        if scope in self.scopes:
+            return True
+        _, _, verb = scope.rpartition(".")
+        return verb in {"read", "write"} and f"*.{verb}" in self.scopes
+
+
+class _VerifiedTokens:
+    """Bounded LRU of verified tokens, each valid until its own `exp`."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, tuple[float, ApiPrincipal]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, token_hash: str) -> ApiPrincipal | None:
+        with self._lock:
+            entry = self._entries.get(token_hash)
+            if entry is None:
+                return None
+            if entry[0] <= time.time():
+                del self._entries[token_hash]
+                return None
+            self._entries.move_to_end(token_hash)
+            return entry[1]
+
+    def put(self, token_hash: str, principal: ApiPrincipal, expires_at: float) -> None:
+        with self._lock:
+            self._entries[token_hash] = (expires_at, principal)
+            self._entries.move_to_end(token_hash)
+            while len(self._entries) > settings.VERIFIED_TOKEN_CACHE_SIZE:
+                self._entries.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+verified_tokens = _VerifiedTokens()
+_backends: dict[tuple[str, str], TokenBackend] = {}
+
+
+def _backend_for(api_key: ApiKey) -> TokenBackend:
+    """One simplejwt backend per key, holding the parsed public key and the key's only algorithm."""
+    cache_key = (api_key.kid, api_key.algorithm)
+    backend = _backends.get(cache_key)
+    if backend is None:
+        backend = TokenBackend(
+            api_key.algorithm, verifying_key=api_key.public_key, leeway=timedelta(seconds=settings.JWT_LEEWAY_SECONDS)
+        )
+        _backends[cache_key] = backend
+    return backend
+
+
+def _invalid(message: str) -> exceptions.AuthenticationFailed:
+    return exceptions.AuthenticationFailed(message, code="unauthorized")
+
+
+class ApiKeyJWTAuthentication(JWTAuthentication):
+    """Authenticate `Authorization: Bearer <JWT>` against the merchant's registered public keys."""
+
+    www_authenticate_realm = "api"
+
+    def authenticate_header(self, request: Request) -> str:
+        return 'Bearer realm="api"'
+
+    def authenticate(self, request: Request) -> tuple[ApiPrincipal, str] | None:
+        header = self.get_header(request)
+        if header is None:
+            return None
+        raw_token = self.get_raw_token(header)
+        token = raw_token.decode("latin-1")
+        token_hash = hashlib.sha256(raw_token).hexdigest()
+        principal = verified_tokens.get(token_hash)
+        if principal is None or api_key_get_active(kid=principal.kid) is None:
+            principal = self._verify(token, token_hash)
+        self._note_use(principal)
+        return principal, token
+
+    def get_raw_token(self, header: bytes) -> bytes:
+        """The token after a case-insensitive `Bearer`; any other shape is a 401, not anonymous."""
+        parts = header.split()
+        if len(parts) != 2 or parts[0].lower() != b"bearer":
+            raise _invalid("Authorization header must be 'Bearer <token>'.")
+        return parts[1]
+
+    def _verify(self, token: str, token_hash: str) -> ApiPrincipal:
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.PyJWTError as exc:
+            raise _invalid("Bearer token is not a valid JWT.") from exc
+        kid = header.get("kid")
+        # The header is unverified input: only a thumbprint-shaped kid reaches the database.
+        api_key = api_key_get_active(kid=kid) if isinstance(kid, str) and _KID.fullmatch(kid) else None
+        if api_key is None:
+            raise _invalid("Bearer token was not signed by an active API key.")
+        claims = self._decode(api_key, token)
+        principal = ApiPrincipal(
+            api_key_id=api_key.pk,
+            kid=api_key.kid,
+            merchant_account_id=api_key.merchant_account_id,
+            scopes=frozenset(claims["scopes"]),
+            claims=claims,
+            token_hash=token_hash,
+        )
+        verified_tokens.put(token_hash, principal, float(claims["exp"]))
+        return principal
+
+    def _decode(self, api_key: ApiKey, token: str) -> dict:
+        try:
+            claims = _backend_for(api_key).decode(token)
+        except TokenBackendError as exc:
+            raise _invalid(f"Bearer token rejected: {exc}") from exc
+        if not isinstance(claims.get("exp"), int | float):
+            raise _invalid("Bearer token rejected: the 'exp' claim is required.")
+        scopes = claims.get("scopes")
+        if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
+            raise _invalid("Bearer token rejected: the 'scopes' claim must be a list of strings.")
+        return claims
+
+    def _note_use(self, principal: ApiPrincipal) -> None:
+        now = timezone.now()
+        last = _last_marked.get(principal.kid)
+        if last is None or now - last >= timedelta(minutes=1):
+            _last_marked[principal.kid] = now
+            api_key_mark_used(api_key_id=principal.api_key_id, at=now)
+
+
+_last_marked: dict[str, Any] = {}
+
+
+def clear_caches() -> None:
+    """Forget verified tokens and parsed keys (tests, key rotation)."""
+    verified_tokens.clear()
+    _backends.clear()
+    _last_marked.clear()
+
+
+class ApiKeyJWTScheme(OpenApiAuthenticationExtension):
+    """Describes the authentication above in the OpenAPI schema as the `BearerAuth` security scheme."""
+
+    target_class = ApiKeyJWTAuthentication
+    name = "BearerAuth"
+
+    def get_security_definition(self, auto_schema) -> dict:
+        return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}

@@ -1,0 +1,121 @@
+"""The one error envelope every response with a 4xx/5xx status uses.
+
+`{"type":"error","code":...,"status":...,"message":...,"details":[{location,pointer,message,type}]}`.
+Services raise `payments.errors.DomainError` subclasses; DRF and Django errors are translated here, so an
+endpoint never answers with an HTML page or a traceback.
+"""
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+from payments.errors import DomainError, detail
+from payments.vault.masking import mask_card_numbers
+
+logger = logging.getLogger("payments.errors")
+
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "duplicate_record",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    425: "too_early",
+    429: "too_many_requests",
+    500: "server_error",
+    502: "bad_gateway",
+    503: "service_unavailable",
+    504: "gateway_timeout",
+}
+DEFAULT_MESSAGES = {
+    400: "Request failed validation",
+    401: "No valid API authentication found",
+    403: "Access to this resource is not allowed",
+    404: "The resource could not be found",
+    405: "Method not allowed",
+    500: "Request could not be processed",
+}
+
+
+class QueryValidationError(exceptions.ValidationError):
+    """A validation error about the query string rather than the body."""
+
+    location = "query"
+
+
+def envelope(status_code: int, message: str | None = None, details: list[dict] | None = None) -> dict[str, Any]:
+    return {
+        "type": "error",
+        "code": CODES.get(status_code, "server_error" if status_code >= 500 else "bad_request"),
+        "status": status_code,
+        "message": mask_card_numbers(message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed")),
+        "details": details or [],
+    }
+
+
+def error_response(status_code: int, message: str | None = None, details: list[dict] | None = None) -> JsonResponse:
+    """A plain Django response carrying the envelope, for code outside DRF (middleware, URL fallbacks)."""
+    return JsonResponse(envelope(status_code, message, details), status=status_code)
+
+
+def _flatten(errors: Any, pointer: str = "") -> Iterator[tuple[str, str, str]]:
+    """Turn DRF's nested error structure into (JSON pointer, message, code) triples."""
+    if isinstance(errors, dict):
+        for key, value in errors.items():
+            child = pointer if key in ("non_field_errors", "__all__") else f"{pointer}/{key}"
+            yield from _flatten(value, child)
+    elif isinstance(errors, list):
+        if all(isinstance(item, str) for item in errors):
+            for item in errors:
+                yield pointer or "/", str(item), getattr(item, "code", "invalid")
+        else:
+            for index, item in enumerate(errors):
+                if item:
+                    yield from _flatten(item, f"{pointer}/{index}")
+    else:
+        yield pointer or "/", str(errors), getattr(errors, "code", "invalid")
+
+
+def validation_details(exc: exceptions.ValidationError) -> list[dict]:
+    location = getattr(exc, "location", "body")
+    return [detail(location, pointer, message, code) for pointer, message, code in _flatten(exc.detail)]
+
+
+def _api_exception_response(exc: exceptions.APIException) -> Response:
+    code = exc.status_code
+    if isinstance(exc, exceptions.ValidationError):
+        body = envelope(code, None, validation_details(exc))
+    elif isinstance(exc, exceptions.ParseError):
+        body = envelope(
+            code, f"Request body is not valid JSON: {exc.detail}", [detail("body", "/", str(exc.detail), "parse_error")]
+        )
+    else:
+        body = envelope(code, str(exc.detail) if isinstance(exc.detail, str) else None)
+    response = Response(body, status=code)
+    if getattr(exc, "auth_header", None):  # set by DRF on 401s from the authenticator
+        response["WWW-Authenticate"] = exc.auth_header
+    if getattr(exc, "wait", None):
+        response["Retry-After"] = str(int(exc.wait))
+    return response
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    """DRF's EXCEPTION_HANDLER: every error raised inside an API view becomes the envelope."""
+    if isinstance(exc, DomainError):
+        return Response(envelope(exc.status, exc.message, exc.details), status=exc.status)
+    if isinstance(exc, Http404):
+        return Response(envelope(404), status=404)
+    if isinstance(exc, DjangoPermissionDenied):
+        return Response(envelope(403), status=403)
+    if isinstance(exc, exceptions.APIException):
+        return _api_exception_response(exc)
+    return None  # unexpected: the middleware logs it with the request id and answers a 500 envelope

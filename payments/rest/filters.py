@@ -1,0 +1,29 @@
+"""django-filter wired to the error envelope: a bad filter is a 400 naming the query parameter."""
+
+from django_filters.rest_framework import DjangoFilterBackend
+
+from payments.rest.envelope import QueryValidationError
+
+# Read by the paginator, never by a filterset.
+PAGING_PARAMS = frozenset({"cursor", "limit"})
+
+
+class QueryFilterBackend(DjangoFilterBackend):
+    """Filters from the query string; invalid values are reported with `location: query`."""
+
+    def filter_queryset(self, request, queryset, view):
+        if not _has_filter_params(request, view):
+            return queryset  # nothing to filter: skip building and validating a form on every list page
+        filterset = self.get_filterset(request, queryset, view)
+        if filterset is None:
+            return queryset
+        if not filterset.is_valid():
+            raise QueryValidationError({name: list(errors) for name, errors in filterset.errors.items()})
+        return filterset.qs
+
+
+def _has_filter_params(request, view) -> bool:
+    """Whether the query string may hold a filter: anything but paging, or a filterset with required filters."""
+    filters = getattr(getattr(view, "filterset_class", None), "base_filters", {})
+    required = any(f.extra.get("required") for f in filters.values())
+    return required or bool(set(request.query_params) - PAGING_PARAMS)

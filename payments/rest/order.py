@@ -1,0 +1,214 @@
+"""Order details that checkout sessions and transactions both carry: cart items, a guest buyer, airline data.
+
+Field for field as the upstream `CartItem`, `GuestBuyer` and `Airline` schemas. Validated values are plain
+JSON (timestamps as ISO 8601 strings), ready for a `JSONField` and rendered back as stored.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+from rest_framework import serializers
+
+from payments.rest.fields import (
+    AddressSerializer,
+    AmountField,
+    BillingDetailsSerializer,
+    CountryField,
+    StrictSerializer,
+    optional_text,
+)
+
+PRODUCT_TYPES = [
+    "physical",
+    "discount",
+    "shipping_fee",
+    "sales_tax",
+    "digital",
+    "gift_card",
+    "store_credit",
+    "surcharge",
+]
+E164 = r"^\+[1-9]\d{1,14}$"
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON `true` / `false` only: DRF's own field would also take "yes", 1 or "on"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictTextField(serializers.CharField):
+    """A JSON string only: DRF's own field would turn the number 12 into "12"."""
+
+    default_error_messages = {"not_a_string": "Must be a string."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("not_a_string")
+        return super().to_internal_value(data)
+
+
+class TimestampTextField(serializers.DateTimeField):
+    """An ISO 8601 date-time, kept as UTC text with microseconds so it can live in a JSONField."""
+
+    def to_internal_value(self, value):
+        return super().to_internal_value(value).astimezone(UTC).isoformat(timespec="microseconds")
+
+    def to_representation(self, value):
+        return value
+
+
+class DateTextField(serializers.DateField):
+    """An ISO 8601 date, kept as text."""
+
+    def to_internal_value(self, value):
+        return super().to_internal_value(value).isoformat()
+
+    def to_representation(self, value):
+        return value
+
+
+def optional_amount() -> AmountField:
+    return AmountField(required=False, allow_null=True)
+
+
+def optional_flag() -> StrictBooleanField:
+    return StrictBooleanField(required=False, allow_null=True)
+
+
+def optional_country() -> CountryField:
+    return CountryField(required=False, allow_null=True)
+
+
+def optional_phone() -> serializers.RegexField:
+    return serializers.RegexField(
+        E164, required=False, allow_null=True, error_messages={"invalid": "Must be an E.164 number."}
+    )
+
+
+class CartItemSerializer(StrictSerializer):
+    """One line of the order."""
+
+    name = serializers.CharField(min_length=1, max_length=255, trim_whitespace=False)
+    quantity = AmountField(min_value=1)
+    unit_amount = AmountField()
+    discount_amount = AmountField(required=False, allow_null=True, default=0)
+    tax_amount = AmountField(required=False, allow_null=True, default=0)
+    external_identifier = optional_text(200)
+    sku = optional_text(200)
+    upc = optional_text(50)
+    product_url = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    image_url = serializers.CharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    categories = serializers.ListField(
+        child=serializers.CharField(min_length=1, max_length=50, trim_whitespace=False),
+        required=False,
+        allow_null=True,
+    )
+    product_type = serializers.ChoiceField(choices=PRODUCT_TYPES, required=False, allow_null=True)
+    seller_country = optional_country()
+    tax_exempt = optional_flag()
+    unit_of_measure = optional_text(50)
+    commodity_code = optional_text(50)
+    description = optional_text(255)
+    duty_amount = optional_amount()
+    shipping_amount = optional_amount()
+
+
+class ShippingDetailsSerializer(StrictSerializer):
+    first_name = optional_text(255)
+    last_name = optional_text(255)
+    email_address = optional_text(320)
+    phone_number = optional_phone()
+    address = AddressSerializer(required=False, allow_null=True)
+
+
+class GuestBuyerSerializer(StrictSerializer):
+    """Buyer details kept with the order only; no Buyer resource is created from them."""
+
+    display_name = optional_text(200)
+    external_identifier = optional_text(200)
+    billing_details = BillingDetailsSerializer(required=False, allow_null=True)
+    account_number = optional_text(200)
+    shipping_details = ShippingDetailsSerializer(required=False, allow_null=True)
+
+
+def _fixed_text(length: int) -> serializers.CharField:
+    return serializers.CharField(
+        min_length=length, max_length=length, required=False, allow_null=True, trim_whitespace=False
+    )
+
+
+def _text_between(min_length: int, max_length: int | None = None) -> serializers.CharField:
+    return serializers.CharField(
+        min_length=min_length, max_length=max_length, required=False, allow_null=True, trim_whitespace=False
+    )
+
+
+class AirlineLegSerializer(StrictSerializer):
+    arrival_airport = _fixed_text(3)
+    arrival_at = TimestampTextField(required=False, allow_null=True)
+    arrival_city = optional_text(100)
+    arrival_country = optional_country()
+    carrier_code = _text_between(2, 3)
+    carrier_name = _text_between(1)
+    iata_designator = _fixed_text(2)
+    icao_code = _fixed_text(3)
+    coupon_number = optional_text(50)
+    departure_airport = _fixed_text(3)
+    departure_at = TimestampTextField(required=False, allow_null=True)
+    departure_city = optional_text(100)
+    departure_country = optional_country()
+    departure_tax_amount = optional_amount()
+    fare_amount = optional_amount()
+    fare_basis_code = optional_text(8)
+    fee_amount = optional_amount()
+    flight_class = optional_text(5)
+    flight_number = _text_between(3, 6)
+    route_type = serializers.ChoiceField(choices=["round_trip", "one_way"], required=False, allow_null=True)
+    seat_class = optional_text(5)
+    stop_over = optional_flag()
+    tax_amount = optional_amount()
+
+
+class AirlinePassengerSerializer(StrictSerializer):
+    age_group = serializers.ChoiceField(choices=["adult", "infant"], required=False, allow_null=True)
+    date_of_birth = DateTextField(required=False, allow_null=True)
+    email_address = optional_text(320)
+    first_name = optional_text(255)
+    frequent_flyer_number = _text_between(5, 50)
+    last_name = optional_text(255)
+    passport_number = optional_text(50)
+    phone_number = optional_phone()
+    ticket_number = optional_text(50)
+    title = optional_text(50)
+    country_code = optional_country()
+
+
+class AirlineSerializer(StrictSerializer):
+    """The airline addendum: booking, ticket, travel agency, legs and passengers."""
+
+    booking_code = optional_text(50)
+    is_cardholder_traveling = optional_flag()
+    issued_address = optional_text(255)
+    issued_at = TimestampTextField(required=False, allow_null=True)
+    issuing_carrier_code = _text_between(2, 3)
+    issuing_carrier_name = _text_between(1)
+    issuing_iata_designator = _fixed_text(2)
+    issuing_icao_code = _fixed_text(3)
+    legs = AirlineLegSerializer(many=True, required=False, allow_null=True, max_length=20)
+    passenger_name_record = optional_text(50)
+    passengers = AirlinePassengerSerializer(many=True, required=False, allow_null=True, max_length=20)
+    reservation_system = optional_text(200)
+    restricted_ticket = optional_flag()
+    ticket_delivery_method = serializers.ChoiceField(
+        choices=["electronic", "other"], required=False, allow_null=True, default="electronic"
+    )
+    ticket_number = optional_text(50)
+    travel_agency_code = optional_text(50)
+    travel_agency_invoice_number = optional_text(50)
+    travel_agency_name = optional_text(200)
+    travel_agency_plan_name = optional_text(200)

@@ -1,0 +1,161 @@
+"""Keyset cursor pagination shared by every list endpoint.
+
+Rows are ordered newest first on `(created_at, id)`, a unique key, so a page is a range scan from a
+position: pages never skip or repeat a row while others are inserted or deleted, and the thousandth
+page costs what the first does (no OFFSET, no COUNT). Cursors are short signed tokens that remember a
+position and a direction, bound to the endpoint and its filters.
+"""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.core import signing
+from django.db.models import F, QuerySet
+from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
+from rest_framework.pagination import BasePagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from payments.rest.envelope import QueryValidationError
+
+_IGNORED_PARAMS = {"cursor", "limit"}
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """A position between rows and the direction to read from it."""
+
+    forward: bool  # True: older rows (the next page); False: newer rows (the previous page)
+    created_at: datetime
+    pk: str
+    inclusive: bool = False  # include the row at the position itself (used after an emptied page)
+
+
+class KeysetCursorPagination(BasePagination):
+    """`{"items", "limit", "next_cursor", "previous_cursor"}` with `limit` 1..100 (default 20)."""
+
+    default_limit = 20
+    max_limit = 100
+    cursor_query_param = "cursor"
+    limit_query_param = "limit"
+
+    def paginate_queryset(self, queryset: QuerySet, request: Request, view: Any = None) -> list:
+        self.limit = self._parse_limit(request)
+        self.signer = signing.Signer(key=settings.CURSOR_SIGNING_KEY, salt=self._binding(request))
+        cursor = self._parse_cursor(request)
+        rows, self.has_newer, self.has_older = self._fetch(queryset, cursor)
+        self.next_cursor = (
+            self._encode(Cursor(True, rows[-1].created_at, str(rows[-1].pk))) if rows and self.has_older else None
+        )
+        self.previous_cursor = (
+            self._encode(Cursor(False, rows[0].created_at, str(rows[0].pk))) if rows and self.has_newer else None
+        )
+        if not rows and cursor is not None:
+            # An emptied page still offers a way back to the rows around its position.
+            back = Cursor(not cursor.forward, cursor.created_at, cursor.pk, inclusive=True)
+            if cursor.forward:
+                self.previous_cursor = self._encode(back)
+            else:
+                self.next_cursor = self._encode(back)
+        return rows
+
+    def get_paginated_response(self, data: list) -> Response:
+        return Response(
+            {
+                "items": data,
+                "limit": self.limit,
+                "next_cursor": self.next_cursor,
+                "previous_cursor": self.previous_cursor,
+            }
+        )
+
+    def get_paginated_response_schema(self, schema: dict) -> dict:
+        return {
+            "type": "object",
+            "required": ["items", "limit"],
+            "properties": {
+                "items": schema,
+                "limit": {"type": "integer", "minimum": 1, "maximum": self.max_limit, "default": self.default_limit},
+                "next_cursor": {"type": "string", "nullable": True},
+                "previous_cursor": {"type": "string", "nullable": True},
+            },
+        }
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict]:
+        return [
+            {
+                "name": self.cursor_query_param,
+                "in": "query",
+                "required": False,
+                "description": "A `next_cursor` or `previous_cursor` from an earlier page.",
+                "schema": {"type": "string"},
+            },
+            {
+                "name": self.limit_query_param,
+                "in": "query",
+                "required": False,
+                "description": "Items per page.",
+                "schema": {"type": "integer", "minimum": 1, "maximum": self.max_limit, "default": self.default_limit},
+            },
+        ]
+
+    def _fetch(self, queryset: QuerySet, cursor: Cursor | None) -> tuple[list, bool, bool]:
+        """One query: the page plus one row that tells whether more lie beyond it."""
+        key = Tuple(F("created_at"), F("pk"))
+        if cursor is None or cursor.forward:
+            if cursor is not None:
+                position = (cursor.created_at, cursor.pk)
+                queryset = queryset.filter(
+                    TupleLessThan(key, position) if not cursor.inclusive else ~TupleGreaterThan(key, position)
+                )
+            rows = list(queryset.order_by("-created_at", "-pk")[: self.limit + 1])
+            return rows[: self.limit], cursor is not None, len(rows) > self.limit
+        position = (cursor.created_at, cursor.pk)
+        queryset = queryset.filter(
+            TupleGreaterThan(key, position) if not cursor.inclusive else ~TupleLessThan(key, position)
+        )
+        rows = list(queryset.order_by("created_at", "pk")[: self.limit + 1])
+        page = rows[: self.limit]
+        page.reverse()
+        return page, len(rows) > self.limit, True
+
+    def _parse_limit(self, request: Request) -> int:
+        raw = request.query_params.get(self.limit_query_param)
+        if raw is None:
+            return self.default_limit
+        try:
+            limit = int(raw)
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= self.max_limit:
+            raise QueryValidationError(
+                {"limit": [f"Must be a whole number from 1 to {self.max_limit}."]}, code="invalid"
+            )
+        return limit
+
+    def _binding(self, request: Request) -> str:
+        """A cursor only works on the endpoint and filters it was made for."""
+        filters = sorted(
+            (k, v) for k, values in request.query_params.lists() if k not in _IGNORED_PARAMS for v in values
+        )
+        digest = hashlib.sha256(repr((request.path, filters)).encode()).hexdigest()[:32]
+        return f"payments.cursor:{digest}"
+
+    def _encode(self, cursor: Cursor) -> str:
+        flags = ("n" if cursor.forward else "p") + ("i" if cursor.inclusive else "")
+        return self.signer.sign_object([flags, cursor.created_at.isoformat(), cursor.pk], compress=True)
+
+    def _parse_cursor(self, request: Request) -> Cursor | None:
+        raw = request.query_params.get(self.cursor_query_param)
+        if raw is None:
+            return None
+        try:
+            flags, created_at, pk = self.signer.unsign_object(raw)
+            return Cursor("n" in flags, datetime.fromisoformat(created_at), str(pk), inclusive="i" in flags)
+        except (signing.BadSignature, ValueError, TypeError) as exc:
+            raise QueryValidationError(
+                {"cursor": ["Not a cursor issued for this list and these filters."]}, code="invalid"
+            ) from exc

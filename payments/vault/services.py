@@ -1,0 +1,215 @@
+"""Writes of vaulted cards: the only code that seals, opens, rotates or deletes stored card data.
+
+Checkout sessions and transactions keep a `VaultedCard` reference and never a number or security code of
+their own. The contract for callers (checkout today, transactions for raw `card` payment methods):
+
+- Validate input with `payments.vault.fields` first; `vaulted_card_store` re-checks it and raises
+  `CardDataError` (a programming error at that point, not a client one).
+- Reference `VaultedCard` with `on_delete=models.SET_NULL`: `purge_expired` deletes rows past `expires_at`.
+- Open a card only to hand it to a connector: `vaulted_card_reveal(card=..., consume_security_code=True)`
+  returns the `CardDetails` and deletes the security code in the same transaction, so the code is gone
+  from the first authorization attempt on, even when two attempts race.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from payments.connectors.base import CardDetails
+from payments.errors import NotFound
+from payments.models import MerchantAccount, VaultedCard
+from payments.vault import cards, crypto
+
+# The longest a security code may wait for its authorization, whatever the card's own expiry: well past a
+# checkout session's 5 minutes after fields arrive and a 3-D Secure challenge, far short of "stored".
+SECURITY_CODE_MAX_AGE = timedelta(hours=1)
+
+_EXPIRED = "The stored card data has expired."
+
+
+def _context(card_id: uuid.UUID, part: str) -> str:
+    """Bind a ciphertext to one row and one field, so it cannot be moved to another and still open."""
+    return f"vaulted-card:{card_id}:{part}"
+
+
+@transaction.atomic
+def vaulted_card_store(
+    *,
+    merchant_account: MerchantAccount,
+    number: str,
+    expiration_month: int,
+    expiration_year: int,
+    security_code: str | None = None,
+    expires_at: datetime,
+) -> VaultedCard:
+    """Seal a validated card until `expires_at`; its security code lives at most `SECURITY_CODE_MAX_AGE`.
+
+    `number` must already have passed `payments.vault.cards` validation (13-19 digits, Luhn) and `security_code`
+    the length check for the card's scheme; anything else raises `CardDataError`.
+    """
+    display = cards.card_display(number)
+    cards.validate_card_number(number)
+    if security_code is not None:
+        cards.validate_security_code(security_code, display["scheme"])
+    if not 1 <= expiration_month <= 12:
+        raise cards.CardDataError("Expiration month must be between 1 and 12.", code="invalid_month")
+    card = VaultedCard(
+        merchant_account=merchant_account,
+        fingerprint=crypto.fingerprint(number),
+        scheme=display["scheme"],
+        bin=display["bin"],
+        last4=display["last4"],
+        expiration_month=expiration_month,
+        expiration_year=expiration_year,
+        expires_at=expires_at,
+    )
+    _seal(card, number=number, security_code=security_code)
+    if security_code is not None:
+        card.security_code_expires_at = min(expires_at, timezone.now() + SECURITY_CODE_MAX_AGE)
+    card.save(force_insert=True)
+    return card
+
+
+def _seal(card: VaultedCard, *, number: str, security_code: str | None) -> None:
+    """Encrypt the number (and code) onto `card` under the current key."""
+    card.encrypted_number = crypto.encrypt(number, context=_context(card.id, "number"))
+    card.encrypted_security_code = (
+        None if security_code is None else crypto.encrypt(security_code, context=_context(card.id, "security_code"))
+    )
+    card.key_id = crypto.current_key_id()
+
+
+def _live_security_code(card: VaultedCard, now: datetime) -> str | None:
+    """The clear security code, or None when there is none or its deadline has passed."""
+    if card.encrypted_security_code is None or card.security_code_expires_at <= now:
+        return None
+    return crypto.decrypt(card.encrypted_security_code, context=_context(card.id, "security_code"))
+
+
+@transaction.atomic
+def vaulted_card_reveal(*, card: VaultedCard, consume_security_code: bool = False) -> CardDetails:
+    """Open the card for a connector call; with `consume_security_code` the code is deleted as it is read.
+
+    Reads the row afresh (under a lock when consuming), so a code another request already used or discarded
+    is not returned. A card past `expires_at`, or deleted, is `NotFound`. Never log or store the result.
+    """
+    now = timezone.now()
+    rows = VaultedCard.objects.select_for_update() if consume_security_code else VaultedCard.objects
+    fresh = rows.filter(pk=card.pk, expires_at__gt=now).first()
+    if fresh is None:
+        raise NotFound(_EXPIRED)
+    details = CardDetails(
+        number=crypto.decrypt(fresh.encrypted_number, context=_context(fresh.id, "number")),
+        expiration_month=fresh.expiration_month,
+        expiration_year=fresh.expiration_year,
+        security_code=_live_security_code(fresh, now),
+        scheme=fresh.scheme,
+    )
+    if consume_security_code:
+        _forget_security_code(card)
+    return details
+
+
+def _forget_security_code(card: VaultedCard) -> None:
+    VaultedCard.objects.filter(pk=card.pk).update(encrypted_security_code=None, security_code_expires_at=None)
+    card.encrypted_security_code = None
+    card.security_code_expires_at = None
+
+
+@transaction.atomic
+def vaulted_card_discard_security_code(*, card: VaultedCard) -> None:
+    """Delete the card's security code, if it still has one; call it at the first authorization attempt."""
+    _forget_security_code(card)
+
+
+@transaction.atomic
+def vaulted_card_shorten_expiry(*, card: VaultedCard, expires_at: datetime) -> None:
+    """Move the card's (and its code's) deadline to `expires_at` if that is sooner; never later."""
+    VaultedCard.objects.filter(pk=card.pk, expires_at__gt=expires_at).update(expires_at=expires_at)
+    VaultedCard.objects.filter(pk=card.pk, security_code_expires_at__gt=expires_at).update(
+        security_code_expires_at=expires_at
+    )
+    card.refresh_from_db(fields=["expires_at", "security_code_expires_at"])
+
+
+@transaction.atomic
+def vaulted_card_delete(*, card: VaultedCard) -> None:
+    """Delete the card and both ciphertexts; references to it become null. Deleting twice is harmless."""
+    VaultedCard.objects.filter(pk=card.pk).delete()
+
+
+def vaulted_cards_delete(*, card_ids: Iterable[uuid.UUID]) -> None:
+    """Delete these cards at once (owners purging in batches); ids already gone are ignored."""
+    VaultedCard.objects.filter(pk__in=list(card_ids)).delete()
+
+
+def vaulted_cards_purge_expired(*, now: datetime, batch_size: int) -> int:
+    """Purge job: delete up to `batch_size` cards past `expires_at`; return how many."""
+    with transaction.atomic():
+        due = VaultedCard.objects.filter(expires_at__lte=now).order_by("expires_at")
+        ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
+        VaultedCard.objects.filter(pk__in=ids).delete()
+    return len(ids)
+
+
+def vaulted_security_codes_purge_expired(*, now: datetime, batch_size: int) -> int:
+    """Purge job: delete up to `batch_size` security codes past their deadline; return how many."""
+    with transaction.atomic():
+        due = VaultedCard.objects.filter(security_code_expires_at__lte=now).order_by("security_code_expires_at")
+        ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
+        VaultedCard.objects.filter(pk__in=ids).update(encrypted_security_code=None, security_code_expires_at=None)
+    return len(ids)
+
+
+@dataclass(frozen=True)
+class RotationBatch:
+    """One rotation batch: how many cards were re-sealed, which could not be opened, and where to resume."""
+
+    rotated: int
+    failed: list[uuid.UUID] = field(default_factory=list)
+    last_id: uuid.UUID | None = None
+
+
+def vaulted_cards_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
+    """Re-seal under the current key up to `batch_size` cards sealed under another, in id order after `after`.
+
+    Cards whose ciphertext cannot be opened (its key is no longer configured, or it was tampered with) are
+    listed in `failed` and left as they are. Rows locked by another request are skipped for the next run.
+    """
+    current = crypto.current_key_id()
+    with transaction.atomic():
+        stale = VaultedCard.objects.exclude(key_id=current).order_by("pk")
+        if after is not None:
+            stale = stale.filter(pk__gt=after)
+        batch = list(stale.select_for_update(skip_locked=True)[:batch_size])
+        rotated, failed = [], []
+        for card in batch:
+            try:
+                _reseal(card)
+            except crypto.VaultError:
+                failed.append(card.pk)
+            else:
+                rotated.append(card)
+        VaultedCard.objects.bulk_update(rotated, ["encrypted_number", "encrypted_security_code", "key_id"])
+    return RotationBatch(rotated=len(rotated), failed=failed, last_id=batch[-1].pk if batch else None)
+
+
+def _reseal(card: VaultedCard) -> None:
+    number = crypto.decrypt(card.encrypted_number, context=_context(card.id, "number"))
+    code = (
+        None
+        if card.encrypted_security_code is None
+        else crypto.decrypt(card.encrypted_security_code, context=_context(card.id, "security_code"))
+    )
+    _seal(card, number=number, security_code=code)
+
+
+def vaulted_cards_count_stale() -> int:
+    """How many cards are sealed under a key other than the current one."""
+    return VaultedCard.objects.exclude(key_id=crypto.current_key_id()).count()

@@ -1,0 +1,144 @@
+"""Every error the server can answer uses the one JSON envelope: no HTML page, no traceback."""
+
+import json
+import logging
+
+import pytest
+from rest_framework.test import APIClient
+
+from buyers.models import Buyer
+from buyers.tests.factories import BuyerFactory
+
+pytestmark = pytest.mark.django_db
+
+ENVELOPE_KEYS = {"type", "code", "status", "message", "details"}
+
+
+def assert_envelope(response, status: int, code: str) -> dict:
+    assert response.status_code == status
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == ENVELOPE_KEYS
+    assert (body["type"], body["code"], body["status"]) == ("error", code, status)
+    assert isinstance(body["message"], str)
+    assert body["message"]
+    return body
+
+
+@pytest.mark.parametrize("path", ["/nope", "/buyers/", "/buyers/x/y", "/static/missing.js"])
+def test_unknown_url_is_a_404_envelope(path, anonymous_client):
+    assert_envelope(anonymous_client.get(path), 404, "not_found")
+
+
+def test_unknown_buyer_is_a_404_envelope(api_client):
+    response = api_client(scopes=["buyers.read"]).get("/buyers/6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11")
+
+    assert_envelope(response, 404, "not_found")
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("patch", "/buyers/{id}"), ("delete", "/buyers"), ("put", "/buyers"), ("post", "/buyers/{id}")],
+    ids=["patch buyer", "delete list", "put list", "post buyer"],
+)
+def test_wrong_method_is_a_405_envelope_with_allow(method, path, api_client, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+
+    response = getattr(api_client(), method)(path.format(id=buyer.id), {}, format="json")
+
+    assert_envelope(response, 405, "method_not_allowed")
+    assert method.upper() not in response["Allow"]
+
+
+def test_wrong_method_on_a_plain_django_view_keeps_allow(anonymous_client):
+    response = anonymous_client.post("/healthz")
+
+    assert_envelope(response, 405, "method_not_allowed")
+    assert "GET" in response["Allow"]
+    assert "POST" not in response["Allow"]
+
+
+@pytest.mark.parametrize(
+    "body", ["{", '{"display_name": "x",}', "\xff\xfe", "nan"], ids=["open", "comma", "bytes", "nan"]
+)
+def test_malformed_json_is_a_400_envelope(body, api_client, merchant_account):
+    response = api_client().post("/buyers", body, content_type="application/json")
+
+    details = assert_envelope(response, 400, "bad_request")["details"]
+    assert [(d["location"], d["pointer"]) for d in details] == [("body", "/")]
+    assert not Buyer.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]
+)
+def test_wrong_content_type_is_a_415_envelope(content_type, api_client, merchant_account):
+    response = api_client().post("/buyers", "display_name=x", content_type=content_type)
+
+    assert_envelope(response, 415, "unsupported_media_type")
+    assert not Buyer.objects.exists()
+
+
+def test_body_too_large_is_a_413_envelope(api_client, merchant_account, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+    body = json.dumps({"display_name": "x" * 150})
+
+    response = api_client().post("/buyers", body, content_type="application/json")
+
+    assert_envelope(response, 413, "payload_too_large")
+    assert not Buyer.objects.exists()
+
+
+def test_body_too_large_is_refused_before_authentication(anonymous_client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100
+
+    response = anonymous_client.post("/buyers", "x" * 101, content_type="application/json")
+
+    assert_envelope(response, 413, "payload_too_large")
+
+
+@pytest.mark.urls("tests.plumbing.failing_urls")
+@pytest.mark.parametrize("path", ["/test-only/api-boom", "/test-only/django-boom"], ids=["drf view", "django view"])
+def test_unhandled_exception_is_a_500_envelope_logged_with_the_request_id(path, caplog):
+    client = APIClient()
+
+    with caplog.at_level(logging.ERROR, logger="payments.request"):
+        response = client.get(path, HTTP_X_REQUEST_ID="req-123")
+
+    body = assert_envelope(response, 500, "server_error")
+    assert "secret internals" not in response.content.decode()
+    assert "Traceback" not in response.content.decode()
+    assert body["details"] == []
+    assert response["X-Request-Id"] == "req-123"
+    [record] = [r for r in caplog.records if r.name == "payments.request"]
+    assert record.request_id == "req-123"
+    assert record.exc_info[0].__name__ == "SecretBoom"
+
+
+@pytest.mark.urls("tests.plumbing.failing_urls")
+def test_request_id_is_generated_when_absent_or_unsafe(caplog):
+    with caplog.at_level(logging.ERROR, logger="payments.request"):
+        response = APIClient().get("/test-only/django-boom", HTTP_X_REQUEST_ID="bad id\nwith newline")
+
+    generated = response["X-Request-Id"]
+    assert generated != "bad id\nwith newline"
+    assert len(generated) == 32
+    assert [r.request_id for r in caplog.records if r.name == "payments.request"] == [generated]
+
+
+@pytest.mark.urls("tests.plumbing.failing_urls")
+@pytest.mark.parametrize(
+    ("path", "status", "code"),
+    [("/test-only/not-found", 404, "not_found"), ("/test-only/forbidden", 403, "forbidden")],
+    ids=["Http404", "PermissionDenied"],
+)
+def test_django_http_exceptions_keep_their_status(path, status, code):
+    """Http404 raised by a plain view is a 404, not an unhandled 500."""
+    assert_envelope(APIClient().get(path), status, code)
+
+
+def test_admin_pages_keep_their_html_errors(admin_client):
+    response = admin_client.get("/admin/no-such-app/")
+
+    assert response.status_code == 404
+    assert not response["Content-Type"].startswith("application/json")
