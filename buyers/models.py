@@ -5,18 +5,8 @@ import uuid
 from django.db import models
 from django.db.models.functions import Lower
 
+from payments.identifiers import base62
 from payments.models import MerchantAccount, TimestampedModel
-
-_BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-
-
-def base62(value: uuid.UUID) -> str:
-    """The short form of a UUID sent to connectors (`reconciliation_id`)."""
-    number, digits = value.int, []
-    while number:
-        number, remainder = divmod(number, 62)
-        digits.append(_BASE62[remainder])
-    return "".join(reversed(digits)) or "0"
 
 
 class Buyer(TimestampedModel):

@@ -10,8 +10,8 @@ import uuid
 from django.db import models
 from django.db.models import F, Q
 
-from buyers.models import base62
 from payments.choices import PaymentIntent, PaymentSource
+from payments.identifiers import base62
 from payments.models import MerchantAccount, TimestampedModel
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
+from payments.tests.assertions import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -55,15 +56,6 @@ def assert_buyer_shape(body: dict) -> None:
     assert uuid.UUID(body["id"])
     assert TIMESTAMP.match(body["created_at"]), body["created_at"]
     assert TIMESTAMP.match(body["updated_at"]), body["updated_at"]
-
-
-def assert_error(response, status: int, code: str, pointer: str | None = None) -> dict:
-    assert response.status_code == status, response.content
-    body = response.json()
-    assert (body["type"], body["code"], body["status"]) == ("error", code, status)
-    if pointer is not None:
-        assert pointer in [detail["pointer"] for detail in body["details"]], body["details"]
-    return body
 
 
 # --- happy paths ---------------------------------------------------------------------------------
@@ -149,7 +141,7 @@ def test_delete_returns_204_and_removes_the_buyer(writer, merchant_account):
     assert response.status_code == 204
     assert response.content == b""
     assert not Buyer.objects.exists()
-    assert_error(writer.get(f"/buyers/{buyer.id}"), 404, "not_found")
+    assert_error(writer.get(f"/buyers/{buyer.id}"), 404)
 
 
 @pytest.mark.parametrize(
@@ -159,7 +151,7 @@ def test_delete_returns_204_and_removes_the_buyer(writer, merchant_account):
 def test_missing_buyer_is_404(writer, method, buyer_id):
     response = getattr(writer, method)(f"/buyers/{buyer_id}", {}, format="json")
 
-    assert_error(response, 404, "not_found")
+    assert_error(response, 404)
 
 
 # --- PUT semantics -------------------------------------------------------------------------------
@@ -222,7 +214,7 @@ def test_duplicate_external_identifier_on_create_is_409(writer, merchant_account
 
     response = writer.post("/buyers", {"external_identifier": "taken"}, format="json")
 
-    assert_error(response, 409, "duplicate_record", "/external_identifier")
+    assert_error(response, 409, "/external_identifier")
     assert Buyer.objects.count() == 1
 
 
@@ -234,7 +226,7 @@ def test_duplicate_external_identifier_on_update_is_409(writer, merchant_account
         f"/buyers/{buyer.id}", {"external_identifier": "taken", "display_name": "After"}, format="json"
     )
 
-    assert_error(response, 409, "duplicate_record", "/external_identifier")
+    assert_error(response, 409, "/external_identifier")
     buyer.refresh_from_db()
     assert (buyer.external_identifier, buyer.display_name) == ("mine", "Before")
 
@@ -340,7 +332,7 @@ BAD_INPUT = [
 def test_bad_input_on_create_is_400_and_writes_nothing(writer, payload, pointer):
     response = writer.post("/buyers", json.dumps(payload), content_type="application/json")
 
-    body = assert_error(response, 400, "bad_request", pointer)
+    body = assert_error(response, 400, pointer)
     assert all(detail["location"] == "body" for detail in body["details"])
     assert not Buyer.objects.exists()
 
@@ -352,7 +344,7 @@ def test_bad_input_on_update_is_400_and_changes_nothing(writer, merchant_account
 
     response = writer.put(f"/buyers/{buyer.id}", json.dumps(payload), content_type="application/json")
 
-    assert_error(response, 400, "bad_request", pointer)
+    assert_error(response, 400, pointer)
     assert Buyer.objects.values().get(pk=buyer.pk) == before
 
 
@@ -363,7 +355,7 @@ def test_every_bad_field_is_reported_at_once(writer):
         format="json",
     )
 
-    pointers = {detail["pointer"] for detail in assert_error(response, 400, "bad_request")["details"]}
+    pointers = {detail["pointer"] for detail in assert_error(response, 400)["details"]}
     assert pointers == {"/display_name", "/billing_details/phone_number", "/billing_details/address/country"}
 
 
@@ -408,7 +400,7 @@ def test_filters_combine(writer, merchant_account):
 def test_overlong_filter_is_400_naming_it(writer, name):
     response = writer.get("/buyers", {name: "x" * 201})
 
-    body = assert_error(response, 400, "bad_request", f"/{name}")
+    body = assert_error(response, 400, f"/{name}")
     assert body["details"][0]["location"] == "query"
 
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_create
 from payments.accounts.keys import load_private_pem
+from payments.tests.assertions import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -40,17 +41,6 @@ def frame_params(session, **overrides) -> dict:
 
 def csp_directives(response) -> dict[str, str]:
     return dict(part.split(" ", 1) for part in response["Content-Security-Policy"].split("; "))
-
-
-def assert_error(response, status: int, pointer: str | None = None) -> dict:
-    assert response.status_code == status
-    assert response["Content-Type"].startswith("application/json")
-    body = response.json()
-    assert body["type"] == "error"
-    assert body["status"] == status
-    if pointer is not None:
-        assert [(item["location"], item["pointer"]) for item in body["details"]] == [("query", pointer)]
-    return body
 
 
 # --- the Secure Fields frame ------------------------------------------------------------------------------
@@ -131,7 +121,7 @@ def test_frame_answers_head(client, session):
 def test_frame_refuses_bad_requests(client, session, overrides, status, pointer):
     response = client.get(FRAME_URL, frame_params(session, **overrides))
 
-    assert_error(response, status, pointer)
+    assert_error(response, status, pointer, location="query")
     assert "Content-Security-Policy" not in response
 
 
@@ -139,13 +129,13 @@ def test_frame_refuses_a_missing_parameter(client, session):
     params = frame_params(session)
     del params["parent_origin"]
 
-    assert_error(client.get(FRAME_URL, params), 400, "/parent_origin")
+    assert_error(client.get(FRAME_URL, params), 400, "/parent_origin", location="query")
 
 
 def test_frame_of_an_expired_session_is_not_found(client, session):
     CheckoutSession.objects.filter(pk=session.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
 
-    assert_error(client.get(FRAME_URL, frame_params(session)), 404, "/session_id")
+    assert_error(client.get(FRAME_URL, frame_params(session)), 404, "/session_id", location="query")
 
 
 def test_frame_for_another_merchants_origin_is_refused(client, session, other_merchant_account):
@@ -154,7 +144,7 @@ def test_frame_for_another_merchants_origin_is_refused(client, session, other_me
 
     response = client.get(FRAME_URL, frame_params(session, parent_origin="https://other-shop.example"))
 
-    assert_error(response, 403, "/parent_origin")
+    assert_error(response, 403, "/parent_origin", location="query")
 
 
 def test_frame_accepts_only_get_and_head(client, session):
