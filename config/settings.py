@@ -192,8 +192,20 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # Several request bodies have a `method` field with different choices; name each set explicitly.
-    "ENUM_NAME_OVERRIDES": {"TransactionPaymentMethodEnum": "transactions.api.serializers.PAYMENT_METHODS"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "payments.rest.schema.inline_constants",
+    ],
+    # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.
+    "ENUM_NAME_OVERRIDES": {
+        "TransactionPaymentMethodEnum": "transactions.api.serializers.PAYMENT_METHODS",
+        "PaymentIntentEnum": "payments.choices.PaymentIntent",
+        "PaymentSourceEnum": "payments.choices.PaymentSource",
+        "TransactionStatusEnum": "transactions.models.TransactionStatus",
+        "RefundStatusEnum": "transactions.models.RefundStatus",
+        "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
+        "TransactionActionStatusEnum": "transactions.api.serializers.ACTION_STATUSES",
+    },
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {
         "securitySchemes": {"BearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}

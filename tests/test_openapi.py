@@ -119,3 +119,19 @@ def test_docs_page_uses_only_local_assets(client):
         assert finders.find(url.removeprefix(static_prefix)), f"{url} does not exist"
     assert not re.search(r"https?://(?!127\.0\.0\.1|localhost)", html), "the page refers to a remote host"
     assert '"validatorUrl": null' in html  # Swagger UI would otherwise post the schema to an online validator
+
+
+def test_every_operation_documents_the_body_of_its_success_response(schema):
+    """Every 2xx answer with a body has a schema, so `/docs/` never shows "No response body" for one."""
+    undocumented = []
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            successes = {code: response for code, response in operation["responses"].items() if code.startswith("2")}
+            if not successes:
+                undocumented.append(f"{method.upper()} {path}: no success response")
+            for code, response in successes.items():
+                body = response.get("content", {}).get("application/json", {}).get("schema")
+                if code != "204" and not body:
+                    undocumented.append(f"{method.upper()} {path} {code}")
+
+    assert undocumented == []

@@ -5,10 +5,8 @@ import datetime
 import uuid
 
 import pytest
-from rest_framework.serializers import ModelSerializer
 from rest_framework_simplejwt.backends import TokenBackend
 
-from buyers.api.serializers import BuyerOutput
 from buyers.tests.factories import BuyerFactory
 from payments.ratelimits import counters
 from payments.rest import authentication
@@ -127,19 +125,6 @@ def test_a_list_without_filters_builds_no_filterset(warm_client, monkeypatch):
     assert len(unfiltered.json()["items"]) == 5
     assert filtered.json()["items"] == []
     assert len(built) == 1
-
-
-def test_output_serializer_fields_are_built_once_per_class(monkeypatch):
-    BuyerOutput().fields  # noqa: B018 - builds the class's field template
-    builds = []
-    original = ModelSerializer.build_field
-    monkeypatch.setattr(ModelSerializer, "build_field", lambda *a: builds.append(1) or original(*a))
-
-    first, second = BuyerOutput(), BuyerOutput()
-
-    assert list(first.fields) == list(second.fields) == BuyerOutput.Meta.fields
-    assert first.fields["id"] is not second.fields["id"]  # each serializer binds its own copies
-    assert builds == []
 
 
 @pytest.fixture

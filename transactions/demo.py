@@ -10,10 +10,10 @@ from datetime import date
 from buyers.demo import demo_buyers
 from buyers.models import Buyer
 from payments.choices import PaymentIntent
-from payments.connectors.base import CardDetails
 from payments.models import MerchantAccount
 from payments.ops.demo import DemoResult, DemoRun
 from transactions.models import Transaction
+from transactions.requests import CardRequest, TransactionRequest
 from transactions.services import SYSTEM, transaction_create
 
 EXTERNAL_IDENTIFIER_PREFIX = "demo-transaction-"
@@ -42,20 +42,19 @@ def seed_demo_transactions(run: DemoRun) -> DemoResult:
 
 
 def _create(merchant_account: MerchantAccount, number: int, buyer: Buyer | None) -> Transaction:
-    card = CardDetails(
+    card = CardRequest(
         number=_CARDS[number % len(_CARDS)],
         expiration_month=12,
         expiration_year=date.today().year + 3,
         security_code="123",
     )
-    return transaction_create(
-        merchant_account=merchant_account,
-        actor=SYSTEM,
+    request = TransactionRequest(
         amount=_AMOUNTS[number % len(_AMOUNTS)],
         currency="USD",
         country="US",
         intent=PaymentIntent.CAPTURE if number % 2 else PaymentIntent.AUTHORIZE,
-        card=card,
-        buyer=buyer,
+        payment_method=card,
+        buyer_id=buyer.pk if buyer is not None else None,
         external_identifier=f"{EXTERNAL_IDENTIFIER_PREFIX}{number:06d}",
     )
+    return transaction_create(merchant_account=merchant_account, actor=SYSTEM, request=request)

@@ -23,12 +23,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from buyers.models import Buyer
+from buyers.selectors import buyer_get
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
+from giftcards.selectors import issued_card_for_payment
 from giftcards.services import issued_card_redeem, issued_card_refund
-from payments.choices import PaymentIntent, PaymentSource
+from payments.choices import PaymentIntent
 from payments.connectors import CardDetails, ConnectorResult, Outcome, get_connector
-from payments.errors import Conflict, DomainError
+from payments.errors import Conflict, DomainError, NotFound
 from payments.models import MerchantAccount, VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
 from transactions.models import (
@@ -41,9 +43,9 @@ from transactions.models import (
     TransactionEvent,
     TransactionStatus,
 )
+from transactions.requests import MAX_GIFT_CARDS, GiftCardRequest, PaymentCard, TransactionRequest
 
 S = TransactionStatus
-MAX_GIFT_CARDS = 10
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
 CARD_RETENTION = timedelta(days=7)
 
@@ -299,95 +301,102 @@ def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor
 
 @transaction.atomic
 def _open(
-    txn: Transaction,
-    *,
-    actor: Actor,
-    card: CardDetails | None,
-    vaulted_card: VaultedCard | None,
-    gift_cards: Sequence[GiftCardCharge],
+    txn: Transaction, *, actor: Actor, card: PaymentCard | None, gift_cards: Sequence[GiftCardCharge]
 ) -> CardDetails | None:
     """Step 1 of a create: the `processing` row, its sealed card and every gift card debit, or none of them.
 
     Returns the clear card for the one authorization; a vaulted card's security code is deleted here.
     """
-    if card is not None:
-        vaulted_card = vaulted_card_store(
+    details, vaulted = (card.details, card.vaulted) if card is not None else (None, None)
+    if details is not None:
+        vaulted = vaulted_card_store(
             merchant_account=txn.merchant_account,
-            number=card.number,
-            expiration_month=card.expiration_month,
-            expiration_year=card.expiration_year,
+            number=details.number,
+            expiration_month=details.expiration_month,
+            expiration_year=details.expiration_year,
             expires_at=timezone.now() + CARD_RETENTION,
         )
-    elif vaulted_card is not None:
-        card = vaulted_card_reveal(card=vaulted_card, consume_security_code=True)
-    if vaulted_card is not None:
-        _set_card(txn, vaulted_card)
+    elif vaulted is not None:
+        details = vaulted_card_reveal(card=vaulted, consume_security_code=True)
+    if vaulted is not None:
+        _set_card(txn, vaulted)
     elif gift_cards:
         txn.method = "gift-card"
     txn.save(force_insert=True)
     _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
     _redeem(txn, gift_cards, actor)
-    return card
+    return details
 
 
-def transaction_create(
-    *,
-    merchant_account: MerchantAccount,
-    actor: Actor,
-    amount: int,
-    currency: str,
-    intent: str = PaymentIntent.AUTHORIZE,
-    card: CardDetails | None = None,
-    vaulted_card: VaultedCard | None = None,
-    checkout_session_id: UUID | None = None,
-    gift_cards: Sequence[GiftCardCharge] = (),
-    buyer: Buyer | None = None,
-    guest_buyer: dict | None = None,
-    country: str | None = None,
-    external_identifier: str | None = None,
-    metadata: dict | None = None,
-    cart_items: list[dict] | None = None,
-    airline: dict | None = None,
-    payment_source: str = PaymentSource.ECOMMERCE,
-    merchant_initiated: bool = False,
-    is_subsequent_payment: bool = False,
-    account_funding_transaction: bool = False,
-) -> Transaction:
-    """Debit the gift cards, then authorize (or capture) the rest on the card (inline `card`, or a checkout
-    session's `vaulted_card`). A refused gift card refuses the request before anything moves; a refused
-    card part gives every gift card its money back."""
-    if card is not None and vaulted_card is not None:
-        raise TypeError("Pass either card or vaulted_card.")
-    _check_tender(amount=amount, has_card=card is not None or vaulted_card is not None, gift_cards=gift_cards)
+def transaction_create(*, merchant_account: MerchantAccount, actor: Actor, request: TransactionRequest) -> Transaction:
+    """Debit the gift cards, then authorize (or capture) the rest on the payment method. Everything the request
+    names is resolved and checked before anything is written; a refused gift card refuses the request before
+    anything moves; a refused card part gives every gift card its money back."""
+    gift_cards = _gift_card_charges(merchant_account, request.gift_cards)
+    buyer = _buyer(merchant_account, request)
+    card = request.payment_method.resolve(merchant_account=merchant_account) if request.payment_method else None
+    _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     txn = Transaction(
         merchant_account=merchant_account,
-        amount=amount,
-        currency=currency,
-        intent=intent,
-        country=country,
-        external_identifier=external_identifier,
-        metadata=metadata,
-        cart_items=cart_items,
-        airline=airline,
-        checkout_session_id=checkout_session_id,
-        payment_source=payment_source,
-        merchant_initiated=merchant_initiated,
-        is_subsequent_payment=is_subsequent_payment,
-        account_funding_transaction=account_funding_transaction,
+        amount=request.amount,
+        currency=request.currency,
+        intent=request.intent,
+        country=request.country,
+        external_identifier=request.external_identifier,
+        metadata=request.metadata,
+        cart_items=request.cart_items,
+        airline=request.airline,
+        checkout_session_id=card.checkout_session_id if card else None,
+        payment_source=request.payment_source,
+        merchant_initiated=request.merchant_initiated,
+        is_subsequent_payment=request.is_subsequent_payment,
+        account_funding_transaction=request.account_funding_transaction,
     )
-    _set_buyer(txn, buyer=buyer, guest_buyer=guest_buyer)
-    clear_card = _open(txn, actor=actor, card=card, vaulted_card=vaulted_card, gift_cards=gift_cards)
+    _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     if clear_card is None:
         return _settle_gift_cards_only(txn, actor=actor)
-    card_amount = amount - sum(charge.amount for charge in gift_cards)
+    card_amount = request.amount - sum(charge.amount for charge in gift_cards)
     result = get_connector().authorize(
         card=clear_card,
         amount=card_amount,
-        currency=currency,
-        capture=intent == PaymentIntent.CAPTURE,
+        currency=request.currency,
+        capture=request.intent == PaymentIntent.CAPTURE,
         reference=str(txn.pk),
     )
     return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor)
+
+
+def _gift_card_charges(merchant_account: MerchantAccount, items: Sequence[GiftCardRequest]) -> list[GiftCardCharge]:
+    """The program card each item names (number and PIN checked, or a stored card's); errors point at the item."""
+    return [
+        GiftCardCharge(
+            card=issued_card_for_payment(
+                merchant_account=merchant_account,
+                number=item.number,
+                pin=item.pin,
+                gift_card_id=item.id,
+                pointer=f"/gift_cards/{index}",
+            ),
+            amount=item.amount,
+            gift_card_id=item.id,
+        )
+        for index, item in enumerate(items)
+    ]
+
+
+def _buyer(merchant_account: MerchantAccount, request: TransactionRequest) -> Buyer | None:
+    """The account's buyer the request names by id or external identifier; a missing one is a bad request."""
+    if request.buyer_id is not None:
+        lookup, pointer = {"id": request.buyer_id}, "/buyer_id"
+    elif request.buyer_external_identifier is not None:
+        lookup, pointer = {"external_identifier": request.buyer_external_identifier}, "/buyer_external_identifier"
+    else:
+        return None
+    try:
+        return buyer_get(merchant_account=merchant_account, **lookup)
+    except NotFound as exc:
+        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
 @transaction.atomic

@@ -6,25 +6,20 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from checkout.models import CheckoutSession
 from checkout.services import MAX_EXPIRES_IN, MIN_EXPIRES_IN
 from payments.choices import PaymentIntent, PaymentSource
-from payments.models import VaultedCard
 from payments.rest.fields import (
     AmountField,
     CountryField,
     CurrencyField,
+    StrictBooleanField,
+    StrictCharField,
     StrictSerializer,
     TimestampField,
     optional_text,
 )
-from payments.rest.order import (
-    AirlineSerializer,
-    CartItemSerializer,
-    GuestBuyerSerializer,
-    StrictBooleanField,
-    StrictTextField,
-)
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from payments.vault.fields import CardDetailsSerializer
 
 
@@ -55,7 +50,7 @@ class CheckoutSessionInput(StrictSerializer):
     """Body of `POST /checkout/sessions` (optional) and `PUT /checkout/sessions/{id}`: every field optional."""
 
     cart_items = CartItemSerializer(many=True, required=False, allow_null=True)
-    metadata = serializers.DictField(child=StrictTextField(allow_blank=True), required=False, allow_null=True)
+    metadata = serializers.DictField(child=StrictCharField(allow_blank=True), required=False, allow_null=True)
     buyer = GuestBuyerSerializer(required=False, allow_null=True)
     airline = AirlineSerializer(required=False, allow_null=True)
     amount = AmountField(required=False, allow_null=True)
@@ -65,8 +60,8 @@ class CheckoutSessionInput(StrictSerializer):
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     is_subsequent_payment = StrictBooleanField(required=False, allow_null=True)
     merchant_initiated = StrictBooleanField(required=False, allow_null=True)
-    payment_source = serializers.ChoiceField(choices=PaymentSource.values, required=False, allow_null=True)
-    intent = serializers.ChoiceField(choices=PaymentIntent.values, required=False, allow_null=True)
+    payment_source = serializers.ChoiceField(choices=PaymentSource.choices, required=False, allow_null=True)
+    intent = serializers.ChoiceField(choices=PaymentIntent.choices, required=False, allow_null=True)
 
 
 class SecureFieldsCardInput(CardDetailsSerializer):
@@ -88,65 +83,42 @@ class SecureFieldsInput(StrictSerializer):
     postal_code = optional_text(50)
 
 
-class CardSummaryDetailsOutput(serializers.Serializer):
+_NULL_STRING = {"type": "string", "nullable": True}
+
+
+class CardSummaryDetailsOutput(OutputSerializer):
+    """The vault knows the BIN but has no BIN table: type, country and issuer are unknown, as the schema allows."""
+
     bin = serializers.CharField()
-    card_type = serializers.SerializerMethodField()
-    card_country = serializers.SerializerMethodField()
-    card_issuer_name = serializers.SerializerMethodField()
-
-    # The vault knows the BIN but has no BIN table: type, country and issuer are unknown, as the schema allows.
-    def get_card_type(self, card: VaultedCard) -> str | None:
-        return None
-
-    def get_card_country(self, card: VaultedCard) -> str | None:
-        return None
-
-    def get_card_issuer_name(self, card: VaultedCard) -> str | None:
-        return None
+    card_type = ConstantField(None, schema=_NULL_STRING)
+    card_country = ConstantField(None, schema=_NULL_STRING)
+    card_issuer_name = ConstantField(None, schema=_NULL_STRING)
 
 
-class CardSummaryOutput(serializers.Serializer):
+class CardSummaryOutput(OutputSerializer):
     """What a session shows of its card: BIN, last 4, scheme and fingerprint; never the number or code."""
 
-    type = serializers.SerializerMethodField()
-    id = serializers.SerializerMethodField()
-    method = serializers.SerializerMethodField()
+    type = ConstantField("payment-method")
+    # A card left through Secure Fields is not a stored payment method, so it has no payment method id.
+    id = ConstantField(None, schema=_NULL_STRING)
+    method = ConstantField("card")
     label = serializers.CharField(source="last4")
     scheme = serializers.CharField(allow_null=True)
     fingerprint = serializers.CharField()
     details = CardSummaryDetailsOutput(source="*")
 
-    def get_type(self, card: VaultedCard) -> str:
-        return "payment-method"
 
-    def get_id(self, card: VaultedCard) -> str | None:
-        # A card left through Secure Fields is not a stored payment method, so it has no payment method id.
-        return None
+class CheckoutSessionOutput(OutputSerializer):
+    """The upstream `CheckoutSession`."""
 
-    def get_method(self, card: VaultedCard) -> str:
-        return "card"
-
-
-class CheckoutSessionOutput(serializers.ModelSerializer):
-    type = serializers.SerializerMethodField()
+    type = ConstantField("checkout-session")
+    id = serializers.UUIDField()
     expires_at = TimestampField()
+    cart_items = StoredJsonField(CartItemSerializer(many=True, allow_null=True), allow_null=True)
+    metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
+    buyer = StoredJsonField(GuestBuyerSerializer(allow_null=True), allow_null=True)
+    airline = StoredJsonField(AirlineSerializer(allow_null=True), allow_null=True)
+    amount = serializers.IntegerField(allow_null=True)
+    currency = serializers.CharField(allow_null=True)
+    payment_service_id = serializers.UUIDField(allow_null=True)
     payment_method = CardSummaryOutput(source="card", allow_null=True)
-
-    class Meta:
-        model = CheckoutSession
-        fields = [
-            "type",
-            "id",
-            "expires_at",
-            "cart_items",
-            "metadata",
-            "buyer",
-            "airline",
-            "amount",
-            "currency",
-            "payment_service_id",
-            "payment_method",
-        ]
-
-    def get_type(self, session: CheckoutSession) -> str:
-        return "checkout-session"

@@ -7,9 +7,9 @@ Error messages never repeat the number or the PIN.
 from rest_framework import serializers
 
 from buyers.api.serializers import BuyerOutput
-from giftcards.models import GiftCard, GiftCardService
 from giftcards.services import MAX_NUMBER_LENGTH, MAX_PIN_LENGTH, MIN_NUMBER_LENGTH
 from payments.rest.fields import StrictSerializer, TimestampField, optional_text
+from payments.rest.outputs import ConstantField, OutputSerializer
 
 MAX_BALANCE_ITEMS = 10
 
@@ -90,91 +90,59 @@ class GiftCardBalancesInput(StrictSerializer):
     items = GiftCardBalanceItemInput(many=True, allow_empty=True, max_length=MAX_BALANCE_ITEMS)
 
 
-class GiftCardServiceOutput(serializers.ModelSerializer):
-    type = serializers.SerializerMethodField()
+class GiftCardServiceOutput(OutputSerializer):
+    """The upstream `GiftCardService` a stored card belongs to."""
+
+    type = ConstantField("gift-card-service")
+    id = serializers.UUIDField()
     gift_card_service_definition_id = serializers.CharField(source="provider")
-
-    class Meta:
-        model = GiftCardService
-        fields = ["type", "id", "gift_card_service_definition_id", "display_name"]
-
-    def get_type(self, obj: GiftCardService) -> str:
-        return "gift-card-service"
+    display_name = serializers.CharField()
 
 
-class GiftCardOutput(serializers.ModelSerializer):
-    """The upstream `GiftCard`."""
+class GiftCardOutput(OutputSerializer):
+    """The upstream `GiftCard`: a card stored for a buyer, shown by its displayable digits only."""
 
-    type = serializers.SerializerMethodField()
+    type = ConstantField("gift-card")
+    id = serializers.UUIDField()
     merchant_account_id = serializers.CharField()
     gift_card_service = GiftCardServiceOutput(source="issued_card.service")
     bin = serializers.CharField(source="issued_card.bin")
     sub_bin = serializers.CharField(source="issued_card.sub_bin")
     last4 = serializers.CharField(source="issued_card.last4")
-    expiration_date = TimestampField(source="issued_card.expires_at")
+    expiration_date = TimestampField(source="issued_card.expires_at", allow_null=True)
     buyer = BuyerOutput(allow_null=True)
     created_at = TimestampField()
     updated_at = TimestampField()
-    last_used_at = TimestampField()
-    cit_last_used_at = TimestampField(source="last_used_at")
+    last_used_at = TimestampField(allow_null=True)
+    usage_count = serializers.IntegerField()
+    # Gift cards are only ever used by the buyer at checkout: every use is customer initiated.
+    cit_last_used_at = TimestampField(source="last_used_at", allow_null=True)
     cit_usage_count = serializers.IntegerField(source="usage_count")
 
-    class Meta:
-        model = GiftCard
-        fields = [
-            "type",
-            "id",
-            "merchant_account_id",
-            "gift_card_service",
-            "bin",
-            "sub_bin",
-            "last4",
-            "expiration_date",
-            "buyer",
-            "created_at",
-            "updated_at",
-            "last_used_at",
-            "usage_count",
-            "cit_last_used_at",
-            "cit_usage_count",
-        ]
 
-    def get_type(self, obj: GiftCard) -> str:
-        return "gift-card"
-
-
-class GiftCardSummaryOutput(serializers.Serializer):
+class GiftCardSummaryOutput(OutputSerializer):
     """The upstream `GiftCardSummary`, rendered from a `giftcards.selectors.GiftCardBalance`."""
 
-    type = serializers.SerializerMethodField()
-    id = serializers.UUIDField()
+    type = ConstantField("gift-card")
+    id = serializers.UUIDField(allow_null=True)
     merchant_account_id = serializers.CharField()
     bin = serializers.CharField()
     sub_bin = serializers.CharField()
     last4 = serializers.CharField()
-    currency = serializers.CharField()
-    expiration_date = TimestampField()
-    balance = serializers.IntegerField()
-    balance_error_code = serializers.CharField()
+    currency = serializers.CharField(allow_null=True)
+    expiration_date = TimestampField(allow_null=True)
+    balance = serializers.IntegerField(allow_null=True)
+    balance_error_code = serializers.CharField(allow_null=True)
     # This program answers directly, so there is never a raw provider code or message to pass on.
-    balance_raw_error_code = serializers.SerializerMethodField()
-    balance_raw_error_message = serializers.SerializerMethodField()
-    last_used_at = TimestampField()
+    balance_raw_error_code = ConstantField(None, schema={"type": "string", "nullable": True})
+    balance_raw_error_message = ConstantField(None, schema={"type": "string", "nullable": True})
+    last_used_at = TimestampField(allow_null=True)
     usage_count = serializers.IntegerField()
-    cit_last_used_at = TimestampField(source="last_used_at")
+    cit_last_used_at = TimestampField(source="last_used_at", allow_null=True)
     cit_usage_count = serializers.IntegerField(source="usage_count")
 
-    def get_type(self, obj) -> str:
-        return "gift-card"
 
-    def get_balance_raw_error_code(self, obj) -> str | None:
-        return None
-
-    def get_balance_raw_error_message(self, obj) -> str | None:
-        return None
-
-
-class GiftCardSummariesOutput(serializers.Serializer):
+class GiftCardSummariesOutput(OutputSerializer):
     """The upstream `GiftCardSummaries`: `{"items": [...]}`, unpaginated."""
 
     items = GiftCardSummaryOutput(many=True)

@@ -1,12 +1,13 @@
 """Serializer building blocks every resource app shares."""
 
-import copy
 from datetime import UTC
+from typing import Any, Generic, TypeVar
 
-from django.db import models
 from rest_framework import serializers
 
 from payments.validators import MAX_AMOUNT, validate_country, validate_currency
+
+RequestT = TypeVar("RequestT")
 
 
 class TimestampField(serializers.DateTimeField):
@@ -19,37 +20,26 @@ class TimestampField(serializers.DateTimeField):
 
 
 class StrictSerializerMixin:
-    """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value."""
+    """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value.
+
+    `ignored_fields` names fields the upstream request schema defines that this server accepts and does not
+    act on; they are dropped before validation. Anything else undeclared is refused.
+    """
+
+    ignored_fields: frozenset[str] = frozenset()
 
     def to_internal_value(self, data):
-        unknown = sorted(set(data) - set(self.fields)) if isinstance(data, dict) else []
-        errors = {name: ["Unknown field."] for name in unknown}
+        if not isinstance(data, dict):
+            return super().to_internal_value(data)
+        unknown = sorted(set(data) - set(self.fields) - self.ignored_fields)
+        errors: dict[str, Any] = {name: ["Unknown field."] for name in unknown}
         try:
-            value = super().to_internal_value(data)
+            value = super().to_internal_value({k: v for k, v in data.items() if k not in self.ignored_fields})
         except serializers.ValidationError as exc:
             errors.update(exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail})
         if errors:
             raise serializers.ValidationError(errors)
         return value
-
-
-class ApiModelSerializer(serializers.ModelSerializer):
-    """A ModelSerializer whose timestamps use the API's format."""
-
-    serializer_field_mapping = {
-        **serializers.ModelSerializer.serializer_field_mapping,
-        models.DateTimeField: TimestampField,
-    }
-
-    def get_fields(self) -> dict[str, serializers.Field]:
-        """A copy of fields built once per class: DRF would introspect the model again on every request."""
-        # The built fields depend only on the class (Meta, declared fields, field mapping), never on the
-        # instance or its context, so one template per class serves every request.
-        template = type(self).__dict__.get("_field_template")
-        if template is None:
-            template = super().get_fields()
-            type(self)._field_template = template
-        return copy.deepcopy(template)
 
 
 class StrictSerializer(StrictSerializerMixin, serializers.Serializer):
@@ -63,6 +53,15 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON `true` / `false` only: DRF's own field would also take "yes", 1 or "on"."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
 
 
 def optional_text(max_length: int, **kwargs) -> serializers.CharField:
@@ -195,7 +194,19 @@ class BillingDetailsSerializer(StrictSerializer):
     tax_id = TaxIdSerializer(required=False, allow_null=True)
 
 
-def validated(serializer: serializers.Serializer) -> dict:
+def validated(serializer: serializers.Serializer) -> dict[str, Any]:
     """The serializer's validated data; invalid input raises the 400 envelope with one detail per field."""
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
+
+
+class RequestSerializer(StrictSerializer, Generic[RequestT]):
+    """An input serializer whose validated body becomes one typed request object for a service."""
+
+    def to_request(self, data: dict[str, Any]) -> RequestT:
+        raise NotImplementedError
+
+
+def validated_request(serializer: RequestSerializer[RequestT]) -> RequestT:
+    """The typed request of a valid body; invalid input raises the 400 envelope with one detail per field."""
+    return serializer.to_request(validated(serializer))

@@ -15,6 +15,7 @@ from payments.rest.fields import (
     AmountField,
     BillingDetailsSerializer,
     CountryField,
+    StrictBooleanField,
     StrictSerializer,
     optional_text,
 )
@@ -30,26 +31,6 @@ PRODUCT_TYPES = [
     "surcharge",
 ]
 E164 = r"^\+[1-9]\d{1,14}$"
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """JSON `true` / `false` only: DRF's own field would also take "yes", 1 or "on"."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid")
-        return data
-
-
-class StrictTextField(serializers.CharField):
-    """A JSON string only: DRF's own field would turn the number 12 into "12"."""
-
-    default_error_messages = {"not_a_string": "Must be a string."}
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("not_a_string")
-        return super().to_internal_value(data)
 
 
 class TimestampTextField(serializers.DateTimeField):

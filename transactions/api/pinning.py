@@ -12,6 +12,7 @@ from typing import Any
 from rest_framework.exceptions import PermissionDenied
 
 from payments.rest.authentication import ApiPrincipal
+from transactions.requests import CheckoutSessionRequest, TransactionRequest
 
 PINNED_FIELDS = ("amount", "currency", "buyer_id", "buyer_external_identifier")
 _REQUIRED_FOR_EMBED = ("amount", "currency")
@@ -22,18 +23,18 @@ def _same(pinned: Any, requested: Any) -> bool:
     return str(pinned) == str(requested) if requested is not None else pinned is None
 
 
-def require_pinned_claims(principal: ApiPrincipal, data: dict[str, Any]) -> None:
-    """Raise 403 unless the validated create body matches everything the token pins."""
+def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest) -> None:
+    """Raise 403 unless the requested transaction matches everything the token pins."""
     embed_only = principal.is_embed and not principal.has_scope("transactions.write")
     pins = principal.embed
     if embed_only and not all(name in pins for name in _REQUIRED_FOR_EMBED):
         raise PermissionDenied("An embed token must pin the amount and currency of the transaction it creates.")
     for name in PINNED_FIELDS:
-        if name in pins and not _same(pins[name], data.get(name)):
+        if name in pins and not _same(pins[name], getattr(request, name)):
             raise PermissionDenied(f"This token only allows a transaction with the {name} it was issued for.")
     session_id = principal.checkout_session_id
     if session_id is None:
         return
-    method = data.get("payment_method") or {}
-    if method.get("method") != "checkout-session" or str(method.get("id")) != str(session_id):
+    method = request.payment_method
+    if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")

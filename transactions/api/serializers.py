@@ -1,68 +1,59 @@
 """Transaction, refund and action shapes, field for field as the upstream schemas.
 
-Input serializers validate every field this server implements. Fields the upstream request schema defines
-but this server does not act on are accepted and ignored (`ignored_fields`); any other field is a 400,
-so a typo never passes for an absent value.
+Input serializers validate every field this server implements; `TransactionCreateInput` turns a valid body
+into the service's `TransactionRequest`. Fields the upstream request schema defines but this server does
+not act on are accepted and ignored (`ignored_fields`); any other field is a 400, so a typo never passes
+for an absent value. Output serializers declare every field they render.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import prefetch_related_objects
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from payments.choices import PaymentIntent, PaymentSource
 from payments.rest.fields import (
+    AddressSerializer,
     AmountField,
+    BillingDetailsSerializer,
     CountryField,
     CurrencyField,
+    RequestSerializer,
+    StrictBooleanField,
     StrictCharField,
+    StrictSerializer,
     TimestampField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, StrictBooleanField
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from payments.vault.fields import CardDetailsSerializer
 from transactions.models import (
-    GiftCardRedemption,
-    Refund,
+    RedemptionStatus,
+    RefundStatus,
     RefundTargetType,
     Transaction,
     TransactionStatus,
 )
+from transactions.requests import (
+    MAX_GIFT_CARDS,
+    CardRequest,
+    CheckoutSessionRequest,
+    GiftCardRequest,
+    PaymentMethodRequest,
+    TransactionRequest,
+)
+from transactions.services import ActionResult
 
-MAX_GIFT_CARDS = 10
-# `PaymentMethodField` picks the serializer by `method`; both list every method so the schema has one enum.
-PAYMENT_METHODS = ["card", "checkout-session"]
 MAX_METADATA_KEYS = 20
 MAX_METADATA_KEY_LENGTH = 40
 MAX_METADATA_VALUE_LENGTH = 500
 
 
 # --- building blocks -----------------------------------------------------------------------------------
-
-
-class ReferenceFieldsMixin:
-    """Refuse fields that are neither declared nor listed in `ignored_fields` (upstream fields not acted on)."""
-
-    ignored_fields: frozenset[str] = frozenset()
-
-    def to_internal_value(self, data):
-        if not isinstance(data, dict):
-            return super().to_internal_value(data)
-        unknown = sorted(set(data) - set(self.fields) - self.ignored_fields)
-        errors: dict[str, Any] = {name: ["Unknown field."] for name in unknown}
-        try:
-            value = super().to_internal_value({k: v for k, v in data.items() if k not in self.ignored_fields})
-        except serializers.ValidationError as exc:
-            errors.update(exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail})
-        if errors:
-            raise serializers.ValidationError(errors)
-        return value
-
-
-class InputSerializer(ReferenceFieldsMixin, serializers.Serializer):
-    """A request body: declared fields validated, upstream-only fields ignored, anything else refused."""
 
 
 class MetadataField(serializers.DictField):
@@ -83,8 +74,19 @@ class MetadataField(serializers.DictField):
 
 # --- POST /transactions --------------------------------------------------------------------------------
 
+# The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
+# input's `method` lists them all, so the schema has one enum of methods.
+PAYMENT_METHODS = ["card", "checkout-session"]
 
-class CardPaymentMethodInput(ReferenceFieldsMixin, CardDetailsSerializer):
+
+class PaymentMethodInput(StrictSerializer):
+    """One way to pay: validates its body and builds the `PaymentMethodRequest` the service resolves."""
+
+    def to_payment_method(self, data: dict[str, Any]) -> PaymentMethodRequest:
+        raise NotImplementedError
+
+
+class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
     """`{"method": "card", number, expiration_date, security_code}`; the card data is never echoed."""
 
     ignored_fields = frozenset(
@@ -92,46 +94,59 @@ class CardPaymentMethodInput(ReferenceFieldsMixin, CardDetailsSerializer):
     )
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
 
+    def to_payment_method(self, data: dict[str, Any]) -> CardRequest:
+        expiry = data["expiration_date"]
+        return CardRequest(
+            number=data["number"],
+            expiration_month=expiry.month,
+            expiration_year=expiry.year,
+            security_code=data.get("security_code"),
+        )
 
-class CheckoutSessionPaymentMethodInput(InputSerializer):
+
+class CheckoutSessionPaymentMethodInput(PaymentMethodInput):
     """`{"method": "checkout-session", "id": ...}`: the card stored on that session."""
 
     ignored_fields = frozenset({"external_identifier", "buyer_id", "buyer_external_identifier", "redirect_url"})
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
     id = serializers.UUIDField()
 
+    def to_payment_method(self, data: dict[str, Any]) -> CheckoutSessionRequest:
+        return CheckoutSessionRequest(session_id=data["id"])
 
-_PAYMENT_METHODS = dict(zip(PAYMENT_METHODS, [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput], strict=True))
+
+PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
+    zip(PAYMENT_METHODS, [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput], strict=True)
+)
 
 
 @extend_schema_field(
     PolymorphicProxySerializer(
         component_name="TransactionPaymentMethodCreate",
-        serializers={"card": CardPaymentMethodInput, "checkout-session": CheckoutSessionPaymentMethodInput},
+        serializers=PAYMENT_METHOD_INPUTS,
         resource_type_field_name="method",
     )
 )
 class PaymentMethodField(serializers.Field):
-    """One of the payment methods this server processes, chosen by `method`."""
+    """One of the payment methods this server processes, chosen by `method`; validates into its request."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: object) -> PaymentMethodRequest:
         if not isinstance(data, dict):
             raise serializers.ValidationError("Must be an object.")
-        method = data.get("method")
-        serializer_class = _PAYMENT_METHODS.get(method)
+        serializer_class = PAYMENT_METHOD_INPUTS.get(data.get("method"))
         if serializer_class is None:
             raise serializers.ValidationError(
-                {"method": [f"Must be one of: {', '.join(_PAYMENT_METHODS)}."]}, code="unsupported_method"
+                {"method": [f"Must be one of: {', '.join(PAYMENT_METHOD_INPUTS)}."]}, code="unsupported_method"
             )
         serializer = serializer_class(data=data)
         serializer.is_valid(raise_exception=True)
-        return dict(serializer.validated_data)
+        return serializer.to_payment_method(serializer.validated_data)
 
-    def to_representation(self, value):
+    def to_representation(self, value: object) -> None:
         return None
 
 
-class GiftCardInput(InputSerializer):
+class GiftCardInput(StrictSerializer):
     """`{number, pin, amount}` for a card of the program, or `{id, amount}` for a stored gift card."""
 
     id = serializers.UUIDField(required=False)
@@ -152,7 +167,7 @@ class GiftCardInput(InputSerializer):
         return attrs
 
 
-class TransactionCreateInput(InputSerializer):
+class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     """Body of `POST /transactions`."""
 
     ignored_fields = frozenset(
@@ -219,13 +234,34 @@ class TransactionCreateInput(InputSerializer):
             raise serializers.ValidationError({"payment_method": ["A payment method or gift cards are required."]})
         return attrs
 
+    def to_request(self, data: dict[str, Any]) -> TransactionRequest:
+        return TransactionRequest(
+            amount=data["amount"],
+            currency=data["currency"],
+            intent=data["intent"],
+            payment_method=data.get("payment_method"),
+            gift_cards=tuple(GiftCardRequest(**item) for item in data.get("gift_cards") or ()),
+            buyer_id=data.get("buyer_id"),
+            buyer_external_identifier=data.get("buyer_external_identifier"),
+            guest_buyer=data.get("buyer"),
+            country=data.get("country"),
+            external_identifier=data.get("external_identifier"),
+            metadata=data.get("metadata"),
+            cart_items=data.get("cart_items"),
+            airline=data.get("airline"),
+            payment_source=data["payment_source"],
+            merchant_initiated=data["merchant_initiated"],
+            is_subsequent_payment=data["is_subsequent_payment"],
+            account_funding_transaction=data["account_funding_transaction"],
+        )
+
 
 # --- PUT, capture, refunds --------------------------------------------------------------------------------
 
 _MANUAL_FIELDS = ("status", "amount", "authorized_amount", "captured_amount", "payment_service_transaction_id")
 
 
-class TransactionUpdateInput(InputSerializer):
+class TransactionUpdateInput(StrictSerializer):
     """Body of `PUT /transactions/{id}`: only `external_identifier` and `metadata` change here."""
 
     ignored_fields = frozenset({"connection_options"})
@@ -242,7 +278,7 @@ class TransactionUpdateInput(InputSerializer):
         return super().to_internal_value(data)
 
 
-class TransactionCaptureInput(InputSerializer):
+class TransactionCaptureInput(StrictSerializer):
     """Body of `POST /transactions/{id}/capture`."""
 
     ignored_fields = frozenset({"airline", "cart_items", "tracking"})
@@ -257,7 +293,7 @@ class TransactionCaptureInput(InputSerializer):
         return value
 
 
-class RefundCreateInput(InputSerializer):
+class RefundCreateInput(StrictSerializer):
     """Body of `POST /transactions/{id}/refunds`."""
 
     amount = AmountField(min_value=1, required=False, allow_null=True)
@@ -267,7 +303,7 @@ class RefundCreateInput(InputSerializer):
     external_identifier = optional_text(200)
 
 
-class RefundAllInput(InputSerializer):
+class RefundAllInput(StrictSerializer):
     """Body of `POST /transactions/{id}/refunds/all` (optional)."""
 
     reason = optional_text(500)
@@ -276,41 +312,84 @@ class RefundAllInput(InputSerializer):
 
 # --- outputs --------------------------------------------------------------------------------------------
 
+_NULL_STRING = {"type": "string", "nullable": True}
+_NULL_OBJECT = {"type": "object", "nullable": True}
 
-class GiftCardRedemptionOutput(serializers.ModelSerializer):
-    type = serializers.SerializerMethodField()
-    gift_card_service_redemption_id = serializers.SerializerMethodField()
-    gift_card = serializers.SerializerMethodField()
 
-    class Meta:
-        model = GiftCardRedemption
-        fields = [
-            "type",
-            "id",
-            "status",
-            "amount",
-            "refunded_amount",
-            "gift_card_service_redemption_id",
-            "error_code",
-            "raw_error_code",
-            "raw_error_message",
-            "gift_card",
-        ]
+class TransactionGiftCardOutput(OutputSerializer):
+    """The upstream `TransactionGiftCard`: the card a redemption used, by its displayable digits."""
 
-    def get_type(self, obj) -> str:
-        return "gift-card-redemption"
+    type = ConstantField("gift-card")
+    id = serializers.UUIDField(source="gift_card_id", allow_null=True, help_text="The stored gift card used, if any.")
+    bin = serializers.CharField()
+    sub_bin = serializers.CharField()
+    last4 = serializers.CharField()
 
-    def get_gift_card_service_redemption_id(self, obj) -> str | None:
-        return None
 
-    def get_gift_card(self, obj: GiftCardRedemption) -> dict:
-        return {
-            "type": "gift-card",
-            "id": str(obj.gift_card_id) if obj.gift_card_id else None,
-            "bin": obj.bin,
-            "sub_bin": obj.sub_bin,
-            "last4": obj.last4,
-        }
+class GiftCardRedemptionOutput(OutputSerializer):
+    """The upstream `GiftCardRedemption`."""
+
+    type = ConstantField("gift-card-redemption")
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=RedemptionStatus.choices)
+    amount = serializers.IntegerField()
+    refunded_amount = serializers.IntegerField()
+    # The built-in program answers directly: there is no provider's redemption id.
+    gift_card_service_redemption_id = ConstantField(None, schema=_NULL_STRING)
+    error_code = serializers.CharField(allow_null=True)
+    raw_error_code = serializers.CharField(allow_null=True)
+    raw_error_message = serializers.CharField(allow_null=True)
+    gift_card = TransactionGiftCardOutput(source="*")
+
+
+class CardDetailsOutput(OutputSerializer):
+    """What is known of a card beyond its number: the BIN (no BIN table, so no type or issuer)."""
+
+    bin = serializers.CharField(source="card_bin")
+    card_type = ConstantField(None, schema=_NULL_STRING)
+    card_issuer_name = ConstantField(None, schema=_NULL_STRING)
+
+
+class TransactionPaymentMethodOutput(OutputSerializer):
+    """The upstream `TransactionPaymentMethod` of a card payment, masked: never the number or security code."""
+
+    type = ConstantField("payment-method")
+    method = ConstantField("card")
+    mode = ConstantField("card")
+    scheme = serializers.CharField(source="card_scheme", allow_null=True)
+    label = serializers.CharField(source="card_last4", allow_null=True, help_text="The card's last 4 digits.")
+    expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
+    fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
+    details = CardDetailsOutput(source="*")
+    id = ConstantField(None, schema=_NULL_STRING)
+    approval_url = ConstantField(None, schema=_NULL_STRING)
+    country = ConstantField(None, schema=_NULL_STRING)
+    currency = ConstantField(None, schema=_NULL_STRING)
+    external_identifier = ConstantField(None, schema=_NULL_STRING)
+
+
+class TransactionBuyerOutput(OutputSerializer):
+    """The upstream `TransactionBuyer`: the buyer as it was when the transaction was made (or a guest)."""
+
+    type = ConstantField("buyer")
+    id = serializers.CharField(allow_null=True)
+    display_name = serializers.CharField(allow_null=True)
+    external_identifier = serializers.CharField(allow_null=True)
+    billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
+    account_number = serializers.CharField(allow_null=True)
+
+
+class ShippingDetailsOutput(OutputSerializer):
+    """The upstream `ShippingDetails` a guest buyer gave with the transaction."""
+
+    type = ConstantField("shipping-details")
+    id = ConstantField(None, schema=_NULL_STRING)
+    buyer_id = ConstantField(None, schema=_NULL_STRING)
+    first_name = serializers.CharField(allow_null=True)
+    last_name = serializers.CharField(allow_null=True)
+    email_address = serializers.CharField(allow_null=True)
+    phone_number = serializers.CharField(allow_null=True)
+    address = StoredJsonField(AddressSerializer(allow_null=True), allow_null=True)
 
 
 _PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDING}
@@ -327,126 +406,171 @@ def intent_outcome(txn: Transaction) -> str:
     return "succeeded" if done else "failed"
 
 
-class TransactionOutput(serializers.Serializer):
+_PAYMENT_METHOD = TransactionPaymentMethodOutput()
+_BUYER = TransactionBuyerOutput()
+_SHIPPING_DETAILS = ShippingDetailsOutput()
+
+
+class TransactionOutput(OutputSerializer):
     """The upstream `Transaction` (lists use it too: it is a superset of `TransactionSummary`)."""
 
-    def to_representation(self, txn: Transaction) -> dict:
-        redemptions = list(txn.gift_card_redemptions.all())
-        timestamp = TimestampField().to_representation
-        return {
-            "type": "transaction",
-            "id": str(txn.pk),
-            "reconciliation_id": txn.reconciliation_id,
-            "merchant_account_id": txn.merchant_account_id,
-            "currency": txn.currency,
-            "amount": txn.amount,
-            "status": txn.status,
-            "authorized_amount": txn.authorized_amount,
-            "captured_amount": txn.captured_amount,
-            "refunded_amount": txn.refunded_amount,
-            "settled_currency": None,
-            "settled_amount": 0,
-            "settled": False,
-            "country": txn.country,
-            "external_identifier": txn.external_identifier,
-            "intent": txn.intent,
-            "payment_method": self._payment_method(txn),
-            "method": txn.method,
-            "instrument_type": "pan" if txn.method == "card" else None,
-            "error_code": txn.error_code,
-            "payment_service": None,
-            "pending_review": False,
-            "buyer": self._buyer(txn),
-            "raw_response_code": txn.raw_response_code,
-            "raw_response_description": txn.raw_response_description,
-            "shipping_details": self._shipping_details(txn),
-            "checkout_session_id": str(txn.checkout_session_id) if txn.checkout_session_id else None,
-            "gift_card_redemptions": GiftCardRedemptionOutput(redemptions, many=True).data,
-            "gift_card_service": None,
-            "created_at": timestamp(txn.created_at),
-            "updated_at": timestamp(txn.updated_at),
-            "disputed": False,
-            "reauthorized_from_transaction_id": None,
-            "cvv_response_code": txn.cvv_response_code,
-            "airline": txn.airline,
-            "payment_source": txn.payment_source,
-            "merchant_initiated": txn.merchant_initiated,
-            "is_subsequent_payment": txn.is_subsequent_payment,
-            "cart_items": txn.cart_items,
-            "payment_service_transaction_id": txn.payment_service_transaction_id,
-            "additional_identifiers": {},
-            "metadata": txn.metadata,
-            "authorized_at": timestamp(txn.authorized_at),
-            "captured_at": timestamp(txn.captured_at),
-            "voided_at": timestamp(txn.voided_at),
-            "canceled_at": timestamp(txn.canceled_at),
-            "intent_outcome": intent_outcome(txn),
-            # Paid with more than one instrument (gift cards and/or the payment method).
-            "multi_tender": len(redemptions) + (txn.method == "card") > 1,
-            "account_funding_transaction": txn.account_funding_transaction,
-        }
+    type = ConstantField("transaction")
+    id = serializers.UUIDField()
+    reconciliation_id = serializers.CharField()
+    merchant_account_id = serializers.CharField()
+    currency = serializers.CharField()
+    amount = serializers.IntegerField(help_text="The total, gift cards included, in minor units.")
+    status = serializers.ChoiceField(choices=TransactionStatus.choices)
+    authorized_amount = serializers.IntegerField()
+    captured_amount = serializers.IntegerField()
+    refunded_amount = serializers.IntegerField()
+    # Settlement is not tracked: nothing is ever reported settled.
+    settled_currency = ConstantField(None, schema=_NULL_STRING)
+    settled_amount = ConstantField(0)
+    settled = ConstantField(False)
+    country = serializers.CharField(allow_null=True)
+    external_identifier = serializers.CharField(allow_null=True)
+    intent = serializers.ChoiceField(choices=PaymentIntent.choices)
+    payment_method = serializers.SerializerMethodField()
+    method = serializers.CharField(allow_null=True)
+    instrument_type = serializers.SerializerMethodField()
+    error_code = serializers.CharField(allow_null=True)
+    payment_service = ConstantField(None, schema=_NULL_OBJECT)
+    pending_review = ConstantField(False)
+    buyer = serializers.SerializerMethodField()
+    raw_response_code = serializers.CharField(allow_null=True)
+    raw_response_description = serializers.CharField(allow_null=True)
+    shipping_details = serializers.SerializerMethodField()
+    checkout_session_id = serializers.UUIDField(allow_null=True)
+    gift_card_redemptions = GiftCardRedemptionOutput(many=True)
+    gift_card_service = ConstantField(None, schema=_NULL_OBJECT)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    disputed = ConstantField(False)
+    reauthorized_from_transaction_id = ConstantField(None, schema=_NULL_STRING)
+    cvv_response_code = serializers.CharField(allow_null=True)
+    airline = StoredJsonField(AirlineSerializer(allow_null=True), allow_null=True)
+    payment_source = serializers.ChoiceField(choices=PaymentSource.choices)
+    merchant_initiated = serializers.BooleanField()
+    is_subsequent_payment = serializers.BooleanField()
+    cart_items = StoredJsonField(CartItemSerializer(many=True, allow_null=True), allow_null=True)
+    payment_service_transaction_id = serializers.CharField(allow_null=True)
+    additional_identifiers = ConstantField({})
+    metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
+    authorized_at = TimestampField(allow_null=True)
+    captured_at = TimestampField(allow_null=True)
+    voided_at = TimestampField(allow_null=True)
+    canceled_at = TimestampField(allow_null=True)
+    intent_outcome = serializers.SerializerMethodField()
+    multi_tender = serializers.SerializerMethodField()
+    account_funding_transaction = serializers.BooleanField()
 
-    @staticmethod
-    def _payment_method(txn: Transaction) -> dict | None:
-        if txn.method != "card":
-            return None
-        return {
-            "type": "payment-method",
-            "method": "card",
-            "mode": "card",
-            "scheme": txn.card_scheme,
-            "label": txn.card_last4,
-            "expiration_date": txn.card_expiration_date,
-            "fingerprint": txn.card_fingerprint,
-            "details": {"bin": txn.card_bin, "card_type": None, "card_issuer_name": None},
-            "id": None,
-            "approval_url": None,
-            "country": None,
-            "currency": None,
-            "external_identifier": None,
-        }
+    def to_representation(self, txn: Transaction) -> dict[str, Any]:
+        # Redemptions are read twice (the list and `multi_tender`): one query, or none when a list prefetched them.
+        prefetch_related_objects([txn], "gift_card_redemptions")
+        return super().to_representation(txn)
 
-    @staticmethod
-    def _shipping_details(txn: Transaction) -> dict | None:
-        if not txn.shipping_details:
-            return None
-        return {"type": "shipping-details", "id": None, "buyer_id": None, **txn.shipping_details}
+    @extend_schema_field(TransactionPaymentMethodOutput(allow_null=True))
+    def get_payment_method(self, txn: Transaction) -> dict[str, Any] | None:
+        return _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else None
 
-    @staticmethod
-    def _buyer(txn: Transaction) -> dict | None:
-        if not txn.buyer_details:
-            return None
-        return {"type": "buyer", **txn.buyer_details}
+    def get_instrument_type(self, txn: Transaction) -> str | None:
+        return "pan" if txn.method == "card" else None
+
+    @extend_schema_field(TransactionBuyerOutput(allow_null=True))
+    def get_buyer(self, txn: Transaction) -> dict[str, Any] | None:
+        return _BUYER.to_representation(txn.buyer_details) if txn.buyer_details else None
+
+    @extend_schema_field(ShippingDetailsOutput(allow_null=True))
+    def get_shipping_details(self, txn: Transaction) -> dict[str, Any] | None:
+        return _SHIPPING_DETAILS.to_representation(txn.shipping_details) if txn.shipping_details else None
+
+    @extend_schema_field(serializers.ChoiceField(choices=["pending", "succeeded", "failed"]))
+    def get_intent_outcome(self, txn: Transaction) -> str:
+        return intent_outcome(txn)
+
+    def get_multi_tender(self, txn: Transaction) -> bool:
+        """Paid with more than one instrument (gift cards and/or the payment method)."""
+        return len(txn.gift_card_redemptions.all()) + (txn.method == "card") > 1
 
 
-class RefundOutput(serializers.Serializer):
+class RefundOutput(OutputSerializer):
     """The upstream `Refund`."""
 
-    def to_representation(self, refund: Refund) -> dict:
-        timestamp = TimestampField().to_representation
-        txn = refund.transaction
-        return {
-            "type": "refund",
-            "id": str(refund.pk),
-            "transaction_id": str(refund.transaction_id),
-            "payment_service_refund_id": refund.payment_service_refund_id,
-            "status": refund.status,
-            "currency": refund.currency,
-            "amount": refund.amount,
-            "reason": refund.reason,
-            "target_type": refund.target_type,
-            "target_id": str(refund.redemption_id) if refund.redemption_id else None,
-            "reconciliation_id": refund.reconciliation_id,
-            "external_identifier": refund.external_identifier,
-            "transaction_reconciliation_id": txn.reconciliation_id,
-            "transaction_external_identifier": txn.external_identifier,
-            "created_at": timestamp(refund.created_at),
-            "updated_at": timestamp(refund.updated_at),
-            "creator": None,
-            "error_code": refund.error_code,
-            "raw_response_code": refund.raw_response_code,
-            "raw_response_description": refund.raw_response_description,
-            "settled_currency": None,
-            "settled_amount": 0,
-            "settled": False,
-        }
+    type = ConstantField("refund")
+    id = serializers.UUIDField()
+    transaction_id = serializers.UUIDField()
+    payment_service_refund_id = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=RefundStatus.choices)
+    currency = serializers.CharField()
+    amount = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+    target_type = serializers.ChoiceField(choices=RefundTargetType.choices)
+    target_id = serializers.UUIDField(source="redemption_id", allow_null=True)
+    reconciliation_id = serializers.CharField()
+    external_identifier = serializers.CharField(allow_null=True)
+    transaction_reconciliation_id = serializers.CharField(source="transaction.reconciliation_id")
+    transaction_external_identifier = serializers.CharField(source="transaction.external_identifier", allow_null=True)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    creator = ConstantField(None, schema=_NULL_OBJECT)
+    error_code = serializers.CharField(allow_null=True)
+    raw_response_code = serializers.CharField(allow_null=True)
+    raw_response_description = serializers.CharField(allow_null=True)
+    settled_currency = ConstantField(None, schema=_NULL_STRING)
+    settled_amount = ConstantField(0)
+    settled = ConstantField(False)
+
+
+class RefundsOutput(OutputSerializer):
+    """The upstream `Refunds`: the refunds `refunds/all` made, as one complete page."""
+
+    items = RefundOutput(many=True)
+    limit = serializers.IntegerField()
+    next_cursor = ConstantField(None, schema=_NULL_STRING)
+    previous_cursor = ConstantField(None, schema=_NULL_STRING)
+
+
+# What a processor said to a capture or void (a cancel asks none, so it always succeeds).
+ACTION_STATUSES = ["succeeded", "declined", "failed"]
+
+
+class _TransactionActionOutput(OutputSerializer):
+    """What a capture, void or cancel did, around the transaction it left (`Prefer: resource=...`)."""
+
+    status = serializers.SerializerMethodField()
+    code = serializers.SerializerMethodField()
+    raw_response_code = serializers.SerializerMethodField()
+    raw_response_description = serializers.SerializerMethodField()
+    transaction = TransactionOutput()
+
+    @extend_schema_field(serializers.ChoiceField(choices=ACTION_STATUSES))
+    def get_status(self, outcome: ActionResult) -> str:
+        return "succeeded" if outcome.result is None or outcome.result.approved else str(outcome.result.outcome)
+
+    def get_code(self, outcome: ActionResult) -> str | None:
+        return outcome.result.error_code if outcome.result else None
+
+    def get_raw_response_code(self, outcome: ActionResult) -> str | None:
+        return outcome.result.raw_response_code if outcome.result else None
+
+    def get_raw_response_description(self, outcome: ActionResult) -> str | None:
+        return outcome.result.raw_response_description if outcome.result else None
+
+
+class TransactionCaptureOutput(_TransactionActionOutput):
+    """The upstream `TransactionCapture`."""
+
+    type = ConstantField("transaction-capture")
+
+
+class TransactionVoidOutput(_TransactionActionOutput):
+    """The upstream `TransactionVoid`."""
+
+    type = ConstantField("transaction-void")
+
+
+class TransactionCancelOutput(_TransactionActionOutput):
+    """The upstream `TransactionCancel`."""
+
+    type = ConstantField("transaction-cancel")

@@ -5,9 +5,9 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
-from payments.connectors import CardDetails
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
+from transactions.requests import CardRequest, TransactionRequest
 from transactions.services import Actor, transaction_create
 
 pytestmark = pytest.mark.django_db
@@ -16,15 +16,9 @@ CHANGELIST = reverse("admin:transactions_transaction_changelist")
 
 
 def authorized(merchant_account, amount: int = 1000, **kwargs) -> Transaction:
-    card = CardDetails(number="4111111111111111", expiration_month=12, expiration_year=2039, security_code="123")
-    return transaction_create(
-        merchant_account=merchant_account,
-        actor=Actor.api_key("kid"),
-        amount=amount,
-        currency="USD",
-        card=card,
-        **kwargs,
-    )
+    card = CardRequest(number="4111111111111111", expiration_month=12, expiration_year=2039, security_code="123")
+    request = TransactionRequest(amount=amount, currency="USD", payment_method=card, **kwargs)
+    return transaction_create(merchant_account=merchant_account, actor=Actor.api_key("kid"), request=request)
 
 
 def act(client, action: str, *transactions: Transaction, **extra):

@@ -3,10 +3,11 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from payments.connectors import CardDetails, Outcome
+from payments.connectors import Outcome
 from payments.errors import Conflict, DomainError
 from payments.models import VaultedCard
 from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.requests import CardRequest, TransactionRequest
 from transactions.services import (
     TRANSITIONS,
     Actor,
@@ -45,14 +46,13 @@ ALLOWED = {
 }
 
 
-def card(number: str = "4111111111111111", security_code: str | None = "123") -> CardDetails:
-    return CardDetails(number=number, expiration_month=12, expiration_year=2039, security_code=security_code)
+def card(number: str = "4111111111111111", security_code: str | None = "123") -> CardRequest:
+    return CardRequest(number=number, expiration_month=12, expiration_year=2039, security_code=security_code)
 
 
 def create(merchant_account, *, amount: int = 1000, number: str = "4111111111111111", **kwargs) -> Transaction:
-    return transaction_create(
-        merchant_account=merchant_account, actor=ACTOR, amount=amount, currency="USD", card=card(number), **kwargs
-    )
+    request = TransactionRequest(amount=amount, currency="USD", payment_method=card(number), **kwargs)
+    return transaction_create(merchant_account=merchant_account, actor=ACTOR, request=request)
 
 
 def events(txn: Transaction) -> list[tuple]:
@@ -151,7 +151,9 @@ def test_an_approval_arriving_after_a_cancel_is_voided_at_the_processor(
     monkeypatch.setattr(connector, "authorize", cancel_meanwhile)
     with django_capture_on_commit_callbacks(execute=True):
         txn = services.transaction_create(
-            merchant_account=merchant_account, actor=ACTOR, amount=700, currency="USD", card=card()
+            merchant_account=merchant_account,
+            actor=ACTOR,
+            request=TransactionRequest(amount=700, currency="USD", payment_method=card()),
         )
 
     assert txn.status == "authorization_voided"

@@ -1,0 +1,110 @@
+"""Response bodies: one style for every resource.
+
+An output serializer declares every field it renders, with its type, so the OpenAPI schema documents each
+response. Rendering follows those declarations without DRF's per-field machinery: the readable fields are
+turned once per serializer into a plan of (name, read the value, render it) steps, which list pages run
+for every row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.fields import is_simple_callable
+
+from payments.rest.schema import CONSTANT_KEY
+
+Step = tuple[str, Callable[[Any], Any]]
+
+
+_JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", str: "string", dict: "object", list: "array"}
+
+
+class ConstantField(serializers.Field):
+    """A value every object of a kind has: `"type": "buyer"` (a one-value enum in the schema), or a field this
+    server always answers the same way, such as `"settled": false` where nothing is ever settled.
+
+    `schema` documents a constant that is no string (required for `None`, which says nothing of its type).
+    """
+
+    def __init__(self, value: object, *, schema: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        self.value = value
+        kwargs.update(source="*", read_only=True)
+        super().__init__(**kwargs)
+        if schema is None:
+            if value is None:
+                raise TypeError("A constant None needs a schema naming its type.")
+            schema = {"type": _JSON_TYPES[type(value)]}
+            if isinstance(value, str):
+                schema[CONSTANT_KEY] = value  # a one-value enum, once the schema hook has placed it
+        # Set in __init__, which DRF runs again for each copy of the field: every copy keeps its schema.
+        extend_schema_field(schema)(self)
+
+    def to_representation(self, value: object) -> object:
+        return self.value
+
+
+class StoredJsonField(serializers.JSONField):
+    """JSON kept as it was validated on the way in (order details, billing details), rendered as stored and
+    documented with the schema of `shape`, the serializer that validated it."""
+
+    def __init__(self, shape: serializers.BaseSerializer, **kwargs: Any) -> None:
+        self.shape = shape
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+        extend_schema_field(shape)(self)
+
+
+def _reader(source_attrs: list[str]) -> Callable[[Any], Any]:
+    """Follow `a.b.c` on objects (or keys of mappings); a None on the way reads as None."""
+    if len(source_attrs) == 1:
+        (name,) = source_attrs
+
+        def read_one(instance: Any) -> Any:
+            return instance.get(name) if isinstance(instance, Mapping) else getattr(instance, name)
+
+        return read_one
+
+    def read_path(instance: Any) -> Any:
+        value = instance
+        for name in source_attrs:
+            if value is None:
+                return None
+            value = value.get(name) if isinstance(value, Mapping) else getattr(value, name)
+        return value
+
+    return read_path
+
+
+def _step(serializer: serializers.Serializer, field: serializers.Field) -> Callable[[Any], Any]:
+    if isinstance(field, serializers.SerializerMethodField):
+        return getattr(serializer, field.method_name)
+    render = field.to_representation
+    if field.source == "*":
+        return render
+    read = _reader(field.source_attrs)
+
+    def step(instance: Any) -> Any:
+        value = read(instance)
+        if is_simple_callable(value):
+            value = value()  # a model method named as the source, as DRF allows
+        return None if value is None else render(value)
+
+    return step
+
+
+class OutputSerializer(serializers.Serializer):
+    """A response body: declared, typed fields only, rendered by a plan compiled on first use."""
+
+    def _plan(self) -> list[Step]:
+        plan: list[Step] | None = self.__dict__.get("_render_plan")
+        if plan is None:
+            plan = [(field.field_name, _step(self, field)) for field in self._readable_fields]
+            self.__dict__["_render_plan"] = plan
+        return plan
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {name: step(instance) for name, step in self._plan()}

@@ -1,0 +1,92 @@
+"""Output serializers render through a plan compiled from their declared fields; the plan must say exactly
+what DRF's own field-by-field rendering says, for every kind of field a response uses."""
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+from rest_framework import serializers
+
+from payments.rest.fields import TimestampField
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+
+
+@dataclass
+class Inner:
+    code: str
+    when: datetime | None = None
+
+
+@dataclass
+class Thing:
+    id: int
+    name: str | None
+    inner: Inner | None
+    items: list[Inner] = field(default_factory=list)
+    details: dict | None = None
+
+    def label(self) -> str:
+        return f"thing {self.id}"
+
+
+class InnerOutput(OutputSerializer):
+    code = serializers.CharField()
+    when = TimestampField(allow_null=True)
+
+
+class ThingOutput(OutputSerializer):
+    type = ConstantField("thing")
+    settled = ConstantField(False)
+    nothing = ConstantField(None, schema={"type": "string", "nullable": True})
+    id = serializers.IntegerField()
+    name = serializers.CharField(allow_null=True)
+    inner_code = serializers.CharField(source="inner.code", allow_null=True)
+    inner = InnerOutput(allow_null=True)
+    itself = InnerOutput(source="inner", allow_null=True)
+    items = InnerOutput(many=True)
+    details = StoredJsonField(InnerOutput(allow_null=True), allow_null=True)
+    label = serializers.CharField()
+    shouted = serializers.SerializerMethodField()
+
+    def get_shouted(self, thing: Thing) -> str | None:
+        return thing.name.upper() if thing.name else None
+
+
+THINGS = [
+    Thing(1, "Ada", Inner("a", datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC)), [Inner("b"), Inner("c")], {"code": "x"}),
+    Thing(2, None, None),
+    Thing(3, "", Inner("", None), [], {}),
+]
+
+
+@pytest.mark.parametrize("thing", THINGS, ids=["full", "nulls", "empties"])
+def test_the_compiled_plan_renders_what_drf_renders(thing):
+    generic = serializers.Serializer.to_representation(ThingOutput(), thing)
+
+    assert ThingOutput(thing).data == generic
+
+
+def test_many_renders_every_row_with_one_plan():
+    data = ThingOutput(THINGS, many=True).data
+
+    assert [row["id"] for row in data] == [1, 2, 3]
+    assert (data[1]["inner"], data[1]["inner_code"]) == (None, None)
+
+
+def test_constants_are_documented_with_their_value_and_type():
+    from drf_spectacular.generators import SchemaGenerator
+
+    components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
+
+    assert components["BuyerOutput"]["properties"]["type"] == {"type": "string", "enum": ["buyer"], "readOnly": True}
+    assert components["TransactionOutput"]["properties"]["settled"] == {"type": "boolean", "readOnly": True}
+    assert components["TransactionOutput"]["properties"]["settled_currency"] == {
+        "type": "string",
+        "nullable": True,
+        "readOnly": True,
+    }
+
+
+def test_a_none_constant_must_name_its_type():
+    with pytest.raises(TypeError, match="schema"):
+        ConstantField(None)
