@@ -37,6 +37,27 @@ if (window.top === window) {
 }
 """
 
+# Runs in every frame before its own scripts; on the merchant page only, records the global names the page starts
+# with and takes the page's own secure-fields.js tag out before it runs, as if the shop included only embed.js.
+# (Serving an edited page with `page.route` would not do: Chromium then treats the page as public and blocks its
+# requests to the loopback API.)
+WITHOUT_SECURE_FIELDS_TAG = """
+if (window.top === window) {
+  window.__initialGlobals = Object.getOwnPropertyNames(window);
+  window.__removedTags = 0;
+  const observer = new MutationObserver((records) => {
+    records.forEach((record) => record.addedNodes.forEach((node) => {
+      if (node.nodeName === 'SCRIPT' && node.src.endsWith('/secure-fields.js')) {
+        node.remove();
+        window.__removedTags += 1;
+        observer.disconnect();
+      }
+    }));
+  });
+  observer.observe(document, { childList: true, subtree: true });
+}
+"""
+
 
 # --- helpers -----------------------------------------------------------------------------------------------
 
@@ -165,6 +186,39 @@ def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
     redemption = transaction.gift_card_redemptions.get()
     assert (redemption.amount, redemption.last4) == (500, gift_card.number[-4:])
     assert IssuedGiftCard.objects.get(pk=gift_card.card.pk).balance == 0
+
+
+def test_embed_loads_secure_fields_itself_and_uses_its_helpers(demo_shop, browser_page):
+    """A shop page that includes only embed.js still pays, and the scripts add no globals besides their own."""
+    page = browser_page
+    page.add_init_script(WITHOUT_SECURE_FIELDS_TAG)
+    checkout = open_checkout(page, demo_shop)
+
+    loaded = page.evaluate(
+        r"""() => ({
+          removedTags: window.__removedTags,
+          scripts: Array.from(document.scripts, (script) => script.src).filter((src) => src.includes('secure-fields')),
+          // Leaving out the frames' indexes ("0", "1", "2").
+          added: Object.getOwnPropertyNames(window)
+            .filter((name) => !window.__initialGlobals.includes(name) && !/^\d+$/.test(name))
+            .sort(),
+          helpers: Object.keys(SecureFields.helpers).sort(),
+          frozen: Object.isFrozen(SecureFields.helpers),
+        })"""
+    )
+    assert loaded == {
+        "removedTags": 1,
+        # The one embed.js added.
+        "scripts": [f"{demo_shop.api_origin}/static/checkout/secure-fields.js"],
+        "added": ["Embed", "SecureFields", "__initialGlobals", "__removedTags", "demoCheckout"],
+        "helpers": ["parseRetryAfter", "randomId", "toOrigin"],
+        "frozen": True,
+    }
+
+    enter_card(page, APPROVED_CARD)
+    page.locator(".gr4vy-embed__pay").click()
+    expect(checkout).to_have_attribute("data-state", "approved")
+    assert Transaction.objects.get(pk=checkout.get_attribute("data-transaction-id")).status == "capture_succeeded"
 
 
 def test_exceeding_the_session_limit_shows_too_many_attempts(demo_shop, browser_page, settings):

@@ -71,32 +71,6 @@
     }
   }
 
-  function toOrigin(value) {
-    try {
-      const origin = new URL(String(value)).origin;
-      return origin && origin !== 'null' ? origin : null;
-    } catch (_) {
-      return null;
-    }
-  }
-
-  function newKey() {
-    if (global.crypto && typeof global.crypto.randomUUID === 'function') return global.crypto.randomUUID();
-    const bytes = global.crypto.getRandomValues(new Uint8Array(16));
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-  }
-
-  function parseRetryAfter(header) {
-    if (!header) return null;
-    const text = header.trim();
-    if (/^\d+$/.test(text)) return Number(text);
-    const when = Date.parse(text);
-    return Number.isNaN(when) ? null : Math.max(0, Math.ceil((when - Date.now()) / 1000));
-  }
-
   /** Tiny element builder; text children become text nodes (never HTML). */
   function h(tag, props = {}, children = []) {
     const el = document.createElement(tag);
@@ -121,18 +95,24 @@
     if (!present) document.head.appendChild(h('link', { rel: 'stylesheet', href, 'data-gr4vy-embed': true }));
   }
 
+  // SecureFields, checked for the helpers this script uses instead of copies
+  // of its own (SecureFields.helpers: randomId, parseRetryAfter).
+  function loadedSecureFields() {
+    const SecureFields = global.SecureFields;
+    if (!SecureFields) return Promise.reject(new Error('secure-fields.js did not define SecureFields.'));
+    if (!SecureFields.helpers) return Promise.reject(new Error('secure-fields.js is out of date.'));
+    return Promise.resolve(SecureFields);
+  }
+
   // Merchants normally include secure-fields.js themselves; if they did not,
   // load it from the same folder as this script.
   function loadSecureFields() {
-    if (global.SecureFields) return Promise.resolve(global.SecureFields);
+    if (global.SecureFields) return loadedSecureFields();
     if (!SCRIPT_SRC) return Promise.reject(new Error('secure-fields.js is not loaded.'));
     if (!secureFieldsLoading) {
       secureFieldsLoading = new Promise((resolve, reject) => {
         const script = h('script', { src: new URL('secure-fields.js', SCRIPT_SRC).href });
-        script.addEventListener('load', () => {
-          if (global.SecureFields) resolve(global.SecureFields);
-          else reject(new Error('secure-fields.js did not define SecureFields.'));
-        });
+        script.addEventListener('load', () => resolve(loadedSecureFields()));
         script.addEventListener('error', () => {
           secureFieldsLoading = null;
           reject(new Error('secure-fields.js could not be loaded.'));
@@ -172,8 +152,15 @@
     if (!/^[A-Z]{3}$/.test(currency)) fail('currency must be an ISO 4217 code.');
     const country = o.country ? String(o.country).toUpperCase() : null;
     if (country && !/^[A-Z]{2}$/.test(country)) fail('country must be an ISO 3166 alpha-2 code.');
-    const apiOrigin = toOrigin(o.apiOrigin || (SCRIPT_SRC ? new URL(SCRIPT_SRC).origin : ''));
-    if (!apiOrigin) fail('apiOrigin could not be determined.');
+    // mount() is synchronous and may run before secure-fields.js has loaded, so
+    // this reads the origin with URL itself rather than SecureFields.helpers.
+    let apiOrigin = null;
+    try {
+      apiOrigin = new URL(o.apiOrigin || SCRIPT_SRC).origin;
+    } catch (_) {
+      apiOrigin = null;
+    }
+    if (!apiOrigin || apiOrigin === 'null') fail('apiOrigin could not be determined.');
     return {
       token: o.token,
       sessionId: o.sessionId,
@@ -201,6 +188,9 @@
       this.id = `gr4vy-embed-${(instanceCount += 1)}`;
       this.state = null;
       this.sf = null;
+      // SecureFields.helpers, set once secure-fields.js has loaded. Everything
+      // that uses them needs the "ready" state, which needs the card fields.
+      this.helpers = null;
       this.giftCards = [];
       this.giftBusy = false;
       this.attempt = null;
@@ -435,6 +425,7 @@
       if (this.destroyed) return;
 
       const { options, ui } = this;
+      this.helpers = SecureFieldsClass.helpers;
       this.sf = new SecureFieldsClass({ sessionId: options.sessionId, apiOrigin: options.apiOrigin, style: options.style });
       this.sf.on('ready', () => {
         if (this.state === 'loading' && this.sf.isReady()) this._setState('ready');
@@ -520,7 +511,7 @@
           status: response.status,
           code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
           details: Array.isArray(body.details) ? body.details : [],
-          retryAfter: parseRetryAfter(response.headers.get('Retry-After')),
+          retryAfter: this.helpers.parseRetryAfter(response.headers.get('Retry-After')),
         });
       }
       return data;
@@ -626,7 +617,7 @@
       }
 
       const last4 = typeof item.last4 === 'string' && item.last4 ? item.last4 : number.slice(-4);
-      const card = { key: newKey(), number, pin, last4, balance: item.balance };
+      const card = { key: this.helpers.randomId(), number, pin, last4, balance: item.balance };
       this.giftCards.push(card);
       ui.giftNumber.value = '';
       ui.giftPin.value = '';
@@ -715,7 +706,7 @@
     _idempotencyKey(body) {
       const fingerprint = JSON.stringify(body);
       if (!this.attempt || this.attempt.fingerprint !== fingerprint) {
-        this.attempt = { fingerprint, key: newKey() };
+        this.attempt = { fingerprint, key: this.helpers.randomId() };
       }
       return this.attempt.key;
     }

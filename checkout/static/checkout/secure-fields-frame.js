@@ -191,6 +191,7 @@
   // Small helpers
   // ---------------------------------------------------------------------------
 
+  // Own copy of SecureFields.helpers.toOrigin: this document must not load or depend on merchant-page code.
   function toOrigin(value) {
     try {
       const origin = new URL(String(value)).origin;
@@ -212,13 +213,6 @@
 
   function isRequestId(value) {
     return typeof value === 'string' && /^[A-Za-z0-9-]{1,64}$/.test(value);
-  }
-
-  function parseRetryAfter(header) {
-    if (!header) return null;
-    if (/^\d+$/.test(header.trim())) return Number(header.trim());
-    const when = Date.parse(header);
-    return Number.isNaN(when) ? null : Math.max(0, Math.ceil((when - Date.now()) / 1000));
   }
 
   // Keep only plain strings from the API's error details.
@@ -618,7 +612,8 @@
       code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
       message: typeof body.message === 'string' ? body.message : `Request failed with status ${response.status}.`,
       details: cleanDetails(body.details),
-      retryAfter: parseRetryAfter(response.headers.get('Retry-After')),
+      // Passed on as text; secure-fields.js turns it into seconds.
+      retryAfter: clipText(response.headers.get('Retry-After')) || null,
     };
   }
 

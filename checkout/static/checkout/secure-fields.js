@@ -48,6 +48,11 @@
     }
   })();
 
+  // --- helpers shared with embed.js as SecureFields.helpers ------------------
+  // The card-field frames keep their own copy of what they need: they must not
+  // depend on this merchant-page file (see docs/frontend.md).
+
+  /** `scheme://host[:port]` of a URL, or null for anything without a real origin. */
   function toOrigin(value) {
     try {
       const origin = new URL(String(value)).origin;
@@ -57,12 +62,29 @@
     }
   }
 
+  /** A random version 4 UUID (channels, request ids, idempotency keys). */
   function randomId() {
     if (global.crypto && typeof global.crypto.randomUUID === 'function') return global.crypto.randomUUID();
-    const bytes = new Uint8Array(16);
-    global.crypto.getRandomValues(bytes);
-    return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    // randomUUID exists only in secure contexts; getRandomValues everywhere.
+    const bytes = global.crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
   }
+
+  /** Seconds to wait from a Retry-After header value (seconds or HTTP date), or null. */
+  function parseRetryAfter(header) {
+    if (typeof header !== 'string' || !header) return null;
+    const text = header.trim();
+    if (/^\d+$/.test(text)) return Number(text);
+    const when = Date.parse(text);
+    return Number.isNaN(when) ? null : Math.max(0, Math.ceil((when - Date.now()) / 1000));
+  }
+
+  const HELPERS = Object.freeze({ toOrigin, randomId, parseRetryAfter });
+
+  // --- private helpers ----------------------------------------------------------
 
   function resolveElement(target) {
     const element = typeof target === 'string' ? document.querySelector(target) : target;
@@ -366,7 +388,8 @@
           status: Number.isInteger(message.status) ? message.status : 0,
           code: typeof message.code === 'string' ? message.code : 'error',
           details: Array.isArray(message.details) ? message.details : [],
-          retryAfter: Number.isFinite(message.retryAfter) ? message.retryAfter : null,
+          // The frame passes the Retry-After header text on; it is parsed here.
+          retryAfter: parseRetryAfter(message.retryAfter),
         }),
       );
     }
@@ -425,5 +448,6 @@
 
   SecureFields.Error = SecureFieldsError;
   SecureFields.scriptOrigin = SCRIPT_ORIGIN;
+  SecureFields.helpers = HELPERS;
   global.SecureFields = SecureFields;
 })(window);
