@@ -29,6 +29,7 @@ run: install .local/env
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
 
 # The browser tests (tests/browser) drive Debian's Chromium and are never skipped: install it when
 # missing if we may (root with apt-get), otherwise say exactly what to run.

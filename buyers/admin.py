@@ -2,6 +2,7 @@
 
 import uuid
 from functools import cached_property
+from typing import Any
 
 from django import forms
 from django.contrib import admin
@@ -28,7 +29,10 @@ class CappedCountPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        return self.object_list.order_by()[: self.CAP].count()
+        rows = self.object_list
+        if not isinstance(rows, QuerySet):  # the admin pages querysets; anything else is counted as Django does
+            return super().count
+        return rows.order_by()[: self.CAP].count()
 
 
 class BuyerAdminForm(forms.ModelForm):
@@ -48,8 +52,9 @@ class BuyerAdminForm(forms.ModelForm):
             raise forms.ValidationError([f"{detail['pointer']}: {detail['message']}" for detail in details])
         return serializer.validated_data
 
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data  # what ModelForm.clean() returns; its stub also allows None
         account = cleaned.get("merchant_account") or getattr(self.instance, "merchant_account", None)
         external_identifier = cleaned.get("external_identifier")
         if account and external_identifier:

@@ -1,5 +1,7 @@
 """Reads of buyers, always scoped to one merchant account."""
 
+import uuid
+
 from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 
@@ -18,7 +20,9 @@ def buyer_search(queryset: QuerySet[Buyer], term: str) -> QuerySet[Buyer]:
     return queryset.filter(Q(display_name__icontains=term) | Q(external_identifier=term))
 
 
-def buyer_get(*, merchant_account: MerchantAccount, id=None, external_identifier: str | None = None) -> Buyer:
+def buyer_get(
+    *, merchant_account: MerchantAccount, id: uuid.UUID | str | None = None, external_identifier: str | None = None
+) -> Buyer:
     """One buyer by id or external identifier; another account's buyer is not found, like a missing one."""
     lookup = {"id": id} if id is not None else {"external_identifier": external_identifier}
     try:

@@ -28,7 +28,7 @@ def buyer_create(
     display_name: str | None = None,
     external_identifier: str | None = None,
     account_number: str | None = None,
-    billing_details: dict | None = None,
+    billing_details: dict[str, Any] | None = None,
 ) -> Buyer:
     """Create a buyer; a taken `external_identifier` in the same account is a DuplicateRecord."""
     buyer = Buyer(

@@ -34,13 +34,18 @@ def issued_cards_export(
     """Issue `count` cards into a new CSV at `path` (mode 0600), batch by batch, each batch committed before its
     rows are written; return how many were issued. A failure raises `ExportError` naming what the file holds."""
     issued = 0
-    terms = {"merchant_account": merchant_account, "amount": amount, "currency": currency, "expires_at": expires_at}
     with _create_private(path) as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(CSV_HEADER)
         try:
             while issued < count:
-                batch = issued_cards_create_batch(count=min(BULK_SIZE, count - issued), **terms)
+                batch = issued_cards_create_batch(
+                    merchant_account=merchant_account,
+                    count=min(BULK_SIZE, count - issued),
+                    amount=amount,
+                    currency=currency,
+                    expires_at=expires_at,
+                )
                 writer.writerows(_row(secret) for secret in batch)
                 handle.flush()
                 issued += len(batch)

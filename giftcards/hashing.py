@@ -5,6 +5,7 @@ share a hash. Both use keys derived from CARD_FINGERPRINT_KEY for their purpose 
 """
 
 import hmac
+from typing import TypedDict
 
 from payments.vault.crypto import keyed_hash
 
@@ -34,7 +35,13 @@ def pin_matches(number: str, pin: str, expected: str) -> bool:
     return hmac.compare_digest(pin_hash(number, pin).encode("ascii"), expected.encode("ascii"))
 
 
-def display_digits(number: str) -> dict[str, str]:
+class DisplayDigits(TypedDict):
+    bin: str
+    sub_bin: str
+    last4: str
+
+
+def display_digits(number: str) -> DisplayDigits:
     """The parts of a number the API shows: first 6 (`bin`), next 3 (`sub_bin`) and last 4 (`last4`)."""
     return {
         "bin": number[:BIN_LENGTH],

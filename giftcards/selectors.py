@@ -7,7 +7,7 @@ from typing import TypedDict
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, QuerySet
+from django.db.models import F, OrderBy, QuerySet
 
 from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
@@ -30,7 +30,7 @@ def gift_card_list(*, merchant_account: MerchantAccount) -> QuerySet[GiftCard]:
     return GiftCard.objects.filter(merchant_account=merchant_account).select_related("issued_card__service", "buyer")
 
 
-def gift_card_get(*, merchant_account: MerchantAccount, id) -> GiftCard:
+def gift_card_get(*, merchant_account: MerchantAccount, id: UUID | str) -> GiftCard:
     """One stored gift card; another account's card is not found, like a missing one."""
     try:
         return gift_card_list(merchant_account=merchant_account).get(id=id)
@@ -52,7 +52,7 @@ def gift_card_list_for_buyer(
         queryset = queryset.filter(buyer_id=buyer_id)
     if buyer_external_identifier is not None:
         queryset = queryset.filter(buyer__external_identifier=buyer_external_identifier)
-    ordering = ["-created_at", "-id"]
+    ordering: list[str | OrderBy] = ["-created_at", "-id"]
     if sort_by is not None:
         field = F(SORT_FIELDS[sort_by])
         ordering.insert(0, field.desc(nulls_last=True) if order_by == "desc" else field.asc(nulls_last=True))
@@ -76,6 +76,14 @@ class GiftCardBalance:
     last_used_at: datetime | None = None
 
 
+class BalanceItem(TypedDict, total=False):
+    """One validated item of a balance check: `id` of a stored card, or `number` and `pin` to check."""
+
+    id: UUID
+    number: str
+    pin: str
+
+
 def gift_card_balance_of_stored(gift_card: GiftCard) -> GiftCardBalance:
     """The summary of a stored card (no PIN needed: it was checked when the card was stored)."""
     return _balance(
@@ -83,7 +91,9 @@ def gift_card_balance_of_stored(gift_card: GiftCard) -> GiftCardBalance:
     )
 
 
-def gift_card_balances(*, merchant_account: MerchantAccount, items: list[dict], endpoint: str) -> list[GiftCardBalance]:
+def gift_card_balances(
+    *, merchant_account: MerchantAccount, items: list[BalanceItem], endpoint: str
+) -> list[GiftCardBalance]:
     """One summary per item, in order: `{"id"}` items name stored cards, `{"number", "pin"}` items are checked.
 
     Every stored id is resolved before any number is checked, so a request naming a missing card (400)
@@ -98,12 +108,26 @@ def gift_card_balances(*, merchant_account: MerchantAccount, items: list[dict], 
     ]
 
 
-def gift_card_summaries_for_buyer(**filters) -> list[GiftCardBalance]:
+def gift_card_summaries_for_buyer(
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    sort_by: str | None = None,
+    order_by: str = "desc",
+) -> list[GiftCardBalance]:
     """A buyer's stored cards as balance summaries (see `gift_card_list_for_buyer` for the filters)."""
-    return [gift_card_balance_of_stored(gift_card) for gift_card in gift_card_list_for_buyer(**filters)]
+    gift_cards = gift_card_list_for_buyer(
+        merchant_account=merchant_account,
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        sort_by=sort_by,
+        order_by=order_by,
+    )
+    return [gift_card_balance_of_stored(gift_card) for gift_card in gift_cards]
 
 
-def _stored_by_id(merchant_account: MerchantAccount, items: list[dict]) -> dict[UUID, GiftCard]:
+def _stored_by_id(merchant_account: MerchantAccount, items: list[BalanceItem]) -> dict[UUID, GiftCard]:
     ids = [item["id"] for item in items if "id" in item]
     if not ids:
         return {}
@@ -124,7 +148,10 @@ def _balance_of_check(merchant_account: MerchantAccount, number: str, pin: str, 
     return _balance(card)
 
 
-def _balance(card: IssuedGiftCard, **extra) -> GiftCardBalance:
+def _balance(
+    card: IssuedGiftCard, *, id: UUID | None = None, usage_count: int = 0, last_used_at: datetime | None = None
+) -> GiftCardBalance:
+    error_code: str | None
     try:
         issued_card_require_usable(card)
     except GiftCardError as exc:
@@ -140,7 +167,9 @@ def _balance(card: IssuedGiftCard, **extra) -> GiftCardBalance:
         expiration_date=card.expires_at,
         balance=card.balance if error_code is None else None,
         balance_error_code=error_code,
-        **extra,
+        id=id,
+        usage_count=usage_count,
+        last_used_at=last_used_at,
     )
 
 
@@ -152,7 +181,7 @@ def issued_card_for_payment(
     merchant_account: MerchantAccount,
     number: str | None = None,
     pin: str | None = None,
-    gift_card_id=None,
+    gift_card_id: UUID | None = None,
     pointer: str = "/",
 ) -> IssuedGiftCard:
     """The issued card a payment names, by `number` + `pin` or by a stored `gift_card_id`.
@@ -162,13 +191,13 @@ def issued_card_for_payment(
     caller's body (e.g. "/gift_cards/1"). Says nothing of the card's state: `issued_card_redeem` refuses
     inactive and expired cards.
     """
-    if (gift_card_id is None) == (number is None or pin is None):
-        raise ValueError("Pass either gift_card_id, or number and pin.")
-    if gift_card_id is not None:
+    if gift_card_id is not None and (number is None or pin is None):
         try:
             return gift_card_get(merchant_account=merchant_account, id=gift_card_id).issued_card
         except NotFound as exc:
             raise DomainError("No stored gift card with this id exists.", pointer=f"{pointer.rstrip('/')}/id") from exc
+    if gift_card_id is not None or number is None or pin is None:
+        raise ValueError("Pass either gift_card_id, or number and pin.")
     try:
         return issued_card_check(
             merchant_account=merchant_account, number=number, pin=pin, endpoint="POST /transactions"
@@ -187,7 +216,7 @@ class TransactionGiftCard(TypedDict):
     last4: str
 
 
-def issued_card_display(*, card: IssuedGiftCard, gift_card_id=None) -> TransactionGiftCard:
+def issued_card_display(*, card: IssuedGiftCard, gift_card_id: UUID | None = None) -> TransactionGiftCard:
     """The `gift_card` of a transaction's `gift_card_redemptions` item; `id` is the stored card used, if any."""
     return {
         "type": "gift-card",

@@ -321,7 +321,7 @@ def gift_card_store(
     merchant_account: MerchantAccount,
     number: str,
     pin: str,
-    buyer_id=None,
+    buyer_id: uuid.UUID | None = None,
     buyer_external_identifier: str | None = None,
     endpoint: str = DEFAULT_CHECK_ENDPOINT,
 ) -> GiftCard:
@@ -340,7 +340,9 @@ def gift_card_delete(*, gift_card: GiftCard) -> None:
     gift_card.delete()
 
 
-def _buyer_for_store(merchant_account: MerchantAccount, *, buyer_id, external_identifier: str | None) -> Buyer | None:
+def _buyer_for_store(
+    merchant_account: MerchantAccount, *, buyer_id: uuid.UUID | None, external_identifier: str | None
+) -> Buyer | None:
     if buyer_id is not None and external_identifier is not None:
         raise DomainError(
             "Give either buyer_id or buyer_external_identifier, not both.", pointer="/buyer_external_identifier"

@@ -1,6 +1,12 @@
 """Admin for the payments platform's own records."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django import forms
 from django.contrib import admin, messages
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
@@ -8,9 +14,17 @@ from payments.accounts.services import api_key_revoke, merchant_account_create, 
 from payments.models import ApiKey, MerchantAccount, RateLimitEvent
 from payments.staff.mixins import ReadOnlyAdminMixin
 
+if TYPE_CHECKING:
+    # ModelAdmin is generic in django-stubs only: Django's own class cannot be subscripted at run time.
+    RateLimitEventAdminBase = admin.ModelAdmin[RateLimitEvent]
+    MerchantAccountAdminBase = admin.ModelAdmin[MerchantAccount]
+    ApiKeyAdminBase = admin.ModelAdmin[ApiKey]
+else:
+    RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = admin.ModelAdmin
+
 
 @admin.register(RateLimitEvent)
-class RateLimitEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class RateLimitEventAdmin(ReadOnlyAdminMixin, RateLimitEventAdminBase):
     """Who hit an enumeration limit, for support staff: a read-only list, written only by the throttles."""
 
     list_display = ("created_at", "subject_kind", "subject_label", "merchant_account", "endpoint", "rate", "window_end")
@@ -24,7 +38,7 @@ class RateLimitEventAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(MerchantAccount)
-class MerchantAccountAdmin(admin.ModelAdmin):
+class MerchantAccountAdmin(MerchantAccountAdminBase):
     """Tenants. The slug id is fixed once created; saves go through the merchant account services."""
 
     list_display = ("id", "display_name", "created_at")
@@ -36,7 +50,9 @@ class MerchantAccountAdmin(admin.ModelAdmin):
         # Every resource and API key refers to the id: renaming it would orphan them.
         return (*self.readonly_fields, "id") if obj else self.readonly_fields
 
-    def save_model(self, request: HttpRequest, obj: MerchantAccount, form, change: bool) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: MerchantAccount, form: forms.ModelForm[MerchantAccount], change: bool
+    ) -> None:
         if change:
             merchant_account_update(
                 account=obj, display_name=obj.display_name, allowed_origins=list(obj.allowed_origins or [])
@@ -48,7 +64,7 @@ class MerchantAccountAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ApiKeyAdmin(ReadOnlyAdminMixin, ApiKeyAdminBase):
     """Public keys, read-only: keys are made with `manage.py create_api_key` (the private half must land in a
     file, never in a web page). The one change allowed is revoking, through the same service as the command."""
 
@@ -79,7 +95,7 @@ class ApiKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return format_html("<pre>{}</pre>", api_key.public_key)
 
     @admin.action(description="Revoke selected API keys", permissions=("revoke",))
-    def revoke(self, request: HttpRequest, queryset) -> None:
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         revoked = [api_key_revoke(kid=api_key.kid) for api_key in queryset.filter(is_active=True)]
         for api_key in revoked:
             self.log_change(request, api_key, "Revoked")

@@ -1,3 +1,4 @@
+from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 from payments.staff import config
@@ -21,7 +22,7 @@ class PaymentsConfig(config.StaffAppConfig):
         purge.register("idempotency-keys", idempotency_purge_expired)
 
 
-def _sync_roles(sender, **kwargs) -> None:
+def _sync_roles(sender: AppConfig, **kwargs: object) -> None:
     # Runs after each staff app migrates, so the groups pick up the permissions of every app.
     from payments.staff.roles import roles_sync
 

@@ -4,8 +4,6 @@ Services raise these without importing anything of HTTP; `payments.rest.envelope
 other error) into the one JSON error envelope.
 """
 
-from payments.vault.masking import mask_card_numbers
-
 
 class DomainError(Exception):
     """A business rule refused the request; carries the status and a message safe to show the caller."""
@@ -16,6 +14,11 @@ class DomainError(Exception):
         super().__init__(message)
         self.message = message
         self.details = [detail(location, pointer, message, type(self).__name__)] if pointer else []
+
+
+def detail(location: str, pointer: str | None, message: str, type_: str) -> dict[str, str]:
+    """One entry of the envelope's `details`: where in the request the problem is, and what it is."""
+    return {"location": location, "pointer": pointer or "/", "message": message, "type": type_}
 
 
 class NotFound(DomainError):
@@ -34,13 +37,3 @@ class Conflict(DomainError):
 
 class ServiceUnavailable(DomainError):
     status = 503
-
-
-def detail(location: str, pointer: str | None, message: str, type_: str) -> dict[str, str]:
-    # Pointers name the client's keys and some messages quote its values: neither may echo a card number.
-    return {
-        "location": location,
-        "pointer": mask_card_numbers(pointer or "/"),
-        "message": mask_card_numbers(message),
-        "type": type_,
-    }

@@ -16,7 +16,7 @@ _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
 
 
-def _as_uuid(value) -> uuid.UUID | None:
+def _as_uuid(value: object) -> uuid.UUID | None:
     try:
         return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
     except ValueError:
@@ -28,7 +28,7 @@ def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transacti
     return Transaction.objects.filter(merchant_account=merchant_account).prefetch_related("gift_card_redemptions")
 
 
-def transaction_get(*, merchant_account: MerchantAccount, id) -> Transaction:
+def transaction_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> Transaction:
     """One transaction; another account's is not found, like a missing one."""
     pk = _as_uuid(id)
     txn = Transaction.objects.filter(merchant_account=merchant_account, pk=pk).first() if pk else None
@@ -73,7 +73,9 @@ def refund_list(*, txn: Transaction) -> QuerySet[Refund]:
     return Refund.objects.filter(transaction=txn).select_related("transaction")
 
 
-def refund_get(*, merchant_account: MerchantAccount, id, txn: Transaction | None = None) -> Refund:
+def refund_get(
+    *, merchant_account: MerchantAccount, id: uuid.UUID | str | None, txn: Transaction | None = None
+) -> Refund:
     """One refund of the account (and of `txn`, when given); anything else is not found."""
     pk = _as_uuid(id)
     refunds = Refund.objects.filter(merchant_account=merchant_account).select_related("transaction")

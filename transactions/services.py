@@ -20,6 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from buyers.models import Buyer
@@ -85,7 +86,7 @@ _BECAUSE: dict[str, str] = {
     S.CAPTURE_SUCCEEDED: "it has already been captured",
     S.CAPTURE_PENDING: "a capture is in progress",
 }
-_HINT = {
+_HINT: dict[tuple[str, str], str] = {
     ("void", S.CAPTURE_SUCCEEDED): " Refund it instead.",
     ("cancel", S.AUTHORIZATION_SUCCEEDED): " Void it instead.",
     ("cancel", S.CAPTURE_SUCCEEDED): " Refund it instead.",
@@ -239,7 +240,7 @@ def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardC
         )
 
 
-def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict | None) -> None:
+def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
     """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
     if buyer is not None:
         txn.buyer = buyer
@@ -388,13 +389,18 @@ def _gift_card_charges(merchant_account: MerchantAccount, items: Sequence[GiftCa
 def _buyer(merchant_account: MerchantAccount, request: TransactionRequest) -> Buyer | None:
     """The account's buyer the request names by id or external identifier; a missing one is a bad request."""
     if request.buyer_id is not None:
-        lookup, pointer = {"id": request.buyer_id}, "/buyer_id"
+        pointer = "/buyer_id"
     elif request.buyer_external_identifier is not None:
-        lookup, pointer = {"external_identifier": request.buyer_external_identifier}, "/buyer_external_identifier"
+        pointer = "/buyer_external_identifier"
     else:
         return None
     try:
-        return buyer_get(merchant_account=merchant_account, **lookup)
+        # By id when the request has one (buyer_get then ignores the external identifier).
+        return buyer_get(
+            merchant_account=merchant_account,
+            id=request.buyer_id,
+            external_identifier=request.buyer_external_identifier,
+        )
     except NotFound as exc:
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
@@ -629,7 +635,7 @@ def _refund_gift_card(
     return refund
 
 
-def _redemptions_for_update(txn: Transaction):
+def _redemptions_for_update(txn: Transaction) -> QuerySet[GiftCardRedemption]:
     return (
         GiftCardRedemption.objects.select_for_update()
         .select_related("issued_card")

@@ -10,6 +10,7 @@ from buyers.models import Buyer
 from buyers.selectors import buyer_get, buyer_list, buyer_search
 from buyers.services import buyer_create, buyer_delete, buyer_update
 from payments.rest.fields import validated
+from payments.rest.permissions import request_merchant_account
 
 
 class BuyerFilter(django_filters.FilterSet):
@@ -35,15 +36,15 @@ class BuyerViewSet(
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self):
-        return buyer_list(merchant_account=self.request.merchant_account)
+        return buyer_list(merchant_account=request_merchant_account(self.request))
 
     def get_object(self):
-        return buyer_get(merchant_account=self.request.merchant_account, id=self.kwargs["buyer_id"])
+        return buyer_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["buyer_id"])
 
     @extend_schema(request=BuyerInput, responses={201: BuyerOutput})
     def create(self, request):
         data = validated(BuyerInput(data=request.data))
-        buyer = buyer_create(merchant_account=request.merchant_account, **data)
+        buyer = buyer_create(merchant_account=request_merchant_account(request), **data)
         return Response(BuyerOutput(buyer).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=BuyerInput, responses={200: BuyerOutput})

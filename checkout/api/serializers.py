@@ -8,6 +8,7 @@ from rest_framework import serializers
 
 from checkout.services import MAX_EXPIRES_IN, MIN_EXPIRES_IN
 from payments.choices import PaymentIntent, PaymentSource
+from payments.rest.cards import CardDetailsSerializer
 from payments.rest.fields import (
     AmountField,
     CountryField,
@@ -20,7 +21,6 @@ from payments.rest.fields import (
 )
 from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
-from payments.vault.fields import CardDetailsSerializer
 
 
 @extend_schema_field({"type": "number", "minimum": MIN_EXPIRES_IN, "maximum": MAX_EXPIRES_IN})
@@ -102,7 +102,8 @@ class CardSummaryOutput(OutputSerializer):
     # A card left through Secure Fields is not a stored payment method, so it has no payment method id.
     id = ConstantField(None, schema=_NULL_STRING)
     method = ConstantField("card")
-    label = serializers.CharField(source="last4")
+    # A field named like Field.label: DRF's metaclass moves declared fields off the class, so nothing is shadowed.
+    label = serializers.CharField(source="last4")  # type: ignore[assignment]
     scheme = serializers.CharField(allow_null=True)
     fingerprint = serializers.CharField()
     details = CardSummaryDetailsOutput(source="*")

@@ -19,6 +19,7 @@ from checkout.services import (
 )
 from payments.ratelimits.throttles import RateLimitedMixin
 from payments.rest.fields import validated
+from payments.rest.permissions import request_merchant_account
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
@@ -29,14 +30,16 @@ class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_object(self):
-        return checkout_session_get(merchant_account=self.request.merchant_account, id=self.kwargs["session_id"])
+        return checkout_session_get(
+            merchant_account=request_merchant_account(self.request), id=self.kwargs["session_id"]
+        )
 
     @extend_schema(request=CheckoutSessionInput, responses={201: CheckoutSessionOutput})
     def create(self, request):
         # The body is optional: the SDK sends none at all for an empty create, and `null` is allowed too.
         body = {} if request.data is None else request.data
         session = checkout_session_create(
-            merchant_account=request.merchant_account, **validated(CheckoutSessionInput(data=body))
+            merchant_account=request_merchant_account(request), **validated(CheckoutSessionInput(data=body))
         )
         return Response(CheckoutSessionOutput(session).data, status=status.HTTP_201_CREATED)
 

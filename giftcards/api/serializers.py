@@ -87,7 +87,10 @@ class GiftCardBalanceItemInput(StrictSerializer):
 class GiftCardBalancesInput(StrictSerializer):
     """Body of `POST /gift-cards/balances`."""
 
-    items = GiftCardBalanceItemInput(many=True, allow_empty=True, max_length=MAX_BALANCE_ITEMS)
+    # With many=True DRF builds a ListSerializer, which takes max_length; the stubs type the child's arguments.
+    items = GiftCardBalanceItemInput(  # type: ignore[call-arg]
+        many=True, allow_empty=True, max_length=MAX_BALANCE_ITEMS
+    )
 
 
 class GiftCardServiceOutput(OutputSerializer):

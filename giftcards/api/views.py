@@ -23,6 +23,7 @@ from giftcards.services import gift_card_delete, gift_card_store
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
+from payments.rest.permissions import request_merchant_account
 
 EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
 
@@ -54,16 +55,18 @@ class GiftCardViewSet(
     lookup_url_kwarg = "gift_card_id"
 
     def get_queryset(self):
-        return gift_card_list(merchant_account=self.request.merchant_account)
+        return gift_card_list(merchant_account=request_merchant_account(self.request))
 
     def get_object(self):
-        return gift_card_get(merchant_account=self.request.merchant_account, id=self.kwargs["gift_card_id"])
+        return gift_card_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["gift_card_id"])
 
     @extend_schema(request=GiftCardCreateInput, responses={201: GiftCardOutput})
     def create(self, request):
         data = validated(GiftCardCreateInput(data=request.data))
         _require_pinned_buyer(request, data)
-        gift_card = gift_card_store(merchant_account=request.merchant_account, endpoint="POST /gift-cards", **data)
+        gift_card = gift_card_store(
+            merchant_account=request_merchant_account(request), endpoint="POST /gift-cards", **data
+        )
         return Response(GiftCardOutput(gift_card).data, status=status.HTTP_201_CREATED)
 
     def perform_destroy(self, instance):
@@ -74,7 +77,9 @@ class GiftCardViewSet(
     def balances(self, request):
         data = validated(GiftCardBalancesInput(data=request.data))
         balances = gift_card_balances(
-            merchant_account=request.merchant_account, items=data["items"], endpoint="POST /gift-cards/balances"
+            merchant_account=request_merchant_account(request),
+            items=data["items"],
+            endpoint="POST /gift-cards/balances",
         )
         return Response(GiftCardSummariesOutput({"items": balances}).data)
 
@@ -95,7 +100,9 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
         query = BuyerGiftCardsQuery(data=request.query_params)
         if not query.is_valid():
             raise QueryValidationError(query.errors)
-        balances = gift_card_summaries_for_buyer(merchant_account=request.merchant_account, **query.validated_data)
+        balances = gift_card_summaries_for_buyer(
+            merchant_account=request_merchant_account(request), **query.validated_data
+        )
         return Response(GiftCardSummariesOutput({"items": balances}).data)
 
 

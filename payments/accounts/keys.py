@@ -31,12 +31,12 @@ def public_jwk(public_key: PublicKeyTypes) -> dict[str, str]:
     if isinstance(public_key, ec.EllipticCurvePublicKey):
         if not isinstance(public_key.curve, ec.SECP521R1):
             raise InvalidKeyError("EC keys must use the P-521 curve (ES512).")
-        numbers = public_key.public_numbers()
+        point = public_key.public_numbers()
         return {
             "crv": "P-521",
             "kty": "EC",
-            "x": _b64url(_int_bytes(numbers.x, 66)),
-            "y": _b64url(_int_bytes(numbers.y, 66)),
+            "x": _b64url(_int_bytes(point.x, 66)),
+            "y": _b64url(_int_bytes(point.y, 66)),
         }
     if isinstance(public_key, rsa.RSAPublicKey):
         numbers = public_key.public_numbers()
@@ -96,6 +96,9 @@ def mint_token(
 ) -> str:
     """A bearer token built exactly as the official SDK builds one (header, claims, ES512 signature)."""
     private_key = load_private_pem(private_key_pem)
+    if not isinstance(private_key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey):
+        # The same refusal the thumbprint below gives any other key, made before the key is used to sign.
+        raise InvalidKeyError("Only EC P-521 and RSA keys are supported.")
     now = now or datetime.now(tz=UTC)
     claims: dict[str, Any] = {
         "scopes": scopes or ["*.read", "*.write"],

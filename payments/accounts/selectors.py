@@ -2,23 +2,25 @@
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from threading import Lock
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 
 from payments.models import ApiKey, MerchantAccount
 
+T = TypeVar("T")
 
-class _TtlCache:
+
+class _TtlCache(Generic[T]):
     """A small thread-safe map whose entries expire; losing it only costs a query."""
 
     def __init__(self) -> None:
-        self._entries: dict[str, tuple[float, object]] = {}
+        self._entries: dict[str, tuple[float, T]] = {}
         self._lock = Lock()
 
-    def get(self, key: str, loader, ttl: float):
+    def get(self, key: str, loader: Callable[[], T | None], ttl: float) -> T | None:
         now = time.monotonic()
         entry = self._entries.get(key)
         if entry and entry[0] > now:
@@ -42,9 +44,9 @@ MERCHANT_ACCOUNT_HEADER = "HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID"
 DEFAULT_MERCHANT_ACCOUNT = "default"
 _ACCOUNT_ID = re.compile(r"[-a-zA-Z0-9_]{1,255}")
 
-_api_keys = _TtlCache()
-_merchant_accounts = _TtlCache()
-_origins = _TtlCache()
+_api_keys: _TtlCache[ApiKey] = _TtlCache()
+_merchant_accounts: _TtlCache[MerchantAccount] = _TtlCache()
+_origins: _TtlCache[frozenset[str]] = _TtlCache()
 
 
 def api_key_get_active(*, kid: str) -> ApiKey | None:
@@ -84,7 +86,8 @@ def merchant_account_origins() -> frozenset[str]:
             origin for origins in rows if isinstance(origins, list) for origin in origins if isinstance(origin, str)
         )
 
-    return _origins.get("*", load, settings.API_KEY_CACHE_SECONDS)
+    origins = _origins.get("*", load, settings.API_KEY_CACHE_SECONDS)
+    return origins if origins is not None else frozenset()  # never None: `load` always answers a set
 
 
 def forget_api_key(kid: str) -> None:

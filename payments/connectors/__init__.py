@@ -22,6 +22,6 @@ def get_connector() -> PaymentConnector:
 
 
 @receiver(setting_changed)
-def _forget_connector(*, setting: str, **kwargs) -> None:
+def _forget_connector(*, setting: str, **kwargs: object) -> None:
     if setting == "PAYMENT_CONNECTOR":
         get_connector.cache_clear()

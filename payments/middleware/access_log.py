@@ -10,8 +10,10 @@ import re
 import time
 from functools import lru_cache
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
+from payments.middleware import GetResponse
 from payments.rest.authentication import ApiPrincipal
 
 logger = logging.getLogger("payments.access")
@@ -48,7 +50,7 @@ def _group_end(pattern: str, start: int) -> int:
     return index
 
 
-def _merchant_account_id(response: HttpResponse) -> str | None:
+def _merchant_account_id(response: HttpResponseBase) -> str | None:
     # The account is resolved by DRF's permission on DRF's own request object, which the response carries.
     drf_request = getattr(response, "renderer_context", {}).get("request")
     account = getattr(drf_request, "merchant_account", None)
@@ -65,10 +67,10 @@ def _kid(request: HttpRequest) -> str | None:
 class AccessLogMiddleware:
     """Log each request once, after the response (including error envelopes) is final."""
 
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         started = time.perf_counter()
         response = self.get_response(request)
         if logger.isEnabledFor(logging.INFO):
@@ -78,7 +80,7 @@ class AccessLogMiddleware:
         return response
 
 
-def request_fields(request: HttpRequest, response: HttpResponse, *, duration_ms: float) -> dict:
+def request_fields(request: HttpRequest, response: HttpResponseBase, *, duration_ms: float) -> dict[str, object]:
     """The access log's fields for one finished request."""
     match = request.resolver_match
     return {

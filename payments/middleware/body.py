@@ -1,18 +1,20 @@
 """Request body limits, enforced before any view reads a byte."""
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
+from payments.middleware import GetResponse
 from payments.rest.envelope import error_response
 
 
 class BodySizeLimitMiddleware:
     """Refuse oversized bodies up front: DRF streams the body, so Django's own limit never applies."""
 
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

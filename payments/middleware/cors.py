@@ -70,4 +70,6 @@ def _allows(account: MerchantAccount | None, origin: str) -> bool:
 def allow_configured_origins(sender: object, request: HttpRequest, **kwargs: object) -> bool:
     """django-cors-headers asks this for each request with an `Origin` not in its (empty) global list."""
     origin = request.headers.get("origin")
-    return bool(origin) and origin_allowed(request, origin)
+    if not origin:
+        return False
+    return origin_allowed(request, origin)

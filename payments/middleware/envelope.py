@@ -4,7 +4,9 @@ import logging
 
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 
+from payments.middleware import GetResponse
 from payments.rest.envelope import error_response
 
 logger = logging.getLogger("payments.request")
@@ -20,10 +22,10 @@ _KEPT_HEADERS = ("Allow", "Retry-After", "WWW-Authenticate")
 class ErrorEnvelopeMiddleware:
     """Whatever fails below this point answers with the JSON envelope, never HTML or a traceback."""
 
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         if response.status_code >= 400 and not self._is_json(response) and not request.path.startswith(_HTML_PREFIXES):
             enveloped = error_response(response.status_code)
@@ -46,5 +48,5 @@ class ErrorEnvelopeMiddleware:
         return error_response(500)
 
     @staticmethod
-    def _is_json(response: HttpResponse) -> bool:
+    def _is_json(response: HttpResponseBase) -> bool:
         return response.get("Content-Type", "").startswith("application/json")

@@ -6,15 +6,21 @@ import threading
 import uuid
 
 from django.core.signals import request_finished
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
+
+from payments.middleware import GetResponse
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{1,128}$")
 
 _current = threading.local()
+# Stamped on Django's request, which declares no such attribute: set by name, read with getattr(request, "id", ...).
+_ID_ATTRIBUTE = "id"
 
 
 def current_request_id() -> str:
-    return getattr(_current, "request_id", "-")
+    request_id: str = getattr(_current, "request_id", "-")
+    return request_id
 
 
 class RequestIdLogFilter(logging.Filter):
@@ -27,7 +33,7 @@ class RequestIdLogFilter(logging.Filter):
         return True
 
 
-def _forget_request_id(**kwargs) -> None:
+def _forget_request_id(**kwargs: object) -> None:
     _current.request_id = "-"
 
 
@@ -39,13 +45,14 @@ request_finished.connect(_forget_request_id, dispatch_uid="payments.middleware.r
 class RequestIdMiddleware:
     """Accept a sane incoming `X-Request-Id` or make one, and echo it on the response."""
 
-    def __init__(self, get_response) -> None:
+    def __init__(self, get_response: GetResponse) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         incoming = request.headers.get("X-Request-Id", "")
-        request.id = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
-        _current.request_id = request.id
+        request_id = incoming if _REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        setattr(request, _ID_ATTRIBUTE, request_id)
+        _current.request_id = request_id
         response = self.get_response(request)
-        response["X-Request-Id"] = request.id
+        response["X-Request-Id"] = request_id
         return response

@@ -1,5 +1,8 @@
 """System checks for settings that are valid Django but wrong for a payments deployment."""
 
+from collections.abc import Sequence
+
+from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 
@@ -7,7 +10,7 @@ PROCESS_LOCAL_CACHES = ("django.core.cache.backends.locmem.LocMemCache",)
 
 
 @checks.register(checks.Tags.caches, deploy=True)
-def ratelimit_cache_is_shared(app_configs, **kwargs) -> list[checks.CheckMessage]:
+def ratelimit_cache_is_shared(app_configs: Sequence[AppConfig] | None, **kwargs: object) -> list[checks.CheckMessage]:
     """Counters in process memory give every worker its own budget: N workers admit N times the limit."""
     alias = settings.RATELIMIT_USE_CACHE
     backend = settings.CACHES.get(alias, {}).get("BACKEND")

@@ -31,7 +31,8 @@ def database_answers(alias: str = "default", timeout: float = 2.0) -> bool:
             if connection.vendor == "postgresql":
                 cursor.execute("SELECT set_config('statement_timeout', %s, false)", [f"{int(timeout * 1000)}ms"])
             cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
+            row: tuple[object, ...] | None = cursor.fetchone()
+            return row == (1,)
     finally:
         connection.close()
 
@@ -41,7 +42,8 @@ def cache_answers(alias: str) -> bool:
     cache = caches[alias]
     key, value = f"readyz:{uuid.uuid4().hex}", uuid.uuid4().hex
     cache.set(key, value, timeout=10)
-    return cache.get(key) == value
+    stored: object = cache.get(key)
+    return stored == value
 
 
 def default_checks(timeout: float) -> dict[str, Callable[[], bool]]:
@@ -59,7 +61,7 @@ def failing_dependencies(checks: dict[str, Callable[[], bool]], timeout: float) 
     return [name for name, future in futures.items() if not _passed(name, future)]
 
 
-def _passed(name: str, future: Future) -> bool:
+def _passed(name: str, future: Future[bool]) -> bool:
     if not future.done():
         future.cancel()  # still queued behind stuck probes: do not run it late
         logger.warning("Readiness check timed out: %s", name)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from rest_framework.exceptions import AuthenticationFailed, Throttled
@@ -21,6 +21,14 @@ from payments.errors import ServiceUnavailable
 from payments.ratelimits.counters import RateLimitCacheUnavailable, Usage, count
 from payments.ratelimits.records import rate_limit_event_record
 from payments.rest.authentication import ApiKeyJWTAuthentication, ApiPrincipal
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
+
+    # What RateLimitedMixin is mixed into, so its super() calls and `self.request` are checked.
+    _ViewBase = APIView
+else:
+    _ViewBase = object
 
 _ROUTE_GROUP = re.compile(r"\(\?P<(\w+)>[^)]*\)")
 _ROUTE_CONVERTER = re.compile(r"<(?:\w+:)?(\w+)>")
@@ -66,13 +74,13 @@ class RateLimitThrottle(BaseThrottle):
     rate_setting: str
     scope: str
 
-    def subject(self, request: Request, view: Any) -> Subject | None:
+    def subject(self, request: Request, view: APIView) -> Subject | None:
         raise NotImplementedError
 
-    def endpoint(self, request: Request, view: Any) -> str:
+    def endpoint(self, request: Request, view: APIView) -> str:
         return endpoint_name(request)
 
-    def allow_request(self, request: Request, view: Any) -> bool:
+    def allow_request(self, request: Request, view: APIView) -> bool:
         subject = self.subject(request, view)
         if subject is None:
             return True
@@ -96,12 +104,13 @@ class RateLimitThrottle(BaseThrottle):
         return True
 
 
-def _record(subject: Subject, endpoint: str, usage: Usage, view: Any) -> None:
+def _record(subject: Subject, endpoint: str, usage: Usage, view: APIView) -> None:
     window_start, window_end = usage.window()
     merchant_account_id = subject.merchant_account_id
-    if merchant_account_id is None and hasattr(view, "rate_limit_merchant_account_id"):
+    account_of_view = getattr(view, "rate_limit_merchant_account_id", None)
+    if merchant_account_id is None and account_of_view is not None:
         # A view that resolves no account before its body (Secure Fields) names it here, once per window.
-        merchant_account_id = view.rate_limit_merchant_account_id()
+        merchant_account_id = account_of_view()
     rate_limit_event_record(
         subject_kind=subject.kind,
         subject=subject.key,
@@ -125,7 +134,7 @@ class EmbedTokenThrottle(RateLimitThrottle):
     rate_setting = "RATELIMIT_EMBED"
     scope = "embed"
 
-    def subject(self, request: Request, view: Any) -> Subject | None:
+    def subject(self, request: Request, view: APIView) -> Subject | None:
         principal = request.user
         if not isinstance(principal, ApiPrincipal) or not principal.is_embed:
             return None
@@ -152,12 +161,12 @@ class UrlParameterThrottle(RateLimitThrottle):
     subject_kind: str
     description: str
 
-    def endpoint(self, request: Request, view: Any) -> str:
+    def endpoint(self, request: Request, view: APIView) -> str:
         # One name, so one budget, for every method the view limits: `PUT/POST /checkout/sessions/{session_id}/fields`.
         methods = "/".join(method.upper() for method in getattr(view, "rate_limits", {}))
         return f"{methods or request.method} {endpoint_name(request, with_method=False)}"
 
-    def subject(self, request: Request, view: Any) -> Subject | None:
+    def subject(self, request: Request, view: APIView) -> Subject | None:
         value = str(view.kwargs.get(self.url_kwarg, ""))
         if not value or _is_server_to_server(request):
             return None
@@ -172,7 +181,8 @@ class UrlParameterThrottle(RateLimitThrottle):
 
 def _is_server_to_server(request: Request) -> bool:
     """A valid bearer token without `embed`; checked here too because Secure Fields itself needs no token."""
-    principal = request.user
+    # None without a token (UNAUTHENTICATED_USER is None), which the stubs' Django-user type leaves out.
+    principal: object = request.user
     if principal is None and request.META.get("HTTP_AUTHORIZATION"):
         try:
             authenticated = ApiKeyJWTAuthentication().authenticate(request)
@@ -182,7 +192,7 @@ def _is_server_to_server(request: Request) -> bool:
     return isinstance(principal, ApiPrincipal) and not principal.is_embed
 
 
-class RateLimitedMixin:
+class RateLimitedMixin(_ViewBase):
     """For a view with limited actions: `rate_limits = {"create": (EmbedTokenThrottle,)}`.
 
     Keys are viewset actions (or lower-case HTTP methods on a plain APIView). Every response of a limited
@@ -192,7 +202,7 @@ class RateLimitedMixin:
     rate_limits: Mapping[str, Sequence[type[BaseThrottle]]] = {}
 
     def get_throttles(self) -> list[BaseThrottle]:
-        handler = getattr(self, "action", None) or self.request.method.lower()
+        handler = getattr(self, "action", None) or (self.request.method or "").lower()
         return [*super().get_throttles(), *(throttle() for throttle in self.rate_limits.get(handler, ()))]
 
     def finalize_response(self, request: Request, response: Response, *args: Any, **kwargs: Any) -> Response:

@@ -9,10 +9,11 @@ import hashlib
 import re
 import threading
 import time
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 import jwt
 from django.conf import settings
@@ -28,6 +29,11 @@ from payments.accounts.selectors import api_key_get_active
 from payments.accounts.services import api_key_mark_used
 from payments.models import ApiKey
 
+if TYPE_CHECKING:
+    # Only for annotations: drf_spectacular.openapi imports DRF's views, which import this module (the
+    # configured authentication class) while it is still loading.
+    from drf_spectacular.openapi import AutoSchema
+
 _KID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -35,11 +41,11 @@ _KID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 class ApiPrincipal:
     """Who is calling: the key that signed the token and what the token allows."""
 
-    api_key_id: Any
+    api_key_id: uuid.UUID
     kid: str
     merchant_account_id: str | None
     scopes: frozenset[str]
-    claims: dict = field(hash=False, compare=False)
+    claims: dict[str, Any] = field(hash=False, compare=False)  # the verified token's claims: any JSON
     token_hash: str = ""
 
     is_authenticated = True
@@ -50,13 +56,14 @@ class ApiPrincipal:
         return "embed" in self.scopes
 
     @property
-    def embed(self) -> dict:
+    def embed(self) -> dict[str, Any]:
         embed = self.claims.get("embed")
         return embed if isinstance(embed, dict) else {}
 
     @property
     def checkout_session_id(self) -> str | None:
-        return self.claims.get("checkout_session_id")
+        session_id = self.claims.get("checkout_session_id")
+        return None if session_id is None else str(session_id)
 
     @property
     def token_id(self) -> str:
@@ -129,7 +136,8 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
 
-    def authenticate(self, request: Request) -> tuple[ApiPrincipal, str] | None:
+    # DRF takes any object as the user; simplejwt's annotation narrows it to Django users and its own Token.
+    def authenticate(self, request: Request) -> tuple[ApiPrincipal, str] | None:  # type: ignore[override]
         header = self.get_header(request)
         if header is None:
             return None
@@ -171,9 +179,10 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
         verified_tokens.put(token_hash, principal, float(claims["exp"]))
         return principal
 
-    def _decode(self, api_key: ApiKey, token: str) -> dict:
+    def _decode(self, api_key: ApiKey, token: str) -> dict[str, Any]:
         try:
-            claims = _backend_for(api_key).decode(token)
+            # simplejwt annotates the argument as its Token class, but passes it straight to jwt.decode (str).
+            claims = _backend_for(api_key).decode(token)  # type: ignore[arg-type]
         except TokenBackendError as exc:
             raise _invalid(f"Bearer token rejected: {exc}") from exc
         if not isinstance(claims.get("exp"), int | float):
@@ -191,7 +200,7 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
             api_key_mark_used(api_key_id=principal.api_key_id, at=now)
 
 
-_last_marked: dict[str, Any] = {}
+_last_marked: dict[str, datetime] = {}
 
 
 def clear_caches() -> None:
@@ -207,5 +216,5 @@ class ApiKeyJWTScheme(OpenApiAuthenticationExtension):
     target_class = ApiKeyJWTAuthentication
     name = "BearerAuth"
 
-    def get_security_definition(self, auto_schema) -> dict:
+    def get_security_definition(self, auto_schema: "AutoSchema") -> dict[str, str]:
         return {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}

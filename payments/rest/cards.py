@@ -6,7 +6,7 @@ input, so neither a response nor a log line built from an error can carry a numb
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
@@ -25,12 +25,12 @@ def _fail_with(error: cards.CardDataError) -> serializers.ValidationError:
     return serializers.ValidationError(error.message, code=error.code)
 
 
-class _CardInputField(serializers.Field):
+class _CardInputField(serializers.Field[object, object, None, object]):
     """A write-only string field: JSON numbers are refused because leading zeros and length would be lost."""
 
     default_error_messages = {"invalid": "Must be a string."}
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         kwargs["write_only"] = True
         super().__init__(**kwargs)
 
@@ -87,7 +87,7 @@ class CardDetailsSerializer(StrictSerializer):
     expiration_date = ExpirationDateField()
     security_code = SecurityCodeField(required=False, allow_null=True)
 
-    def validate(self, attrs: dict) -> dict:
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         code = attrs.get("security_code")
         if code is not None:
             try:

@@ -52,17 +52,26 @@ class QueryValidationError(exceptions.ValidationError):
     location = "query"
 
 
-def envelope(status_code: int, message: str | None = None, details: list[dict] | None = None) -> dict[str, Any]:
+def envelope(
+    status_code: int, message: str | None = None, details: list[dict[str, str]] | None = None
+) -> dict[str, Any]:
+    """The envelope for `status_code`. Every error answer is rendered here, so this is where card numbers are
+    masked: pointers name the client's keys and some messages quote its values."""
     return {
         "type": "error",
         "code": CODES.get(status_code, "server_error" if status_code >= 500 else "bad_request"),
         "status": status_code,
         "message": mask_card_numbers(message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed")),
-        "details": details or [],
+        "details": [
+            {**entry, "pointer": mask_card_numbers(entry["pointer"]), "message": mask_card_numbers(entry["message"])}
+            for entry in details or []
+        ],
     }
 
 
-def error_response(status_code: int, message: str | None = None, details: list[dict] | None = None) -> JsonResponse:
+def error_response(
+    status_code: int, message: str | None = None, details: list[dict[str, str]] | None = None
+) -> JsonResponse:
     """A plain Django response carrying the envelope, for code outside DRF (middleware, URL fallbacks)."""
     return JsonResponse(envelope(status_code, message, details), status=status_code)
 
@@ -85,7 +94,7 @@ def _flatten(errors: Any, pointer: str = "") -> Iterator[tuple[str, str, str]]:
         yield pointer or "/", str(errors), getattr(errors, "code", "invalid")
 
 
-def validation_details(exc: exceptions.ValidationError) -> list[dict]:
+def validation_details(exc: exceptions.ValidationError) -> list[dict[str, str]]:
     location = getattr(exc, "location", "body")
     return [detail(location, pointer, message, code) for pointer, message, code in _flatten(exc.detail)]
 
@@ -101,14 +110,16 @@ def _api_exception_response(exc: exceptions.APIException) -> Response:
     else:
         body = envelope(code, str(exc.detail) if isinstance(exc.detail, str) else None)
     response = Response(body, status=code)
-    if getattr(exc, "auth_header", None):  # set by DRF on 401s from the authenticator
-        response["WWW-Authenticate"] = exc.auth_header
-    if getattr(exc, "wait", None):
-        response["Retry-After"] = str(int(exc.wait))
+    auth_header = getattr(exc, "auth_header", None)  # set by DRF on 401s from the authenticator
+    if auth_header:
+        response["WWW-Authenticate"] = auth_header
+    wait = getattr(exc, "wait", None)
+    if wait:
+        response["Retry-After"] = str(int(wait))
     return response
 
 
-def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error raised inside an API view becomes the envelope."""
     if isinstance(exc, DomainError):
         return Response(envelope(exc.status, exc.message, exc.details), status=exc.status)

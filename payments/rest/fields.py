@@ -1,7 +1,7 @@
 """Serializer building blocks every resource app shares."""
 
-from datetime import UTC
-from typing import Any, Generic, TypeVar
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from rest_framework import serializers
 
@@ -13,13 +13,21 @@ RequestT = TypeVar("RequestT")
 class TimestampField(serializers.DateTimeField):
     """ISO 8601 with microseconds and an explicit UTC offset, always (e.g. 2026-01-01T10:00:00.000000+00:00)."""
 
-    def to_representation(self, value):
+    # DRF's own DateTimeField also renders None as None; the stubs declare a str only.
+    def to_representation(self, value: datetime | None) -> str | None:  # type: ignore[override]
         if value is None:
             return None
         return value.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-class StrictSerializerMixin:
+if TYPE_CHECKING:
+    # What the mixin below is mixed into, so its super() calls and `self.fields` are checked.
+    _SerializerBase = serializers.Serializer[Any]
+else:
+    _SerializerBase = object
+
+
+class StrictSerializerMixin(_SerializerBase):
     """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value.
 
     `ignored_fields` names fields the upstream request schema defines that this server accepts and does not
@@ -28,13 +36,16 @@ class StrictSerializerMixin:
 
     ignored_fields: frozenset[str] = frozenset()
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: object) -> dict[str, Any]:
         if not isinstance(data, dict):
-            return super().to_internal_value(data)
+            mapping: dict[str, Any] = super().to_internal_value(data)  # DRF refuses anything but a mapping
+            return mapping
         unknown = sorted(set(data) - set(self.fields) - self.ignored_fields)
         errors: dict[str, Any] = {name: ["Unknown field."] for name in unknown}
         try:
-            value = super().to_internal_value({k: v for k, v in data.items() if k not in self.ignored_fields})
+            value: dict[str, Any] = super().to_internal_value(
+                {k: v for k, v in data.items() if k not in self.ignored_fields}
+            )
         except serializers.ValidationError as exc:
             errors.update(exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail})
         if errors:
@@ -42,14 +53,14 @@ class StrictSerializerMixin:
         return value
 
 
-class StrictSerializer(StrictSerializerMixin, serializers.Serializer):
+class StrictSerializer(StrictSerializerMixin, serializers.Serializer[Any]):
     """A plain input serializer that refuses unknown fields."""
 
 
 class StrictCharField(serializers.CharField):
     """A string, and only a string: DRF's CharField would turn 123 or 1.5 into "123" / "1.5"."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: object) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
@@ -58,13 +69,13 @@ class StrictCharField(serializers.CharField):
 class StrictBooleanField(serializers.BooleanField):
     """JSON `true` / `false` only: DRF's own field would also take "yes", 1 or "on"."""
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: object) -> bool:
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
 
 
-def optional_text(max_length: int, **kwargs) -> serializers.CharField:
+def optional_text(max_length: int, **kwargs: Any) -> serializers.CharField:
     """An optional, nullable string of 1..max_length characters, as the upstream API types them."""
     return StrictCharField(
         required=False, allow_null=True, min_length=1, max_length=max_length, trim_whitespace=False, **kwargs
@@ -74,7 +85,7 @@ def optional_text(max_length: int, **kwargs) -> serializers.CharField:
 class CountryField(serializers.CharField):
     """ISO 3166-1 alpha-2 country code."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(validate_country)
 
@@ -82,7 +93,7 @@ class CountryField(serializers.CharField):
 class CurrencyField(serializers.CharField):
     """ISO 4217 currency code."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(validate_currency)
 
@@ -90,12 +101,12 @@ class CurrencyField(serializers.CharField):
 class AmountField(serializers.IntegerField):
     """An amount in minor units, 0..99,999,999."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("min_value", 0)
         kwargs.setdefault("max_value", MAX_AMOUNT)
         super().__init__(**kwargs)
 
-    def to_internal_value(self, data):
+    def to_internal_value(self, data: float | int | str) -> int:
         # Booleans and floats such as 12.5 must not pass for amounts.
         if isinstance(data, bool) or (isinstance(data, float) and not data.is_integer()) or isinstance(data, str):
             self.fail("invalid")
@@ -194,10 +205,11 @@ class BillingDetailsSerializer(StrictSerializer):
     tax_id = TaxIdSerializer(required=False, allow_null=True)
 
 
-def validated(serializer: serializers.Serializer) -> dict[str, Any]:
+def validated(serializer: serializers.Serializer[Any]) -> dict[str, Any]:
     """The serializer's validated data; invalid input raises the 400 envelope with one detail per field."""
     serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
+    data: dict[str, Any] = serializer.validated_data
+    return data
 
 
 class RequestSerializer(StrictSerializer, Generic[RequestT]):

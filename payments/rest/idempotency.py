@@ -20,6 +20,7 @@ import json
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Concatenate, ParamSpec, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -34,6 +35,7 @@ from rest_framework.response import Response
 from payments.errors import Conflict, DomainError
 from payments.models import IdempotencyRecord, MerchantAccount
 from payments.rest.envelope import envelope
+from payments.rest.permissions import request_merchant_account
 
 logger = logging.getLogger("payments.rest.idempotency")
 
@@ -45,6 +47,9 @@ _POINTER = "/idempotency-key"
 _CLAIM_ATTEMPTS = 3
 # Headers the framework sets on every response; replaying them from storage would only go stale.
 _UNSTORED_HEADERS = {"content-type", "content-length", "vary", "allow", "x-request-id"}
+
+ViewT = TypeVar("ViewT")  # the viewset whose action is wrapped
+ActionParams = ParamSpec("ActionParams")
 
 
 class IdempotencyKeyInUse(Conflict):
@@ -71,7 +76,8 @@ def request_fingerprint(request: Request) -> str:
     """SHA-256 over what makes two requests the same: method, path, `Prefer` and the parsed body."""
     # Parsed and re-serialized with sorted keys, so key order and whitespace do not make a retry "different".
     body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
-    parts = [request.method, request.path, request.headers.get("Prefer", ""), body]
+    # Every request a server hands over has a method; the type also allows the None of a bare HttpRequest().
+    parts = [request.method or "", request.path, request.headers.get("Prefer", ""), body]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -157,17 +163,23 @@ def _stored_headers(response: Response) -> dict[str, str]:
 _REFUSALS = (DomainError, APIException, Http404, PermissionDenied)
 
 
-def idempotent(action: Callable[..., Response]) -> Callable[..., HttpResponse]:
+def idempotent(
+    action: Callable[Concatenate[ViewT, Request, ActionParams], Response],
+) -> Callable[Concatenate[ViewT, Request, ActionParams], HttpResponse]:
     """Make a viewset action honour `Idempotency-Key`; requests without the header run unchanged."""
 
     @functools.wraps(action)
-    def wrapper(view, request: Request, *args, **kwargs) -> HttpResponse:
+    def wrapper(
+        view: ViewT, request: Request, /, *args: ActionParams.args, **kwargs: ActionParams.kwargs
+    ) -> HttpResponse:
         key = idempotency_key_from(request)
         if key is None:
             return action(view, request, *args, **kwargs)
         # Computed before the claim: a body that does not parse is refused with nothing stored.
         fingerprint = request_fingerprint(request)
-        record, claimed = idempotency_claim(merchant_account=request.merchant_account, key=key, fingerprint=fingerprint)
+        record, claimed = idempotency_claim(
+            merchant_account=request_merchant_account(request), key=key, fingerprint=fingerprint
+        )
         if not claimed:
             return _replay(record)
         try:

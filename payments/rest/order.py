@@ -6,7 +6,7 @@ JSON (timestamps as ISO 8601 strings), ready for a `JSONField` and rendered back
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, date, datetime
 
 from rest_framework import serializers
 
@@ -33,23 +33,25 @@ PRODUCT_TYPES = [
 E164 = r"^\+[1-9]\d{1,14}$"
 
 
+# This field and the next parse as DRF's date fields do (and are documented as such) but keep text: their internal
+# value is a str where DateTimeField / DateField declare a datetime / date, hence the override ignores.
 class TimestampTextField(serializers.DateTimeField):
     """An ISO 8601 date-time, kept as UTC text with microseconds so it can live in a JSONField."""
 
-    def to_internal_value(self, value):
+    def to_internal_value(self, value: datetime | str) -> str:  # type: ignore[override]
         return super().to_internal_value(value).astimezone(UTC).isoformat(timespec="microseconds")
 
-    def to_representation(self, value):
+    def to_representation(self, value: str) -> str:  # type: ignore[override]
         return value
 
 
 class DateTextField(serializers.DateField):
     """An ISO 8601 date, kept as text."""
 
-    def to_internal_value(self, value):
+    def to_internal_value(self, value: date | str) -> str:  # type: ignore[override]
         return super().to_internal_value(value).isoformat()
 
-    def to_representation(self, value):
+    def to_representation(self, value: str) -> str:  # type: ignore[override]
         return value
 
 
@@ -180,9 +182,12 @@ class AirlineSerializer(StrictSerializer):
     issuing_carrier_name = _text_between(1)
     issuing_iata_designator = _fixed_text(2)
     issuing_icao_code = _fixed_text(3)
-    legs = AirlineLegSerializer(many=True, required=False, allow_null=True, max_length=20)
+    # With many=True DRF builds a ListSerializer, which takes max_length; the stubs type the child's arguments.
+    legs = AirlineLegSerializer(many=True, required=False, allow_null=True, max_length=20)  # type: ignore[call-arg]
     passenger_name_record = optional_text(50)
-    passengers = AirlinePassengerSerializer(many=True, required=False, allow_null=True, max_length=20)
+    passengers = AirlinePassengerSerializer(  # type: ignore[call-arg]  # max_length: as for `legs`
+        many=True, required=False, allow_null=True, max_length=20
+    )
     reservation_system = optional_text(200)
     restricted_ticket = optional_flag()
     ticket_delivery_method = serializers.ChoiceField(

@@ -23,7 +23,7 @@ Step = tuple[str, Callable[[Any], Any]]
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", str: "string", dict: "object", list: "array"}
 
 
-class ConstantField(serializers.Field):
+class ConstantField(serializers.Field[object, object, object, object]):
     """A value every object of a kind has: `"type": "buyer"` (a one-value enum in the schema), or a field this
     server always answers the same way, such as `"settled": false` where nothing is ever settled.
 
@@ -41,7 +41,8 @@ class ConstantField(serializers.Field):
             if isinstance(value, str):
                 schema[CONSTANT_KEY] = value  # a one-value enum, once the schema hook has placed it
         # Set in __init__, which DRF runs again for each copy of the field: every copy keeps its schema.
-        extend_schema_field(schema)(self)
+        # drf-spectacular reads the override from a field instance as from a class; its types admit callables only.
+        extend_schema_field(schema)(self)  # type: ignore[type-var]
 
     def to_representation(self, value: object) -> object:
         return self.value
@@ -51,11 +52,11 @@ class StoredJsonField(serializers.JSONField):
     """JSON kept as it was validated on the way in (order details, billing details), rendered as stored and
     documented with the schema of `shape`, the serializer that validated it."""
 
-    def __init__(self, shape: serializers.BaseSerializer, **kwargs: Any) -> None:
+    def __init__(self, shape: serializers.BaseSerializer[Any], **kwargs: Any) -> None:
         self.shape = shape
         kwargs.setdefault("read_only", True)
         super().__init__(**kwargs)
-        extend_schema_field(shape)(self)
+        extend_schema_field(shape)(self)  # type: ignore[type-var]  # an instance, as in ConstantField
 
 
 def _reader(source_attrs: list[str]) -> Callable[[Any], Any]:
@@ -79,9 +80,12 @@ def _reader(source_attrs: list[str]) -> Callable[[Any], Any]:
     return read_path
 
 
-def _step(serializer: serializers.Serializer, field: serializers.Field) -> Callable[[Any], Any]:
+def _step(
+    serializer: serializers.Serializer[Any], field: serializers.Field[Any, Any, Any, Any]
+) -> Callable[[Any], Any]:
     if isinstance(field, serializers.SerializerMethodField):
-        return getattr(serializer, field.method_name)
+        method: Callable[[Any], Any] = getattr(serializer, field.method_name)
+        return method
     render = field.to_representation
     if field.source == "*":
         return render
@@ -96,13 +100,14 @@ def _step(serializer: serializers.Serializer, field: serializers.Field) -> Calla
     return step
 
 
-class OutputSerializer(serializers.Serializer):
+class OutputSerializer(serializers.Serializer[Any]):
     """A response body: declared, typed fields only, rendered by a plan compiled on first use."""
 
     def _plan(self) -> list[Step]:
         plan: list[Step] | None = self.__dict__.get("_render_plan")
         if plan is None:
-            plan = [(field.field_name, _step(self, field)) for field in self._readable_fields]
+            # Readable fields are bound to this serializer, so every one has its name.
+            plan = [(str(field.field_name), _step(self, field)) for field in self._readable_fields]
             self.__dict__["_render_plan"] = plan
         return plan
 

@@ -6,10 +6,12 @@ page costs what the first does (no OFFSET, no COUNT). Cursors are short signed t
 position and a direction, bound to the endpoint and its filters.
 """
 
+from __future__ import annotations
+
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core import signing
@@ -19,7 +21,11 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.models import TimestampedModel
 from payments.rest.envelope import QueryValidationError
+
+if TYPE_CHECKING:
+    from rest_framework.views import APIView
 
 _IGNORED_PARAMS = {"cursor", "limit"}
 
@@ -42,7 +48,10 @@ class KeysetCursorPagination(BasePagination):
     cursor_query_param = "cursor"
     limit_query_param = "limit"
 
-    def paginate_queryset(self, queryset: QuerySet, request: Request, view: Any = None) -> list:
+    # Keyset pages filter and order a queryset of timestamped rows; DRF's base also admits plain sequences.
+    def paginate_queryset(  # type: ignore[override]
+        self, queryset: QuerySet[TimestampedModel], request: Request, view: APIView | None = None
+    ) -> list[TimestampedModel]:
         self.limit = self._parse_limit(request)
         self.signer = signing.Signer(key=settings.CURSOR_SIGNING_KEY, salt=self._binding(request))
         cursor = self._parse_cursor(request)
@@ -62,7 +71,7 @@ class KeysetCursorPagination(BasePagination):
                 self.next_cursor = self._encode(back)
         return rows
 
-    def get_paginated_response(self, data: list) -> Response:
+    def get_paginated_response(self, data: list[dict[str, Any]]) -> Response:
         return Response(
             {
                 "items": data,
@@ -72,7 +81,7 @@ class KeysetCursorPagination(BasePagination):
             }
         )
 
-    def get_paginated_response_schema(self, schema: dict) -> dict:
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         return {
             "type": "object",
             "required": ["items", "limit"],
@@ -84,7 +93,7 @@ class KeysetCursorPagination(BasePagination):
             },
         }
 
-    def get_schema_operation_parameters(self, view: Any) -> list[dict]:
+    def get_schema_operation_parameters(self, view: APIView) -> list[dict[str, Any]]:
         return [
             {
                 "name": self.cursor_query_param,
@@ -102,7 +111,9 @@ class KeysetCursorPagination(BasePagination):
             },
         ]
 
-    def _fetch(self, queryset: QuerySet, cursor: Cursor | None) -> tuple[list, bool, bool]:
+    def _fetch(
+        self, queryset: QuerySet[TimestampedModel], cursor: Cursor | None
+    ) -> tuple[list[TimestampedModel], bool, bool]:
         """One query: the page plus one row that tells whether more lie beyond it."""
         key = Tuple(F("created_at"), F("pk"))
         if cursor is None or cursor.forward:

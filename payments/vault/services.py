@@ -3,7 +3,7 @@
 Checkout sessions and transactions keep a `VaultedCard` reference and never a number or security code of
 their own. The contract for callers (checkout today, transactions for raw `card` payment methods):
 
-- Validate input with `payments.vault.fields` first; `vaulted_card_store` re-checks it and raises
+- Validate input with `payments.rest.cards` first; `vaulted_card_store` re-checks it and raises
   `CardDataError` (a programming error at that point, not a client one).
 - Reference `VaultedCard` with `on_delete=models.SET_NULL`: `purge_expired` deletes rows past `expires_at`.
 - Open a card only to hand it to a connector: `vaulted_card_reveal(card=..., consume_security_code=True)`
@@ -87,7 +87,8 @@ def _seal(card: VaultedCard, *, number: str, security_code: str | None) -> None:
 
 def _live_security_code(card: VaultedCard, now: datetime) -> str | None:
     """The clear security code, or None when there is none or its deadline has passed."""
-    if card.encrypted_security_code is None or card.security_code_expires_at <= now:
+    deadline = card.security_code_expires_at  # never None beside a code: a check constraint holds them together
+    if card.encrypted_security_code is None or deadline is None or deadline <= now:
         return None
     return crypto.decrypt(card.encrypted_security_code, context=_context(card.id, "security_code"))
 

@@ -15,6 +15,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from payments.choices import PaymentIntent, PaymentSource
+from payments.rest.cards import CardDetailsSerializer
 from payments.rest.fields import (
     AddressSerializer,
     AmountField,
@@ -30,7 +31,6 @@ from payments.rest.fields import (
 )
 from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
-from payments.vault.fields import CardDetailsSerializer
 from transactions.models import (
     RedemptionStatus,
     RefundStatus,
@@ -123,7 +123,7 @@ PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
 @extend_schema_field(
     PolymorphicProxySerializer(
         component_name="TransactionPaymentMethodCreate",
-        serializers=PAYMENT_METHOD_INPUTS,
+        serializers=dict(PAYMENT_METHOD_INPUTS),  # a copy typed as drf-spectacular's (invariant) dict of serializers
         resource_type_field_name="method",
     )
 )
@@ -133,7 +133,8 @@ class PaymentMethodField(serializers.Field):
     def to_internal_value(self, data: object) -> PaymentMethodRequest:
         if not isinstance(data, dict):
             raise serializers.ValidationError("Must be an object.")
-        serializer_class = PAYMENT_METHOD_INPUTS.get(data.get("method"))
+        method = data.get("method")
+        serializer_class = PAYMENT_METHOD_INPUTS.get(method) if method is not None else None
         if serializer_class is None:
             raise serializers.ValidationError(
                 {"method": [f"Must be one of: {', '.join(PAYMENT_METHOD_INPUTS)}."]}, code="unsupported_method"
@@ -357,7 +358,10 @@ class TransactionPaymentMethodOutput(OutputSerializer):
     method = ConstantField("card")
     mode = ConstantField("card")
     scheme = serializers.CharField(source="card_scheme", allow_null=True)
-    label = serializers.CharField(source="card_last4", allow_null=True, help_text="The card's last 4 digits.")
+    # A field named like Field.label: DRF's metaclass moves declared fields off the class, so nothing is shadowed.
+    label = serializers.CharField(  # type: ignore[assignment]
+        source="card_last4", allow_null=True, help_text="The card's last 4 digits."
+    )
     expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
     fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
     details = CardDetailsOutput(source="*")

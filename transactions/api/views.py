@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
 from payments.rest.idempotency import idempotent
+from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import require_pinned_claims
 from transactions.api.serializers import (
@@ -46,7 +47,7 @@ IDEMPOTENCY_KEY = OpenApiParameter("idempotency-key", str, OpenApiParameter.HEAD
 
 
 def _actor(request: Request) -> Actor:
-    return Actor.api_key(request.user.kid)
+    return Actor.api_key(request_principal(request).kid)
 
 
 def _prefers(request: Request, resource: str) -> bool:
@@ -76,18 +77,20 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     http_method_names = ["get", "post", "put"]
 
     def get_queryset(self) -> QuerySet[Transaction]:
-        return transaction_list(merchant_account=self.request.merchant_account)
+        return transaction_list(merchant_account=request_merchant_account(self.request))
 
     def get_object(self) -> Transaction:
-        return transaction_get(merchant_account=self.request.merchant_account, id=self.kwargs["transaction_id"])
+        return transaction_get(
+            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
+        )
 
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request) -> Response:
         transaction_request = validated_request(TransactionCreateInput(data=request.data))
-        require_pinned_claims(request.user, transaction_request)
+        require_pinned_claims(request_principal(request), transaction_request)
         txn = transaction_create(
-            merchant_account=request.merchant_account, actor=_actor(request), request=transaction_request
+            merchant_account=request_merchant_account(request), actor=_actor(request), request=transaction_request
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
@@ -140,14 +143,16 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     http_method_names = ["get", "post"]
 
     def _transaction(self) -> Transaction:
-        return transaction_get(merchant_account=self.request.merchant_account, id=self.kwargs["transaction_id"])
+        return transaction_get(
+            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
+        )
 
     def get_queryset(self):
         return refund_list(txn=self._transaction())
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, transaction_id=None, refund_id=None) -> Response:
-        refund = refund_get(merchant_account=request.merchant_account, id=refund_id, txn=self._transaction())
+        refund = refund_get(merchant_account=request_merchant_account(request), id=refund_id, txn=self._transaction())
         return Response(RefundOutput(refund).data)
 
     @extend_schema(request=RefundCreateInput, responses={201: RefundOutput}, parameters=[IDEMPOTENCY_KEY])
@@ -175,4 +180,4 @@ class RefundViewSet(viewsets.GenericViewSet):
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, refund_id=None) -> Response:
-        return Response(RefundOutput(refund_get(merchant_account=request.merchant_account, id=refund_id)).data)
+        return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)

@@ -1,7 +1,8 @@
 import os
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.accounts.selectors import merchant_account_get
 from payments.accounts.services import api_key_generate
@@ -10,11 +11,11 @@ from payments.accounts.services import api_key_generate
 class Command(BaseCommand):
     help = "Generate an EC P-521 key pair, store its public half, write the private PEM (mode 0600), print the kid."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--merchant-account", required=True, help="Merchant account id, or 'all'.")
         parser.add_argument("--private-key-out", required=True, type=Path)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         account_id = options["merchant_account"]
         account = None
         if account_id != "all":

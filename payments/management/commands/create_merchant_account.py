@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from payments.accounts.services import merchant_account_create
 
@@ -6,7 +8,7 @@ from payments.accounts.services import merchant_account_create
 class Command(BaseCommand):
     help = "Create a merchant account (does nothing if it exists)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("id", help="Slug such as 'default'.")
         parser.add_argument("--display-name", default="")
         parser.add_argument(
@@ -17,7 +19,7 @@ class Command(BaseCommand):
             help="Browser origin allowed to call the API and frame Secure Fields (repeatable).",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         account = merchant_account_create(
             id=options["id"], display_name=options["display_name"], allowed_origins=options["allowed_origins"]
         )

@@ -1,7 +1,8 @@
 import secrets
 from pathlib import Path
+from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from payments.vault.crypto import generate_key_spec
 
@@ -9,10 +10,10 @@ from payments.vault.crypto import generate_key_spec
 class Command(BaseCommand):
     help = "Write development secrets (Django secret key, card encryption and fingerprint keys) to a local env file."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--path", type=Path, default=Path(".local/env"))
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["path"]
         if path.exists():
             self.stdout.write(f"{path} exists; keeping it.")

@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from payments.management.arguments import positive_int
@@ -11,14 +13,14 @@ class Command(BaseCommand):
         "batches. Safe to run from cron, also while another run is still going."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--batch-size", type=positive_int, default=purge.DEFAULT_BATCH_SIZE)
         parser.add_argument(
             "--only", action="append", metavar="JOB", help="Run only this job (repeatable); see --list."
         )
         parser.add_argument("--list", action="store_true", help="Print the registered jobs and exit.")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         jobs = purge.registered_jobs()
         if options["list"]:
             for name in jobs:

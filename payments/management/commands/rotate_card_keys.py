@@ -1,4 +1,6 @@
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.management.arguments import positive_int
 from payments.vault import crypto
@@ -11,10 +13,10 @@ class Command(BaseCommand):
         "CARD_ENCRYPTION_KEYS), batch by batch. Safe to stop and run again; a second run has nothing to do."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--batch-size", type=positive_int, default=500)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         current = crypto.current_key_id()
         rotated, failed, after = 0, [], None
         while True:

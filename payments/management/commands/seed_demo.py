@@ -4,12 +4,14 @@
 import sys
 import time
 from pathlib import Path
+from typing import Any, TextIO
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.accounts.selectors import merchant_account_get
 from payments.errors import DomainError
 from payments.management.arguments import positive_int
+from payments.models import MerchantAccount
 from payments.ops import demo
 from payments.vault.crypto import VaultError
 
@@ -21,7 +23,7 @@ class Progress:
 
     WIDTH = 30
 
-    def __init__(self, label: str, stream=sys.stderr) -> None:
+    def __init__(self, label: str, stream: TextIO = sys.stderr) -> None:
         self.label, self.stream = label, stream
         self.started = time.perf_counter()
         self.first: int | None = None
@@ -46,7 +48,7 @@ class Progress:
 class Command(BaseCommand):
     help = "Seed realistic demo data for one merchant account; resumable and safe to run again."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         for seeder in demo.registered_seeders():
             parser.add_argument(f"--{seeder.option}", dest=seeder.name, type=int, default=0, help=seeder.help)
             if seeder.writes_secrets:
@@ -63,7 +65,7 @@ class Command(BaseCommand):
             "--if-empty", action="store_true", help="Seed nothing if the account already has any data (make run)."
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         account = merchant_account_get(id=options["merchant_account"])
         if account is None:
             raise CommandError(f"No merchant account '{options['merchant_account']}'.")
@@ -85,7 +87,7 @@ class Command(BaseCommand):
         except DomainError as exc:
             raise CommandError(exc.message) from exc
 
-    def _seed(self, seeder: demo.DemoSeeder, account, options) -> None:
+    def _seed(self, seeder: demo.DemoSeeder, account: MerchantAccount, options: dict[str, Any]) -> None:
         progress = Progress(seeder.label)
         started = time.perf_counter()
         run = demo.DemoRun(

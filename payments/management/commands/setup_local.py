@@ -1,14 +1,16 @@
 import secrets
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.accounts.keys import load_private_pem, mint_token, public_pem
 from payments.accounts.services import api_key_generate, api_key_register, merchant_account_create
 from payments.management.commands.create_api_key import write_private_key
+from payments.models import MerchantAccount
 from payments.ops import demo
 
 ADMIN_USERNAME = "admin"
@@ -17,11 +19,11 @@ ADMIN_USERNAME = "admin"
 class Command(BaseCommand):
     help = "Prepare a local development server: default merchant account, API key, admin login; print a token."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--private-key-out", type=Path, default=Path(".local/default-api-key.pem"))
         parser.add_argument("--port", default="8000")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if not settings.DEBUG:
             raise CommandError("setup_local is for development only (DJANGO_DEBUG is false).")
         account = merchant_account_create(
@@ -50,7 +52,7 @@ class Command(BaseCommand):
         # On `localhost`, so the card fields come from the other name (127.0.0.1): a real cross-origin checkout.
         self.stdout.write(f"Demo checkout: http://localhost:{options['port']}/demo/checkout/\n")
 
-    def _api_key(self, path: Path, account) -> str:
+    def _api_key(self, path: Path, account: MerchantAccount) -> str:
         """Reuse the private key on disk (re-registering its public half), or generate one."""
         if path.exists():
             pem = path.read_text()
