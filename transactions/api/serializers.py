@@ -134,7 +134,8 @@ class PaymentMethodField(serializers.Field):
         if not isinstance(data, dict):
             raise serializers.ValidationError("Must be an object.")
         method = data.get("method")
-        serializer_class = PAYMENT_METHOD_INPUTS.get(method) if method is not None else None
+        # Any JSON value may arrive here; only a string names a method (a list or object is no dictionary key).
+        serializer_class = PAYMENT_METHOD_INPUTS.get(method) if isinstance(method, str) else None
         if serializer_class is None:
             raise serializers.ValidationError(
                 {"method": [f"Must be one of: {', '.join(PAYMENT_METHOD_INPUTS)}."]}, code="unsupported_method"
