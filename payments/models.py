@@ -131,7 +131,7 @@ class RateLimitEvent(models.Model):
 class VaultedCard(models.Model):
     """A card number, and briefly its security code, sealed by `payments.vault.crypto`; only display data is in clear.
 
-    Checkout sessions and transactions point at a row here instead of holding card data themselves. Every
+    Resources that take card data point at a row here instead of holding it themselves. Every
     row expires (`expires_at`), and its security code sooner (`security_code_expires_at`); `purge_expired`
     deletes what is past due and reads treat it as gone already.
     """
