@@ -25,7 +25,8 @@ class Received:
 @dataclass
 class Receiver:
     """`behaviour`: "ok" (204), "500", "hang" (answers after `hang_seconds`), "close" (drops the connection),
-    "block" (waits until `release` is set, then answers 200)."""
+    "block" (waits until `release` is set, then answers 200), "block-first" (the first request blocks like
+    "block", every later one is "ok")."""
 
     url: str = ""
     behaviour: str = "ok"
@@ -65,6 +66,8 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
 
         def _answer(self):
             behaviour = receiver.behaviour
+            if behaviour == "block-first":
+                behaviour = "block" if len(receiver.received) == 1 else "ok"
             if behaviour == "close":
                 self.close_connection = True
                 self.connection.close()
