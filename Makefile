@@ -7,7 +7,7 @@ PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint serve bench clean chromium
+.PHONY: install run worker test lint serve bench clean chromium
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,19 @@ install: $(STAMP)
 	mkdir -p .local
 	$(BIN)/python manage.py init_local_env --path .local/env
 
+# The background worker (webhook deliveries, scheduled jobs) runs beside the development server; Ctrl-C stops
+# both (the trap also stops the worker when the server exits on its own).
 run: install .local/env
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py setup_local --private-key-out .local/default-api-key.pem --port $(PORT)
+	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
+	$(BIN)/python manage.py run_worker --verbosity 0 & worker=$$!; \
+	echo "Background worker started (pid $$worker): webhook deliveries and scheduled jobs. Ctrl-C stops both."; \
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+# One worker process; run as many as you like on as many hosts as you like (docs/deploy.md).
+worker: install
+	$(BIN)/python manage.py run_worker
 
 lint: install
 	$(BIN)/ruff check .

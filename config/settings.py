@@ -49,6 +49,9 @@ INSTALLED_APPS = [
     "giftcards",
     "checkout",
     "transactions",
+    "webhooks",
+    "django_tasks",
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -280,6 +283,8 @@ LOGGING = {
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+        # The worker's clock logs every firing at INFO; its warnings and errors still show.
+        "apscheduler": {"handlers": [], "level": "WARNING", "propagate": True},
     },
 }
 
@@ -306,3 +311,62 @@ CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])
 CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="")
 if not DEBUG and not (CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY):
     raise ImproperlyConfigured("CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY must be set when DJANGO_DEBUG is false.")
+
+# Background work (docs/webhooks.md): django-tasks with its database backend, so the embedded default needs no
+# broker and a task enqueued inside a database transaction commits with it. `manage.py run_worker` runs the
+# tasks and the clock that enqueues SCHEDULED_JOBS; run one beside `make run`, several in production.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# How long an idle worker waits before looking for a task again (the floor of a webhook's delay).
+WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# Periodic jobs: a dotted path to a plain function, its keyword arguments, and how often it runs. Adding a job is
+# one entry; every worker's clock runs them all and each run happens once (payments.jobs).
+SCHEDULED_JOBS: dict[str, dict] = {
+    "purge-expired": {
+        "call": "payments.ops.purge.purge_registered",
+        "kwargs": {"exclude": ["idempotency-keys"]},
+        "every_seconds": env.int("PURGE_EVERY_SECONDS", default=300),
+    },
+    "idempotency-cleanup": {
+        "call": "payments.ops.purge.purge_registered",
+        "kwargs": {"only": ["idempotency-keys"]},
+        "every_seconds": env.int("IDEMPOTENCY_CLEANUP_EVERY_SECONDS", default=900),
+    },
+    "webhook-sweep": {
+        "call": "webhooks.tasks.webhooks_sweep",
+        "every_seconds": env.float("WEBHOOK_SWEEP_SECONDS", default=30.0),
+    },
+    "webhook-failure-report": {
+        "call": "webhooks.services.webhook_subscriptions_report_failing",
+        "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),
+    },
+}
+# Outbox events (and their webhook deliveries and attempts) are kept this long, then purged.
+OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
+
+# Webhook deliveries (docs/webhooks.md). An attempt counts when the receiver answers 2xx within the timeout;
+# anything else is retried with exponential backoff and jitter until WEBHOOK_RETRY_FOR_SECONDS after the event.
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=5.0)
+WEBHOOK_RETRY_FOR_SECONDS = env.int("WEBHOOK_RETRY_FOR_SECONDS", default=7 * 24 * 60 * 60)
+WEBHOOK_RETRY_BASE_SECONDS = env.float("WEBHOOK_RETRY_BASE_SECONDS", default=30.0)
+WEBHOOK_RETRY_MAX_DELAY_SECONDS = env.float("WEBHOOK_RETRY_MAX_DELAY_SECONDS", default=12 * 60 * 60)
+# Each delay is drawn from [delay x (1 - jitter), delay x (1 + jitter)], so retries of one outage spread out.
+WEBHOOK_RETRY_JITTER = env.float("WEBHOOK_RETRY_JITTER", default=0.25)
+# A worker holds a delivery this long while it sends; a worker that dies mid-send frees it when the lease ends.
+# Must exceed the longest attempt (the timeout), or a slow attempt could be sent twice at once.
+WEBHOOK_LEASE_SECONDS = env.float("WEBHOOK_LEASE_SECONDS", default=60.0)
+# The sweep picks up deliveries and events this overdue: the ones whose own task was lost with a worker.
+WEBHOOK_SWEEP_GRACE_SECONDS = env.float("WEBHOOK_SWEEP_GRACE_SECONDS", default=30.0)
+# Bytes of a receiver's answer read (and kept with the attempt, for support); the rest is never read.
+WEBHOOK_RESPONSE_MAX_BYTES = env.int("WEBHOOK_RESPONSE_MAX_BYTES", default=1024)
+# Host names or addresses a subscription may use even where production refuses them (http, loopback,
+# private addresses): for tests and local receivers. Link-local and cloud metadata addresses stay refused.
+WEBHOOK_ALLOWED_HOSTS = env.list("WEBHOOK_ALLOWED_HOSTS", default=[])
+# How long a process trusts its knowledge of which accounts have an active subscription.
+WEBHOOK_SUBSCRIPTION_CACHE_SECONDS = env.float("WEBHOOK_SUBSCRIPTION_CACHE_SECONDS", default=5.0)
+# A subscription whose deliveries have all failed for this long is reported (log, admin, `webhook_status`).
+WEBHOOK_FAILING_REPORT_AFTER_SECONDS = env.int("WEBHOOK_FAILING_REPORT_AFTER_SECONDS", default=24 * 60 * 60)
+# Sent in every notification body (`gr4vy_id`, `environment`) so one receiver can tell instances apart.
+WEBHOOK_INSTANCE_ID = env.str("WEBHOOK_INSTANCE_ID", default="payments")
+WEBHOOK_ENVIRONMENT = env.str(
+    "WEBHOOK_ENVIRONMENT", default="sandbox" if PAYMENT_CONNECTOR.endswith(".SandboxConnector") else "production"
+)

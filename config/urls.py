@@ -18,4 +18,5 @@ urlpatterns = [
     path("", include("checkout.api.urls")),
     path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)
     path("", include("transactions.api.urls")),
+    path("", include("webhooks.api.urls")),
 ]

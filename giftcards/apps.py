@@ -9,9 +9,14 @@ class GiftCardsConfig(config.StaffAppConfig):
     operator_permissions = ("deactivate_issuedgiftcard",)
 
     def ready(self) -> None:
+        from giftcards.api.targets import gift_card_balance_target
         from giftcards.demo import seed_demo_gift_cards
         from giftcards.models import IssuedGiftCard
+        from giftcards.services import BALANCE_TARGET
+        from payments import outbox
         from payments.ops import demo
+
+        outbox.register_target(BALANCE_TARGET, gift_card_balance_target)
 
         demo.register(
             demo.DemoSeeder(

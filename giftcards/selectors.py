@@ -1,7 +1,7 @@
 """Reads of stored gift cards and balances, always scoped to one merchant account, and the lookups the
 transactions app uses to find the card a client means."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TypedDict
 from uuid import UUID
@@ -11,7 +11,7 @@ from django.db.models import F, OrderBy, QuerySet
 
 from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
-from giftcards.models import GiftCard, IssuedGiftCard
+from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check, issued_card_require_usable
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
@@ -171,6 +171,16 @@ def _balance(
         usage_count=usage_count,
         last_used_at=last_used_at,
     )
+
+
+def gift_card_balance_after(*, entry_id: UUID | str) -> GiftCardBalance | None:
+    """The summary of the card a ledger entry moved money on, with the balance that entry left (what a balance
+    notification shows: the movement's outcome, not whatever later movements made of it); None if not found."""
+    entry = LedgerEntry.objects.select_related("card__service").filter(pk=entry_id).first()
+    if entry is None:
+        return None
+    summary = _balance(entry.card, last_used_at=entry.created_at)
+    return replace(summary, balance=entry.balance_after) if summary.balance is not None else summary
 
 
 # --- for the transactions app ------------------------------------------------------------------------

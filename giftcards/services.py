@@ -42,6 +42,7 @@ from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEn
 from giftcards.providers import provider_for
 from payments.errors import DomainError, DuplicateRecord, NotFound
 from payments.models import MerchantAccount
+from payments.outbox import outbox_publish
 from payments.validators import MAX_AMOUNT, validate_currency
 from payments.vault.cards import luhn_valid
 
@@ -276,6 +277,7 @@ def issued_card_redeem(
         raise InsufficientFunds()
     entry = provider_for(card.service).redeem(card=card, amount=amount, reference=reference)
     GiftCard.objects.filter(issued_card=card).update(usage_count=F("usage_count") + 1, last_used_at=entry.created_at)
+    _notify_balance(card, entry, "gift-card.redeemed")
     return entry
 
 
@@ -290,7 +292,23 @@ def issued_card_refund(*, card: IssuedGiftCard, amount: int, reference: str) -> 
     card = _locked(card)
     if amount > _refundable(card, reference):
         raise InvalidAmount("The refund is larger than what is left to refund under this reference.")
-    return provider_for(card.service).refund(card=card, amount=amount, reference=reference)
+    entry = provider_for(card.service).refund(card=card, amount=amount, reference=reference)
+    _notify_balance(card, entry, "gift-card.refunded")
+    return entry
+
+
+# The outbox target type of a balance change: rendered as a `GiftCardSummary` (giftcards.api.targets).
+BALANCE_TARGET = "gift-card-balance"
+
+
+def _notify_balance(card: IssuedGiftCard, entry: LedgerEntry, name: str) -> None:
+    """Tell the merchant's webhook receivers the card's balance changed, in this same transaction."""
+    outbox_publish(
+        merchant_account_id=card.service.merchant_account_id,
+        name=name,
+        target_type=BALANCE_TARGET,
+        target_id=str(entry.pk),
+    )
 
 
 def _refundable(card: IssuedGiftCard, reference: str) -> int:

@@ -11,8 +11,11 @@ class PaymentsConfig(config.StaffAppConfig):
     verbose_name = "Payments platform"
 
     def ready(self) -> None:
+        from payments.jobs.schedule import scheduled_runs_purge_expired
+        from payments.jobs.tasks import task_results_purge_expired
         from payments.middleware import cors  # noqa: F401 - connects the CORS origin check
         from payments.ops import checks, purge  # noqa: F401 - checks registers the system checks
+        from payments.outbox import outbox_events_purge_expired
         from payments.rest.idempotency import idempotency_purge_expired
         from payments.vault.services import vaulted_cards_purge_expired, vaulted_security_codes_purge_expired
 
@@ -20,6 +23,9 @@ class PaymentsConfig(config.StaffAppConfig):
         purge.register("vaulted-cards", vaulted_cards_purge_expired)
         purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)
         purge.register("idempotency-keys", idempotency_purge_expired)
+        purge.register("outbox-events", outbox_events_purge_expired)
+        purge.register("scheduled-runs", scheduled_runs_purge_expired)
+        purge.register("task-results", task_results_purge_expired)
 
 
 def _sync_roles(sender: AppConfig, **kwargs: object) -> None:

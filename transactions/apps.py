@@ -8,9 +8,15 @@ class TransactionsConfig(config.StaffAppConfig):
     operator_permissions = ("operate_transaction",)
 
     def ready(self) -> None:
+        from payments import outbox
         from payments.ops import demo
+        from transactions import notifications
+        from transactions.api.targets import refund_target, transaction_target
         from transactions.demo import seed_demo_transactions
         from transactions.models import Transaction
+
+        outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
+        outbox.register_target(notifications.REFUND_TARGET, refund_target)
 
         demo.register(
             demo.DemoSeeder(

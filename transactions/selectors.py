@@ -10,7 +10,7 @@ from django.db.models.fields.json import KeyTransform
 
 from payments.errors import NotFound
 from payments.models import MerchantAccount
-from transactions.models import Refund, Transaction
+from transactions.models import Refund, Transaction, TransactionEvent
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -85,3 +85,14 @@ def refund_get(
     if refund is None:
         raise NotFound(_REFUND_NOT_FOUND)
     return refund
+
+
+def transaction_event_list(*, txn: Transaction) -> QuerySet[TransactionEvent]:
+    """The transaction's history; pagination orders it (newest first)."""
+    return TransactionEvent.objects.filter(transaction=txn)
+
+
+def transaction_action_list(*, txn: Transaction) -> list[dict[str, object]]:
+    """The routing rule actions that acted on the transaction: none, since this server has no routing rules
+    (every transaction goes to the one configured connector)."""
+    return []

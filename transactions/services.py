@@ -44,6 +44,7 @@ from transactions.models import (
     TransactionEvent,
     TransactionStatus,
 )
+from transactions.notifications import refund_notify, transaction_notify
 from transactions.requests import MAX_GIFT_CARDS, GiftCardRequest, PaymentCard, TransactionRequest
 
 S = TransactionStatus
@@ -171,6 +172,7 @@ def _move(txn: Transaction, to: str, *, name: str, actor: Actor, amount: int | N
         setattr(txn, field, value)
     txn.save(update_fields=["status", *changes, "updated_at"])
     _event(txn, name=name, actor=actor, from_status=from_status, amount=amount)
+    transaction_notify(txn, event_name=name)
 
 
 def _answer(result: ConnectorResult) -> dict[str, Any]:
@@ -609,6 +611,7 @@ def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, 
         **fields,
     )
     _event(txn, name="refund_requested", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    refund_notify(refund)
     return refund
 
 
@@ -631,7 +634,16 @@ def _refund_gift_card(
     redemption.refunded_amount += amount
     redemption.save(update_fields=["refunded_amount", "updated_at"])
     txn.save(update_fields=["updated_at"])
-    _event(txn, name="refund_succeeded", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    _event(
+        txn,
+        name="refund_succeeded",
+        actor=actor,
+        from_status=txn.status,
+        amount=amount,
+        refund=str(refund.pk),
+        redemption=str(redemption.pk),
+    )
+    refund_notify(refund)
     return refund
 
 
@@ -694,6 +706,7 @@ def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> 
         amount=refund.amount,
         refund=str(refund.pk),
     )
+    refund_notify(refund)
     refund.transaction = txn
     return refund
 

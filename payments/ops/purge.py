@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from django.utils import timezone
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 500
@@ -90,3 +92,15 @@ def purge_all(
             yield PurgeResult(name=name, purged=purged, error=exc)
         else:
             yield PurgeResult(name=name, purged=purged)
+
+
+def purge_registered(*, only: list[str] | None = None, exclude: list[str] | None = None) -> dict[str, int]:
+    """Run the registered jobs (those in `only`, less those in `exclude`) now, as a scheduled job; raise after
+    running them all when any failed, so the engine records the failure."""
+    names = set(only) if only is not None else set(registered_jobs())
+    names -= set(exclude or ())
+    results = list(purge_all(now=timezone.now(), only=names))
+    failed = [result.name for result in results if result.error is not None]
+    if failed:
+        raise RuntimeError(f"Purge failed for: {', '.join(failed)} (see the log).")
+    return {result.name: result.purged for result in results}

@@ -1,7 +1,12 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from transactions.api.views import RefundViewSet, TransactionRefundViewSet, TransactionViewSet
+from transactions.api.views import (
+    RefundViewSet,
+    TransactionEventViewSet,
+    TransactionRefundViewSet,
+    TransactionViewSet,
+)
 
 router = SimpleRouter(trailing_slash=False)
 router.register("transactions", TransactionViewSet, basename="transaction")
@@ -15,5 +20,10 @@ urlpatterns = [
     path("transactions/<str:transaction_id>/refunds", refunds, name="transaction-refund-list"),
     path("transactions/<str:transaction_id>/refunds/all", refund_everything, name="transaction-refund-all"),
     path("transactions/<str:transaction_id>/refunds/<str:refund_id>", refund, name="transaction-refund-detail"),
+    path(
+        "transactions/<str:transaction_id>/events",
+        TransactionEventViewSet.as_view({"get": "list"}),
+        name="transaction-event-list",
+    ),
     path("refunds/<str:refund_id>", RefundViewSet.as_view({"get": "retrieve"}), name="refund-detail"),
 ]

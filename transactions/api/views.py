@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
 from payments.rest.idempotency import idempotent
+from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import require_pinned_claims
@@ -20,16 +21,25 @@ from transactions.api.serializers import (
     RefundCreateInput,
     RefundOutput,
     RefundsOutput,
+    TransactionActionsOutput,
     TransactionCancelOutput,
     TransactionCaptureInput,
     TransactionCaptureOutput,
     TransactionCreateInput,
+    TransactionEventOutput,
     TransactionOutput,
     TransactionUpdateInput,
     TransactionVoidOutput,
 )
-from transactions.models import Refund, Transaction
-from transactions.selectors import refund_get, refund_list, transaction_get, transaction_list
+from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.selectors import (
+    refund_get,
+    refund_list,
+    transaction_action_list,
+    transaction_event_list,
+    transaction_get,
+    transaction_list,
+)
 from transactions.services import (
     ActionResult,
     Actor,
@@ -125,6 +135,12 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
             return Response(TransactionVoidOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
 
+    @extend_schema(responses={200: TransactionActionsOutput})
+    @action(detail=True, methods=["get"])
+    def actions(self, request: Request, transaction_id=None) -> Response:
+        items = transaction_action_list(txn=self.get_object())
+        return Response(TransactionActionsOutput({"items": items}).data)
+
     @extend_schema(request=None, responses={200: TransactionCancelOutput})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, transaction_id=None) -> Response:
@@ -169,6 +185,24 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         refunds = refund_all(txn=self._transaction(), actor=_actor(request), **data)
         page = {"items": refunds, "limit": max(len(refunds), 1)}
         return Response(RefundsOutput(page).data, status=status.HTTP_201_CREATED)
+
+
+class TransactionEventPagination(KeysetCursorPagination):
+    # Upstream pages a transaction's history 100 events at a time unless asked otherwise.
+    default_limit = 100
+
+
+class TransactionEventViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
+    """`GET /transactions/{id}/events`: the transaction's history, newest first."""
+
+    queryset = TransactionEvent.objects.none()  # names the model for the schema; requests use get_queryset()
+    scope_resource = "transactions"
+    serializer_class = TransactionEventOutput
+    pagination_class = TransactionEventPagination
+
+    def get_queryset(self):
+        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
+        return transaction_event_list(txn=txn)
 
 
 class RefundViewSet(viewsets.GenericViewSet):

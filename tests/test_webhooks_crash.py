@@ -1,0 +1,112 @@
+"""Nothing lost when processes die: on PostgreSQL + Redis, two worker processes deliver, one is killed (SIGKILL)
+in the middle of a delivery, and the process that made the changes is killed right after its commit. Every
+event still reaches the receiver, and no delivery is ever in flight twice at once."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from tests.test_rate_limits_concurrency import ROOT, _database_url
+from transactions.tests.factories import TransactionFactory
+from webhooks.models import DeliveryState, WebhookDelivery
+from webhooks.tests.factories import subscription_for
+from webhooks.tests.receiver import running_receiver
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+CHANGER = """
+import django, sys, time
+django.setup()
+from transactions.models import Transaction
+from transactions.services import SYSTEM, transaction_capture
+for txn in Transaction.objects.filter(status="authorization_succeeded"):
+    transaction_capture(txn=txn, actor=SYSTEM)
+print("committed", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def environment(settings):
+    if "RedisCache" not in settings.CACHES["default"]["BACKEND"]:
+        pytest.skip("needs Redis (set REDIS_URL)")
+    settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]
+    return {
+        **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+        "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",
+        "WEBHOOK_TIMEOUT_SECONDS": "5",
+        # Short enough for a test, longer than an attempt: a dead worker's delivery is free again after 6 s.
+        "WEBHOOK_LEASE_SECONDS": "6",
+        "WEBHOOK_SWEEP_SECONDS": "1",
+        "WEBHOOK_SWEEP_GRACE_SECONDS": "0.5",
+        "WORKER_POLL_SECONDS": "0.05",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def _start(command: list[str], env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "manage.py", *command], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+
+
+def _wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_every_event_is_delivered_when_a_worker_and_the_changing_process_are_killed(environment, merchant_account):
+    transactions = [TransactionFactory(merchant_account=merchant_account, authorized=True) for _ in range(3)]
+    with running_receiver(behaviour="block-first") as receiver:
+        subscription_for(merchant_account, receiver.url)
+        workers = [_start(["run_worker", "--no-startup-delay", "--verbosity", "0"], environment) for _ in range(2)]
+        changer = _start(["shell", "--verbosity", "0", "-c", CHANGER], environment)
+        try:
+            lines = iter(changer.stdout.readline, b"")
+            assert b"committed\n" in lines  # reads up to that line (or fails at the end of the output)
+            os.kill(changer.pid, signal.SIGKILL)  # right after its commit: nothing after it ever runs
+            changer.wait(10)
+
+            assert receiver.arrived.wait(30), "no delivery reached the receiver"
+            blocked = WebhookDelivery.objects.get(pk=receiver.received[0].headers["X-Gr4vy-Webhook-Id"])
+            pid = int(blocked.leased_by.rsplit(":", 1)[1])
+            assert pid in {worker.pid for worker in workers}
+            os.kill(pid, signal.SIGKILL)  # mid-delivery: the receiver holds its request
+            receiver.release.set()
+
+            _wait_for(
+                lambda: WebhookDelivery.objects.filter(state=DeliveryState.DELIVERED).count() == 2 * len(transactions),
+                60,
+                "every delivery to be delivered",
+            )
+        finally:
+            if changer.poll() is None:
+                changer.kill()
+            for worker in workers:
+                if worker.poll() is None:
+                    worker.send_signal(signal.SIGTERM)
+                    worker.wait(30)
+
+    delivered = {str(delivery.pk) for delivery in WebhookDelivery.objects.all()}
+    received = [item.headers["X-Gr4vy-Webhook-Id"] for item in receiver.received]
+    assert set(received) == delivered
+    assert received.count(str(blocked.pk)) == 2  # sent again after its worker died
+    assert receiver.max_in_flight == 1
+    names = sorted(body["name"] for body in receiver.bodies())
+    assert names.count("transaction.captured") == 3
+    assert settings.DATABASES  # the workers used the test database: the deliveries above are its rows

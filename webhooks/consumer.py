@@ -1,0 +1,18 @@
+"""The webhooks app as a consumer of the outbox (`payments.outbox`)."""
+
+from __future__ import annotations
+
+from payments.models import OutboxEvent
+from webhooks import selectors, tasks
+
+
+class WebhookConsumer:
+    """Events of accounts with an active subscription are written, and their dispatch queued with them."""
+
+    def listens(self, merchant_account_id: str) -> bool:
+        return selectors.account_has_active_subscription(merchant_account_id)
+
+    def published(self, event: OutboxEvent) -> None:
+        # The task row is written in the publishing transaction (the database task backend), so the event and
+        # the work to deliver it commit together; the sweep covers a backend that cannot promise that.
+        tasks.dispatch_event.enqueue(str(event.pk))

@@ -1,0 +1,414 @@
+"""Every write of the webhooks app: subscriptions (with their sealed secrets), turning outbox events into
+deliveries, sending a delivery once, sending it again, and reporting receivers that keep failing.
+
+Delivery is at least once and never twice at once: a worker claims a delivery with one conditional UPDATE
+(due, and not held by a live lease) before it sends, and records the outcome only under its own lease token.
+A worker that dies mid-send leaves a lease that simply runs out; the sweep then hands the delivery to another
+worker. docs/webhooks.md describes the schedule and the states.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import secrets
+import socket
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from payments.errors import DomainError
+from payments.models import MerchantAccount, OutboxEvent
+from payments.outbox import outbox_render_target
+from payments.vault import crypto
+from webhooks import outbound, selectors, signing, tasks
+from webhooks.models import AuthenticationKind, DeliveryState, WebhookAttempt, WebhookDelivery, WebhookSubscription
+
+logger = logging.getLogger(__name__)
+
+# Bytes of randomness in a signing secret (shown as twice as many hex digits).
+SECRET_BYTES = 32
+USER_AGENT = "payments-webhooks/1"
+# Who is sending, in leases and attempt records: enough for an operator to find the process.
+WORKER = f"{socket.gethostname()}:{os.getpid()}"
+_random = secrets.SystemRandom()
+
+
+@dataclass(frozen=True)
+class BasicAuthentication:
+    """Credentials the receiver checks on every delivery (HTTP basic)."""
+
+    username: str
+    password: str
+
+
+class _Unchanged:
+    """The default of an update's optional fields: leave the value as it is."""
+
+
+UNCHANGED = _Unchanged()
+
+
+# --- sealed values ----------------------------------------------------------------------------------------
+
+
+def _context(subscription: WebhookSubscription, field: str) -> str:
+    return f"webhooks.subscription:{subscription.pk}:{field}"
+
+
+def _seal(subscription: WebhookSubscription, field: str, value: str) -> str:
+    return crypto.encrypt(value, context=_context(subscription, field))
+
+
+def _open(subscription: WebhookSubscription, field: str, token: str) -> str:
+    return crypto.decrypt(token, context=_context(subscription, field))
+
+
+def webhook_subscription_secret(subscription: WebhookSubscription) -> str:
+    """The secret that signs deliveries now (shown in the API's answers, as upstream shows it)."""
+    return _open(subscription, "secret", subscription.secret_sealed)
+
+
+def webhook_subscription_rotating(subscription: WebhookSubscription, *, now: datetime | None = None) -> bool:
+    """Whether the secret a rotation replaced still signs too."""
+    expires = subscription.previous_secret_expires_at
+    return subscription.previous_secret_sealed is not None and expires is not None and expires > (now or timezone.now())
+
+
+def webhook_subscription_signing_secrets(subscription: WebhookSubscription, *, now: datetime) -> list[str]:
+    """Every secret that signs a delivery sent `now`: the current one, then the one a rotation replaced."""
+    live = [webhook_subscription_secret(subscription)]
+    if webhook_subscription_rotating(subscription, now=now) and subscription.previous_secret_sealed:
+        live.append(_open(subscription, "previous_secret", subscription.previous_secret_sealed))
+    return live
+
+
+def webhook_subscription_password(subscription: WebhookSubscription) -> str | None:
+    """The receiver's basic-auth password, for sending only (the API shows it masked)."""
+    if subscription.auth_password_sealed is None:
+        return None
+    return _open(subscription, "auth_password", subscription.auth_password_sealed)
+
+
+# --- subscriptions ----------------------------------------------------------------------------------------
+
+
+def _require_url(url: str) -> None:
+    try:
+        outbound.url_check(url)
+    except outbound.UnsafeUrl as exc:
+        raise DomainError(str(exc), pointer="/url") from None
+
+
+def _set_authentication(subscription: WebhookSubscription, authentication: BasicAuthentication | None) -> None:
+    if authentication is None:
+        subscription.auth_kind = subscription.auth_username = subscription.auth_password_sealed = None
+        return
+    subscription.auth_kind = AuthenticationKind.BASIC
+    subscription.auth_username = authentication.username
+    subscription.auth_password_sealed = _seal(subscription, "auth_password", authentication.password)
+
+
+def _changed(subscription: WebhookSubscription) -> None:
+    """This process forgets at once what it knew of the account's subscriptions; others within the cache time."""
+    selectors.forget_active_subscriptions(subscription.merchant_account_id)
+    transaction.on_commit(lambda: selectors.forget_active_subscriptions(subscription.merchant_account_id))
+
+
+@transaction.atomic
+def webhook_subscription_create(
+    *,
+    merchant_account: MerchantAccount,
+    url: str,
+    active: bool = True,
+    authentication: BasicAuthentication | None = None,
+) -> WebhookSubscription:
+    """A subscription to every event of the account, with a new signing secret; the URL must be a safe receiver."""
+    _require_url(url)
+    subscription = WebhookSubscription(id=uuid.uuid4(), merchant_account=merchant_account, url=url, active=active)
+    subscription.secret_sealed = _seal(subscription, "secret", secrets.token_hex(SECRET_BYTES))
+    _set_authentication(subscription, authentication)
+    subscription.save(force_insert=True)
+    _changed(subscription)
+    return subscription
+
+
+@transaction.atomic
+def webhook_subscription_update(
+    *,
+    subscription: WebhookSubscription,
+    url: str | _Unchanged = UNCHANGED,
+    active: bool | _Unchanged = UNCHANGED,
+    authentication: BasicAuthentication | _Unchanged | None = UNCHANGED,
+) -> WebhookSubscription:
+    """Change only what is given; `authentication=None` removes the receiver's credentials."""
+    subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription.pk)
+    if not isinstance(url, _Unchanged):
+        _require_url(url)
+        subscription.url = url
+    if not isinstance(active, _Unchanged):
+        subscription.active = active
+    if not isinstance(authentication, _Unchanged):
+        _set_authentication(subscription, authentication)
+    subscription.save()
+    _changed(subscription)
+    return subscription
+
+
+@transaction.atomic
+def webhook_subscription_delete(*, subscription: WebhookSubscription) -> None:
+    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included."""
+    _changed(subscription)
+    subscription.delete()
+
+
+@transaction.atomic
+def webhook_subscription_rotate_secret(
+    *, subscription: WebhookSubscription, delta_minutes: int | None, now: datetime | None = None
+) -> WebhookSubscription:
+    """A new signing secret; the current one keeps signing beside it for `delta_minutes` (none or 0: it stops now).
+
+    A rotation during a rotation retires the oldest secret at once: at most two secrets are ever live.
+    """
+    now = now or timezone.now()
+    subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription.pk)
+    if delta_minutes:
+        current = webhook_subscription_secret(subscription)
+        subscription.previous_secret_sealed = _seal(subscription, "previous_secret", current)
+        subscription.previous_secret_expires_at = now + timedelta(minutes=delta_minutes)
+    else:
+        subscription.previous_secret_sealed = subscription.previous_secret_expires_at = None
+    subscription.secret_sealed = _seal(subscription, "secret", secrets.token_hex(SECRET_BYTES))
+    subscription.save()
+    logger.info(
+        "Webhook subscription %s: secret rotated (old secret valid %s more minutes)",
+        subscription.pk,
+        delta_minutes or 0,
+    )
+    return subscription
+
+
+# --- from event to deliveries -----------------------------------------------------------------------------
+
+
+def _timestamp(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def webhook_body(event: OutboxEvent, target: dict[str, Any]) -> str:
+    """The notification, upstream's shape: one event naming what changed, with the target as the API shows it."""
+    return json.dumps(
+        {
+            "type": "event",
+            "id": str(event.pk),
+            "name": event.name,
+            "created_at": _timestamp(event.created_at),
+            "merchant_account_id": event.merchant_account_id,
+            "gr4vy_id": settings.WEBHOOK_INSTANCE_ID,
+            "environment": settings.WEBHOOK_ENVIRONMENT,
+            "target": target,
+        },
+        cls=DjangoJSONEncoder,
+        separators=(",", ":"),
+    )
+
+
+def webhook_event_dispatch(*, event_id: uuid.UUID | str, now: datetime | None = None) -> list[WebhookDelivery]:
+    """One delivery per active subscription of the event's account, made once (a repeat finds the event taken),
+    each queued for its first attempt in the same transaction."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        event = OutboxEvent.objects.select_for_update().filter(pk=event_id, dispatched_at__isnull=True).first()
+        if event is None:
+            return []
+        subscriptions = list(selectors.active_subscriptions_of(event.merchant_account_id))
+        target = (
+            outbox_render_target(target_type=event.target_type, target_id=event.target_id) if subscriptions else None
+        )
+        deliveries = []
+        if target is not None:
+            body = webhook_body(event, target)
+            retry_until = event.created_at + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS)
+            deliveries = WebhookDelivery.objects.bulk_create(
+                WebhookDelivery(
+                    subscription=subscription, event=event, body=body, next_attempt_at=now, retry_until=retry_until
+                )
+                for subscription in subscriptions
+            )
+            for delivery in deliveries:
+                tasks.attempt_delivery.enqueue(str(delivery.pk))
+        event.dispatched_at = now
+        event.save(update_fields=["dispatched_at"])
+    return deliveries
+
+
+# --- one attempt ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """What one claimed attempt did: its record, and when the delivery will be tried again (None: it will not)."""
+
+    attempt: WebhookAttempt
+    retry_at: datetime | None
+
+
+def webhook_retry_delay(attempt_number: int) -> timedelta:
+    """How long after failed attempt `attempt_number` (1, 2, ...) the next one is due: doubling from
+    `WEBHOOK_RETRY_BASE_SECONDS` up to `WEBHOOK_RETRY_MAX_DELAY_SECONDS`, spread by `WEBHOOK_RETRY_JITTER`."""
+    base = settings.WEBHOOK_RETRY_BASE_SECONDS * 2 ** min(attempt_number - 1, 32)
+    delay = min(base, settings.WEBHOOK_RETRY_MAX_DELAY_SECONDS)
+    jitter = settings.WEBHOOK_RETRY_JITTER
+    return timedelta(seconds=delay * _random.uniform(1 - jitter, 1 + jitter))
+
+
+def _claim(delivery_id: uuid.UUID | str, *, now: datetime, worker: str) -> uuid.UUID | None:
+    """Take the delivery for one attempt if it is due and no live lease holds it; one UPDATE, so one winner."""
+    token = uuid.uuid4()
+    claimed = (
+        WebhookDelivery.objects.filter(pk=delivery_id, state=DeliveryState.PENDING, next_attempt_at__lte=now)
+        .filter(Q(leased_until__isnull=True) | Q(leased_until__lt=now))
+        .update(
+            leased_until=now + timedelta(seconds=settings.WEBHOOK_LEASE_SECONDS),
+            lease_token=token,
+            leased_by=worker,
+            attempt_count=F("attempt_count") + 1,
+        )
+    )
+    return token if claimed else None
+
+
+def _headers(delivery: WebhookDelivery, *, now: datetime) -> dict[str, str]:
+    subscription = delivery.subscription
+    timestamp = int(now.timestamp())
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        signing.ID_HEADER: str(delivery.pk),
+        signing.TIMESTAMP_HEADER: str(timestamp),
+        signing.SIGNATURES_HEADER: signing.signatures_header(
+            webhook_subscription_signing_secrets(subscription, now=now), timestamp=timestamp, body=delivery.body
+        ),
+    }
+    password = webhook_subscription_password(subscription)
+    if subscription.auth_kind == AuthenticationKind.BASIC and password is not None:
+        credentials = base64.b64encode(f"{subscription.auth_username}:{password}".encode()).decode()
+        headers["Authorization"] = f"Basic {credentials}"
+    return headers
+
+
+def webhook_delivery_attempt(
+    *, delivery_id: uuid.UUID | str, now: datetime | None = None, worker: str = WORKER
+) -> AttemptOutcome | None:
+    """Send the delivery once if it is due and free; None when it is not (delivered, not yet due, or being sent
+    by another worker). A 2xx within the timeout delivers it; anything else schedules the next attempt, or gives
+    up once the retry window is over."""
+    now = now or timezone.now()
+    token = _claim(delivery_id, now=now, worker=worker)
+    if token is None:
+        return None
+    delivery = WebhookDelivery.objects.select_related("subscription", "event").get(pk=delivery_id)
+    if delivery.subscription.active:
+        answer = outbound.post(
+            delivery.subscription.url, body=delivery.body.encode(), headers=_headers(delivery, now=now)
+        )
+    else:
+        answer = outbound.Answer(
+            status_code=None, excerpt="", error="Not sent: the subscription is inactive.", duration_ms=0
+        )
+    return _record(delivery, token=token, answer=answer, now=now, worker=worker)
+
+
+@transaction.atomic
+def _record(
+    delivery: WebhookDelivery, *, token: uuid.UUID, answer: outbound.Answer, now: datetime, worker: str
+) -> AttemptOutcome:
+    attempt = WebhookAttempt.objects.create(
+        delivery=delivery,
+        number=delivery.attempt_count,
+        started_at=now,
+        duration_ms=answer.duration_ms,
+        succeeded=answer.succeeded,
+        status_code=answer.status_code,
+        error=answer.error[:255],
+        response_excerpt=answer.excerpt,
+        worker=worker,
+        requested_by=delivery.resend_requested_by,
+    )
+    mine = WebhookDelivery.objects.filter(pk=delivery.pk, lease_token=token)
+    released = {"leased_until": None, "lease_token": None, "resend_requested_by": ""}
+    subscription = WebhookSubscription.objects.filter(pk=delivery.subscription_id)
+    retry_at = None if answer.succeeded else now + webhook_retry_delay(delivery.attempt_count)
+    if answer.succeeded:
+        updated = mine.update(
+            state=DeliveryState.DELIVERED, delivered_at=now, next_attempt_at=None, updated_at=now, **released
+        )
+        subscription.update(failing_since=None, last_delivered_at=now)
+    elif retry_at is None or not delivery.subscription.active or retry_at > delivery.retry_until:
+        retry_at = None
+        updated = mine.update(state=DeliveryState.EXPIRED, next_attempt_at=None, updated_at=now, **released)
+        logger.warning(
+            "Webhook delivery %s to subscription %s given up after %d attempts: %s",
+            delivery.pk,
+            delivery.subscription_id,
+            delivery.attempt_count,
+            answer.error,
+        )
+    else:
+        updated = mine.update(next_attempt_at=retry_at, updated_at=now, **released)
+        subscription.filter(failing_since__isnull=True).update(failing_since=now)
+        tasks.attempt_delivery.using(run_after=retry_at).enqueue(str(delivery.pk))
+    if not updated:
+        # The lease ran out while this attempt was sending and another worker has the delivery now.
+        logger.warning("Webhook delivery %s: attempt %d outlived its lease", delivery.pk, attempt.number)
+        retry_at = None
+    return AttemptOutcome(attempt=attempt, retry_at=retry_at)
+
+
+# --- operators ---------------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def webhook_delivery_resend(
+    *, delivery: WebhookDelivery, requested_by: str, now: datetime | None = None
+) -> WebhookDelivery:
+    """Send the delivery again now, whatever its state (delivered, pending or given up), with a fresh retry
+    window; the next attempt is recorded as asked for by `requested_by`."""
+    now = now or timezone.now()
+    delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
+    delivery.state = DeliveryState.PENDING
+    delivery.next_attempt_at = now
+    delivery.retry_until = max(delivery.retry_until, now + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS))
+    delivery.resend_requested_by = requested_by
+    delivery.save(update_fields=["state", "next_attempt_at", "retry_until", "resend_requested_by", "updated_at"])
+    tasks.attempt_delivery.enqueue(str(delivery.pk))
+    logger.info("Webhook delivery %s: sent again at the request of %s", delivery.pk, requested_by)
+    return delivery
+
+
+def webhook_subscriptions_report_failing(*, now: datetime | None = None) -> list[WebhookSubscription]:
+    """Log a warning for every subscription whose attempts have all failed for `WEBHOOK_FAILING_REPORT_AFTER_SECONDS`
+    (the scheduled failure report); returns them."""
+    now = now or timezone.now()
+    since = now - timedelta(seconds=settings.WEBHOOK_FAILING_REPORT_AFTER_SECONDS)
+    failing = list(selectors.subscriptions_failing(since=since))
+    for subscription in failing:
+        logger.warning(
+            "Webhook subscription %s (merchant account %s) has failed every attempt since %s: "
+            "%d deliveries pending, %d given up",
+            subscription.pk,
+            subscription.merchant_account_id,
+            _timestamp(subscription.failing_since or now),
+            subscription.pending,  # type: ignore[attr-defined]
+            subscription.given_up,  # type: ignore[attr-defined]
+        )
+    return failing

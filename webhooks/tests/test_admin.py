@@ -1,0 +1,60 @@
+"""The webhooks admin: read-only, secrets never shown, "send again" POST only, for operators, logged."""
+
+import pytest
+from django.contrib.admin.models import LogEntry
+
+from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
+from transactions.services import SYSTEM, transaction_void
+from transactions.tests.factories import TransactionFactory
+from webhooks.models import DeliveryState, WebhookDelivery
+from webhooks.services import webhook_subscription_secret
+from webhooks.tests.conftest import run_tasks
+from webhooks.tests.factories import subscription_for
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def delivered(merchant_account, receiver):
+    subscription = subscription_for(merchant_account, receiver.url)
+    transaction_void(txn=TransactionFactory(merchant_account=merchant_account, authorized=True), actor=SYSTEM)
+    run_tasks()
+    return subscription, WebhookDelivery.objects.order_by("created_at").first()
+
+
+def _send_again(client, delivery):
+    return client.post(
+        "/admin/webhooks/webhookdelivery/", {"action": "send_again", "_selected_action": [str(delivery.pk)]}
+    )
+
+
+def test_an_operator_sends_a_delivery_again_and_it_is_logged(client, staff_login, receiver, delivered):
+    subscription, delivery = delivered
+    user = staff_login(PAYMENTS_OPERATOR)
+    sent = len(receiver.received)
+
+    assert client.get(f"/admin/webhooks/webhookdelivery/{delivery.pk}/change/").status_code == 200
+    page = client.get(f"/admin/webhooks/webhooksubscription/{subscription.pk}/change/").content.decode()
+    assert webhook_subscription_secret(subscription) not in page
+    response = _send_again(client, delivery)
+    run_tasks()
+
+    assert response.status_code == 302
+    assert len(receiver.received) == sent + 1
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.DELIVERED
+    assert delivery.attempts.last().requested_by == user.username
+    assert LogEntry.objects.filter(object_id=str(delivery.pk), change_message="Sent again.").exists()
+
+
+def test_support_cannot_send_again_and_a_get_changes_nothing(client, staff_login, receiver, delivered):
+    _, delivery = delivered
+    staff_login(SUPPORT)
+    sent = len(receiver.received)
+
+    _send_again(client, delivery)
+    client.get("/admin/webhooks/webhookdelivery/", {"action": "send_again", "_selected_action": [str(delivery.pk)]})
+    run_tasks()
+
+    assert len(receiver.received) == sent
+    assert not LogEntry.objects.exists()
