@@ -4,6 +4,7 @@ Defaults run on a fresh machine (SQLite file, in-process cache, DEBUG on). `DJAN
 switches production strictness on: every secret must then come from the environment.
 """
 
+import os
 import re
 from pathlib import Path
 
@@ -14,8 +15,11 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 LOCAL_DIR = BASE_DIR / ".local"
 
 env = environ.Env()
-# `make run` writes generated development secrets here; real environment variables win.
-environ.Env.read_env(LOCAL_DIR / "env", overwrite=False)
+# `make run` writes generated development secrets to .local/env; real environment variables win. LOCAL_ENV_FILE
+# names another file, or none at all when empty (production hosts, and tests of production settings).
+LOCAL_ENV_FILE = os.environ.get("LOCAL_ENV_FILE", str(LOCAL_DIR / "env"))
+if LOCAL_ENV_FILE:
+    environ.Env.read_env(LOCAL_ENV_FILE, overwrite=False)
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 

@@ -24,12 +24,13 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    # Start from a clean slate so the developer's own DJANGO_*/DATABASE_URL variables cannot leak in.
+    # Start from a clean slate so the developer's own DJANGO_*/DATABASE_URL variables cannot leak in, nor the
+    # development secrets `make run` leaves in .local/env.
     base = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and not k.startswith("GR4VY_")}
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env={**base, **env},
+        env={**base, "LOCAL_ENV_FILE": "", **env},
         capture_output=True,
         text=True,
         timeout=120,
