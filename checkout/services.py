@@ -31,7 +31,6 @@ UPDATABLE_FIELDS = (
     "metadata",
     "buyer",
     "airline",
-    "payment_service_id",
     "intent",
     "payment_source",
     "merchant_initiated",

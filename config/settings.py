@@ -175,6 +175,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "payments.rest.permissions.MerchantAccountAccess",
         "payments.rest.permissions.ScopePermission",
+        "payments.rest.query.KnownQueryParameters",
     ],
     "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],

@@ -108,3 +108,47 @@ def test_errors_are_typed(sdk):
     with pytest.raises(errors.Error404):
         sdk.transactions.get(transaction_id="6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11")
     assert Transaction.objects.count() == 1
+
+
+def test_the_sdks_new_filters_filter_end_to_end(sdk):
+    grace = sdk.transactions.create(
+        amount=1500,
+        currency="USD",
+        payment_method=CARD,
+        buyer={"display_name": "Grace", "billing_details": {"email_address": "grace@example.com"}},
+        payment_source="moto",
+        merchant_initiated=True,
+        three_d_secure_data={
+            "version": "2.2.0",
+            "cavv": "AAABCZIhcQAAAABZlyFxAAAAAAA=",
+            "eci": "05",
+            "directory_response": "Y",
+            "directory_transaction_id": "c4e59ceb-a382-4d6a-bc87-385d591fa09d",
+        },
+        statement_descriptor={"name": "TEA SHOP"},
+    )
+    other = sdk.transactions.create(amount=700, currency="USD", payment_method=CARD)
+    assert (grace.three_d_secure.status, grace.statement_descriptor.name) == ("complete", "TEA SHOP")
+
+    def ids(**filters) -> list[str]:
+        return [item.id for item in sdk.transactions.list(**filters).result.items]
+
+    assert ids(buyer_email_address="Grace@Example.com") == [grace.id]
+    assert ids(buyer_search=["grace@example.com"]) == [grace.id]
+    assert ids(payment_source=["moto"]) == [grace.id]
+    assert ids(merchant_initiated=False) == [other.id]
+    assert ids(used_3ds=True) == [grace.id]
+    assert ids(reconciliation_id=other.reconciliation_id) == [other.id]
+    assert ids(reconciliation_id="zzz") == []
+    assert ids(disputed=True) == []
+    assert ids(disputed=False) == [other.id, grace.id]
+    assert ids(payment_method_id="6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11") == []
+
+
+def test_an_input_the_server_cannot_honour_is_a_typed_400(sdk):
+    with pytest.raises(errors.Error400) as refused:
+        sdk.transactions.create(
+            amount=100, currency="USD", payment_method=CARD, payment_service_id="6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11"
+        )
+    assert [detail.pointer for detail in refused.value.data.details] == ["/payment_service_id"]
+    assert not Transaction.objects.exists()

@@ -59,6 +59,11 @@ class Transaction(TimestampedModel):
     )
     buyer_external_identifier = models.CharField(max_length=200, null=True, blank=True)
     buyer_details = models.JSONField(null=True, blank=True)
+    # The buyer's email address lower-cased, for the list's filters (the display copy is in buyer_details).
+    buyer_email_address = models.CharField(max_length=320, null=True, blank=True)
+    # The address of the buyer's browser when it created the transaction itself (an embed token); a merchant's
+    # server is not the buyer, so its calls leave this empty.
+    ip_address = models.GenericIPAddressField(null=True, blank=True)
 
     # The payment method, shown masked: never the number or the security code. The sealed card stays in the
     # vault until it expires; the display copy here outlives it.
@@ -80,11 +85,32 @@ class Transaction(TimestampedModel):
     raw_response_description = models.CharField(max_length=255, null=True, blank=True)
     cvv_response_code = models.CharField(max_length=32, null=True, blank=True)
 
-    # Flags the client declared; stored and echoed, they do not change processing here.
+    # What the client declared about the payment: stored, echoed and passed to the connector with the
+    # authorization (payments.connectors.AuthorizationRequest), which decides what they change.
     payment_source = models.CharField(max_length=16, choices=PaymentSource.choices, default=PaymentSource.ECOMMERCE)
     merchant_initiated = models.BooleanField(default=False)
     is_subsequent_payment = models.BooleanField(default=False)
     account_funding_transaction = models.BooleanField(default=False)
+    allow_partial_authorization = models.BooleanField(default=False)
+    previous_scheme_transaction_id = models.CharField(max_length=100, null=True, blank=True)
+    previous_transaction_link_id = models.CharField(max_length=100, null=True, blank=True)
+    description = models.TextField(null=True, blank=True)
+    statement_descriptor = models.JSONField(null=True, blank=True)
+    browser_info = models.JSONField(null=True, blank=True)
+    connection_options = models.JSONField(null=True, blank=True)
+    installment_count = models.PositiveSmallIntegerField(null=True, blank=True)
+    recipient = models.JSONField(null=True, blank=True)
+    # The 3-D Secure result the client sent and what the connector made of it (upstream's summary shape).
+    three_d_secure = models.JSONField(null=True, blank=True)
+    # Purchase (level 2/3) data.
+    tax_amount = models.BigIntegerField(null=True, blank=True)
+    duty_amount = models.BigIntegerField(null=True, blank=True)
+    shipping_amount = models.BigIntegerField(null=True, blank=True)
+    amount_includes_tax = models.BooleanField(null=True, blank=True)
+    merchant_tax_id = models.CharField(max_length=100, null=True, blank=True)
+    purchase_order_number = models.CharField(max_length=100, null=True, blank=True)
+    customer_reference_number = models.CharField(max_length=100, null=True, blank=True)
+    supplier_order_number = models.CharField(max_length=100, null=True, blank=True)
 
     authorized_at = models.DateTimeField(null=True, blank=True)
     captured_at = models.DateTimeField(null=True, blank=True)
@@ -114,6 +140,20 @@ class Transaction(TimestampedModel):
             models.Index(fields=["merchant_account", "external_identifier"], name="transaction_external_id"),
             models.Index(fields=["merchant_account", "buyer_external_identifier"], name="transaction_buyer_ext_id"),
             models.Index(fields=["merchant_account", "checkout_session_id"], name="transaction_checkout_session"),
+            # Equality filters of the list, each followed by the page order: a filtered page stays a range scan.
+            models.Index(
+                fields=["merchant_account", "buyer_email_address", "-created_at", "-id"], name="transaction_buyer_email"
+            ),
+            models.Index(
+                fields=["merchant_account", "ip_address", "-created_at", "-id"], name="transaction_ip_address"
+            ),
+            models.Index(
+                fields=["merchant_account", "payment_service_transaction_id", "-created_at", "-id"],
+                name="transaction_processor_id",
+            ),
+            models.Index(
+                fields=["merchant_account", "card_fingerprint", "-created_at", "-id"], name="transaction_card_print"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -164,6 +204,11 @@ class GiftCardRedemption(models.Model):
                 name="redemption_refunds_within_amount",
             ),
         ]
+        # The list's `gift_card_id` and `gift_card_last4` filters look redemptions up by these.
+        indexes = [
+            models.Index(fields=["gift_card_id"], name="redemption_gift_card"),
+            models.Index(fields=["last4"], name="redemption_last4"),
+        ]
 
     def __str__(self) -> str:
         return f"Gift card ending {self.last4}: {self.amount}"
@@ -203,7 +248,7 @@ class Refund(TimestampedModel):
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=RefundStatus.choices, default=RefundStatus.PROCESSING)
     reason = models.CharField(max_length=255, null=True, blank=True)
-    external_identifier = models.CharField(max_length=200, null=True, blank=True)
+    external_identifier = models.CharField(max_length=300, null=True, blank=True)
     payment_service_refund_id = models.CharField(max_length=255, null=True, blank=True)
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)

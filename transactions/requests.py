@@ -16,21 +16,29 @@ from typing import Any, ClassVar, Protocol
 from uuid import UUID
 
 from checkout.selectors import checkout_session_get
-from payments.choices import PaymentIntent, PaymentSource
-from payments.connectors import CardDetails
+from payments.connectors import BrowserInfo, CardDetails, PurchaseDetails, StatementDescriptor, ThreeDSecureData
 from payments.errors import DomainError
 from payments.models import MerchantAccount, VaultedCard
 
 MAX_GIFT_CARDS = 10
+# What a checkout session may declare for the transactions that pay with it.
+SESSION_HINTS = ("intent", "payment_source", "country", "merchant_initiated", "is_subsequent_payment")
 
 
 @dataclass(frozen=True)
 class PaymentCard:
-    """The card a payment method resolves to: clear details sent inline (to be sealed), or a vaulted card."""
+    """The card a payment method resolves to: clear details sent inline (to be sealed), or a vaulted card.
+
+    A checkout session also brings what it declared for the transactions paying with it (`session_hints`: intent,
+    payment source, country, and the merchant-initiated / subsequent-payment flags it set) and the billing postal
+    code Secure Fields took with the card.
+    """
 
     details: CardDetails | None = None
     vaulted: VaultedCard | None = None
     checkout_session_id: UUID | None = None
+    session_hints: dict[str, Any] = field(default_factory=dict)
+    postal_code: str | None = None
 
 
 class PaymentMethodRequest(Protocol):
@@ -74,7 +82,10 @@ class CheckoutSessionRequest:
         session = checkout_session_get(merchant_account=merchant_account, id=self.session_id)
         if session.card is None:
             raise DomainError("The checkout session has no card details yet.", pointer="/payment_method/id")
-        return PaymentCard(vaulted=session.card, checkout_session_id=session.id)
+        hints = {name: getattr(session, name) for name in SESSION_HINTS if getattr(session, name) is not None}
+        return PaymentCard(
+            vaulted=session.card, checkout_session_id=session.id, session_hints=hints, postal_code=session.postal_code
+        )
 
 
 @dataclass(frozen=True)
@@ -93,7 +104,8 @@ class TransactionRequest:
 
     amount: int
     currency: str
-    intent: str = PaymentIntent.AUTHORIZE
+    # None: not given, so a checkout session's hint or the default applies (authorize, ecommerce).
+    intent: str | None = None
     payment_method: PaymentMethodRequest | None = None
     gift_cards: tuple[GiftCardRequest, ...] = ()
     buyer_id: UUID | None = None
@@ -104,7 +116,21 @@ class TransactionRequest:
     metadata: dict[str, str] | None = None
     cart_items: list[dict[str, Any]] | None = None
     airline: dict[str, Any] | None = None
-    payment_source: str = PaymentSource.ECOMMERCE
+    payment_source: str | None = None
     merchant_initiated: bool = False
     is_subsequent_payment: bool = False
     account_funding_transaction: bool = False
+    allow_partial_authorization: bool = False
+    previous_scheme_transaction_id: str | None = None
+    previous_transaction_link_id: str | None = None
+    installment_count: int | None = None
+    three_d_secure: ThreeDSecureData | None = None
+    browser_info: BrowserInfo | None = None
+    statement_descriptor: StatementDescriptor | None = None
+    description: str | None = None
+    purchase: PurchaseDetails = field(default_factory=PurchaseDetails)
+    recipient: dict[str, Any] | None = None
+    # Option sets by connector key (`stripe-card`); only those the configured connector reads are accepted.
+    connection_options: dict[str, dict[str, Any]] | None = None
+    # The buyer's own address, when the buyer's browser sent the request (an embed token).
+    ip_address: str | None = None

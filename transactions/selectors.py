@@ -9,8 +9,9 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 
 from payments.errors import NotFound
+from payments.identifiers import base62_uuid
 from payments.models import MerchantAccount
-from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.models import GiftCardRedemption, Refund, Transaction, TransactionEvent
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -55,6 +56,39 @@ def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[T
 def transaction_with_refunds(queryset: QuerySet[Transaction], has_refunds: bool) -> QuerySet[Transaction]:
     refunds = Refund.objects.filter(transaction=OuterRef("pk"))
     return queryset.filter(Exists(refunds) if has_refunds else ~Exists(refunds))
+
+
+def transaction_buyer_search(queryset: QuerySet[Transaction], terms: list[str]) -> QuerySet[Transaction]:
+    """Transactions whose buyer (as it was when the transaction was made) has one of `terms` exactly as its id,
+    external identifier, email address or display name (both in any case)."""
+    match = Q()
+    for term in terms:
+        match |= (
+            Q(buyer_external_identifier=term)
+            | Q(buyer_email_address=term.lower())
+            | Q(buyer_details__display_name__iexact=term)
+        )
+        pk = _as_uuid(term)
+        if pk is not None:
+            match |= Q(buyer_id=pk)
+    return queryset.filter(match)
+
+
+def transaction_with_reconciliation_id(
+    queryset: QuerySet[Transaction], reconciliation_id: str
+) -> QuerySet[Transaction]:
+    """The transaction whose `reconciliation_id` (the base62 form of its id) is the one given, if any."""
+    pk = base62_uuid(reconciliation_id)
+    return queryset.filter(pk=pk) if pk is not None else queryset.none()
+
+
+def transaction_with_redemptions(queryset: QuerySet[Transaction], **match: object) -> QuerySet[Transaction]:
+    """Transactions with at least one gift card redemption matching `match` (any redemption when empty)."""
+    return queryset.filter(Exists(GiftCardRedemption.objects.filter(transaction=OuterRef("pk"), **match)))
+
+
+def transaction_without_redemptions(queryset: QuerySet[Transaction]) -> QuerySet[Transaction]:
+    return queryset.filter(~Exists(GiftCardRedemption.objects.filter(transaction=OuterRef("pk"))))
 
 
 def transaction_metadata_contains(queryset: QuerySet[Transaction], pairs: dict[str, str]) -> QuerySet[Transaction]:

@@ -13,8 +13,9 @@ The transition table is `TRANSITIONS`; docs/transactions.md draws it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from dataclasses import fields as dataclass_fields
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -29,8 +30,18 @@ from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
 from giftcards.selectors import issued_card_for_payment
 from giftcards.services import issued_card_redeem, issued_card_refund
-from payments.choices import PaymentIntent
-from payments.connectors import CardDetails, ConnectorResult, Outcome, get_connector
+from payments.choices import PaymentIntent, PaymentSource
+from payments.connectors import (
+    AuthorizationRequest,
+    BrowserInfo,
+    CardDetails,
+    ConnectorResult,
+    Outcome,
+    PurchaseDetails,
+    StatementDescriptor,
+    ThreeDSecureData,
+    get_connector,
+)
 from payments.errors import Conflict, DomainError, NotFound
 from payments.models import MerchantAccount, VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
@@ -50,6 +61,8 @@ from transactions.requests import MAX_GIFT_CARDS, GiftCardRequest, PaymentCard, 
 S = TransactionStatus
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
 CARD_RETENTION = timedelta(days=7)
+# Purchase (level 2/3) data: one column per field of the connector's PurchaseDetails.
+PURCHASE_FIELDS = tuple(field.name for field in dataclass_fields(PurchaseDetails))
 
 # Every status change a transaction may make; `_move` refuses any other, so this table is the state machine.
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
@@ -242,6 +255,66 @@ def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardC
         )
 
 
+def _check_connection_options(options: Mapping[str, Any] | None) -> None:
+    """Options are only accepted for a connection that reads them: any other set would be silently unused."""
+    readable = get_connector().connection_options_keys
+    for key, value in (options or {}).items():
+        if value is not None and key not in readable:
+            raise DomainError(
+                f"Options for '{key}' are not supported: no such connection is configured, so they would not be used.",
+                pointer=f"/connection_options/{key}",
+            )
+
+
+def _three_d_secure_summary(data: ThreeDSecureData | None) -> dict[str, Any] | None:
+    """Upstream's summary of the 3-D Secure result the client sent (this server runs no authentication itself);
+    `response_data` keeps the result whole, so the connector can be given it again."""
+    if data is None:
+        return None
+    return {
+        "version": data.version,
+        "status": str(data.status),
+        "method": "challenge" if data.challenged else "frictionless",
+        "response_data": {name: value for name, value in asdict(data).items() if value is not None},
+        "error_data": None,
+        "amount": None,
+    }
+
+
+def _authorization(
+    txn: Transaction, *, card: CardDetails, amount: int, billing_postal_code: str | None = None
+) -> AuthorizationRequest:
+    """What the connector is asked, from what the transaction stored: its card part and everything the client
+    declared with it."""
+    three_d_secure = (txn.three_d_secure or {}).get("response_data")
+    return AuthorizationRequest(
+        card=card,
+        amount=amount,
+        currency=txn.currency,
+        capture=txn.intent == PaymentIntent.CAPTURE,
+        reference=str(txn.pk),
+        billing_postal_code=billing_postal_code,
+        country=txn.country,
+        payment_source=txn.payment_source,
+        merchant_initiated=txn.merchant_initiated,
+        is_subsequent_payment=txn.is_subsequent_payment,
+        previous_scheme_transaction_id=txn.previous_scheme_transaction_id,
+        previous_transaction_link_id=txn.previous_transaction_link_id,
+        account_funding_transaction=txn.account_funding_transaction,
+        allow_partial_authorization=txn.allow_partial_authorization,
+        installment_count=txn.installment_count,
+        three_d_secure=ThreeDSecureData(**three_d_secure) if three_d_secure else None,
+        browser_info=BrowserInfo(**txn.browser_info) if txn.browser_info else None,
+        statement_descriptor=StatementDescriptor(**txn.statement_descriptor) if txn.statement_descriptor else None,
+        description=txn.description,
+        purchase=PurchaseDetails(**{name: getattr(txn, name) for name in PURCHASE_FIELDS}),
+        cart_items=txn.cart_items,
+        airline=txn.airline,
+        recipient=txn.recipient,
+        connection_options={key: value for key, value in (txn.connection_options or {}).items() if value is not None},
+    )
+
+
 def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
     """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
     if buyer is not None:
@@ -259,6 +332,8 @@ def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, 
         txn.shipping_details = details.pop("shipping_details", None)
         txn.buyer_external_identifier = details.get("external_identifier")
         txn.buyer_details = {"id": None, **details}
+    email = ((txn.buyer_details or {}).get("billing_details") or {}).get("email_address")
+    txn.buyer_email_address = email.lower() if email else None
 
 
 def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
@@ -339,33 +414,45 @@ def transaction_create(*, merchant_account: MerchantAccount, actor: Actor, reque
     buyer = _buyer(merchant_account, request)
     card = request.payment_method.resolve(merchant_account=merchant_account) if request.payment_method else None
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
+    _check_connection_options(request.connection_options)
+    hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
     txn = Transaction(
         merchant_account=merchant_account,
         amount=request.amount,
         currency=request.currency,
-        intent=request.intent,
-        country=request.country,
+        intent=request.intent or hints.get("intent") or PaymentIntent.AUTHORIZE,
+        country=request.country or hints.get("country"),
         external_identifier=request.external_identifier,
         metadata=request.metadata,
         cart_items=request.cart_items,
         airline=request.airline,
         checkout_session_id=card.checkout_session_id if card else None,
-        payment_source=request.payment_source,
-        merchant_initiated=request.merchant_initiated,
-        is_subsequent_payment=request.is_subsequent_payment,
+        payment_source=request.payment_source or hints.get("payment_source") or PaymentSource.ECOMMERCE,
+        # `false` is what every request sends when it says nothing (the SDK's default): a session's `true` stands.
+        merchant_initiated=request.merchant_initiated or hints.get("merchant_initiated", False),
+        is_subsequent_payment=request.is_subsequent_payment or hints.get("is_subsequent_payment", False),
         account_funding_transaction=request.account_funding_transaction,
+        allow_partial_authorization=request.allow_partial_authorization,
+        previous_scheme_transaction_id=request.previous_scheme_transaction_id,
+        previous_transaction_link_id=request.previous_transaction_link_id,
+        installment_count=request.installment_count,
+        description=request.description,
+        statement_descriptor=asdict(request.statement_descriptor) if request.statement_descriptor else None,
+        browser_info=asdict(request.browser_info) if request.browser_info else None,
+        connection_options=request.connection_options,
+        recipient=request.recipient,
+        three_d_secure=_three_d_secure_summary(request.three_d_secure),
+        ip_address=request.ip_address,
+        **asdict(request.purchase),
     )
     _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
     clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     if clear_card is None:
         return _settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
+    postal_code = card.postal_code if card else None
     result = get_connector().authorize(
-        card=clear_card,
-        amount=card_amount,
-        currency=request.currency,
-        capture=request.intent == PaymentIntent.CAPTURE,
-        reference=str(txn.pk),
+        _authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code)
     )
     return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor)
 
@@ -561,15 +648,16 @@ def transaction_cancel(*, txn: Transaction, actor: Actor) -> Transaction:
 
 # --- update ---------------------------------------------------------------------------------------------
 
-UPDATABLE_FIELDS = ("external_identifier", "metadata")
+UPDATABLE_FIELDS = ("external_identifier", "metadata", "connection_options")
 
 
 @transaction.atomic
 def transaction_update(*, txn: Transaction, actor: Actor, **changes: Any) -> Transaction:
-    """Set the given `external_identifier` and/or `metadata` (metadata is replaced whole)."""
+    """Set the given `external_identifier`, `metadata` and/or `connection_options` (each replaced whole)."""
     unknown = set(changes) - set(UPDATABLE_FIELDS)
     if unknown:
         raise TypeError(f"Not updatable: {sorted(unknown)}")
+    _check_connection_options(changes.get("connection_options"))
     txn = _locked(txn)
     for name, value in changes.items():
         setattr(txn, name, value)

@@ -17,6 +17,7 @@ from payments.rest.fields import (
     StrictCharField,
     StrictSerializer,
     TimestampField,
+    UnsupportedField,
     optional_text,
 )
 from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
@@ -55,7 +56,9 @@ class CheckoutSessionInput(StrictSerializer):
     airline = AirlineSerializer(required=False, allow_null=True)
     amount = AmountField(required=False, allow_null=True)
     currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
-    payment_service_id = serializers.UUIDField(required=False, allow_null=True)
+    payment_service_id = UnsupportedField(
+        "there are no payment services to choose from: the built-in connector processes every payment."
+    )
     expires_in = ExpiresInField(required=False)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     is_subsequent_payment = StrictBooleanField(required=False, allow_null=True)

@@ -20,6 +20,7 @@ from checkout.services import (
 from payments.ratelimits.throttles import RateLimitedMixin
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account
+from payments.rest.query import KnownQueryParameters
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
@@ -57,7 +58,8 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
     """Secure Fields: stores card details on a session. The session id is the credential: no token is read."""
 
     authentication_classes = []
-    permission_classes = []
+    # No token, so none of the default permissions; a query parameter it does not read is still refused.
+    permission_classes = [KnownQueryParameters]
     # One budget per session id for PUT and POST together, whatever token is sent (docs/rate-limits.md).
     rate_limits = {"put": (CheckoutSessionThrottle,), "post": (CheckoutSessionThrottle,)}
 

@@ -91,6 +91,7 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
     scope_resource = "gift-cards"
     pagination_class = None
     filterset_class = None
+    query_parameters = frozenset(BuyerGiftCardsQuery().fields)
 
     @extend_schema(
         parameters=[BuyerGiftCardsQuery],

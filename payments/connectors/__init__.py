@@ -7,9 +7,32 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.module_loading import import_string
 
-from payments.connectors.base import CardDetails, ConnectorResult, Outcome, PaymentConnector
+from payments.connectors.base import (
+    AuthorizationRequest,
+    BrowserInfo,
+    CardDetails,
+    ConnectorResult,
+    Outcome,
+    PaymentConnector,
+    PurchaseDetails,
+    StatementDescriptor,
+    ThreeDSecureData,
+    ThreeDSecureStatus,
+)
 
-__all__ = ["CardDetails", "ConnectorResult", "Outcome", "PaymentConnector", "get_connector"]
+__all__ = [
+    "AuthorizationRequest",
+    "BrowserInfo",
+    "CardDetails",
+    "ConnectorResult",
+    "Outcome",
+    "PaymentConnector",
+    "PurchaseDetails",
+    "StatementDescriptor",
+    "ThreeDSecureData",
+    "ThreeDSecureStatus",
+    "get_connector",
+]
 
 
 @cache

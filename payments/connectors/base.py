@@ -6,9 +6,10 @@ Services talk to a processor only through `PaymentConnector`; which implementati
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 
 class Outcome(StrEnum):
@@ -31,6 +32,134 @@ class CardDetails:
     scheme: str | None = None
 
 
+class ThreeDSecureStatus(StrEnum):
+    """What a 3-D Secure authentication came to (upstream's summary statuses)."""
+
+    COMPLETE = "complete"  # authenticated, or an attempt the issuer vouches for
+    DECLINED = "declined"  # the issuer refused to authenticate the cardholder
+    ERROR = "error"  # no result: authentication was unavailable or the status is not a final one
+
+
+# EMV 3-D Secure transaction statuses (and 3-D Secure 1's PARes statuses), by what they mean for the payment.
+_AUTHENTICATED = frozenset({"Y", "A"})
+_REFUSED = frozenset({"N", "R"})
+
+
+@dataclass(frozen=True)
+class ThreeDSecureData:
+    """The result of a 3-D Secure authentication the merchant ran elsewhere, passed through to the processor.
+
+    Version 1 results carry `cavv_algorithm` and `xid`; version 2 results a `directory_transaction_id`.
+    """
+
+    version: str
+    cavv: str
+    eci: str
+    directory_response: str
+    authentication_response: str | None = None
+    directory_transaction_id: str | None = None
+    cavv_algorithm: str | None = None
+    xid: str | None = None
+    scheme: str | None = None
+
+    @property
+    def transaction_status(self) -> str:
+        """The final status: the challenge's answer when there was one, else the directory's."""
+        return self.authentication_response or self.directory_response
+
+    @property
+    def status(self) -> ThreeDSecureStatus:
+        if self.transaction_status in _AUTHENTICATED:
+            return ThreeDSecureStatus.COMPLETE
+        if self.transaction_status in _REFUSED:
+            return ThreeDSecureStatus.DECLINED
+        return ThreeDSecureStatus.ERROR
+
+    @property
+    def challenged(self) -> bool:
+        """Version 1 always challenged; a version 2 result has an authentication response only after a challenge."""
+        return self.version.startswith("1") or self.authentication_response is not None
+
+
+@dataclass(frozen=True)
+class BrowserInfo:
+    """The buyer's browser, as a processor's own 3-D Secure or risk checks want it."""
+
+    javascript_enabled: bool
+    java_enabled: bool
+    language: str
+    color_depth: int
+    screen_height: int
+    screen_width: int
+    time_zone_offset: int
+    user_agent: str
+    user_device: str
+    accept_header: str | None = None
+
+
+@dataclass(frozen=True)
+class StatementDescriptor:
+    """What the buyer's statement shows for the payment; fields left None use the processor's defaults."""
+
+    name: str | None = None
+    description: str | None = None
+    city: str | None = None
+    country: str | None = None
+    phone_number: str | None = None
+    url: str | None = None
+    postal_code: str | None = None
+
+
+@dataclass(frozen=True)
+class PurchaseDetails:
+    """Level 2/3 purchase data some card schemes price lower: tax, duty, shipping and the buyer's references."""
+
+    tax_amount: int | None = None
+    duty_amount: int | None = None
+    shipping_amount: int | None = None
+    amount_includes_tax: bool | None = None
+    merchant_tax_id: str | None = None
+    purchase_order_number: str | None = None
+    customer_reference_number: str | None = None
+    supplier_order_number: str | None = None
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    """Everything a processor may use to authorize one card payment. Only `card` holds card data.
+
+    `reference` is our id for the payment (stable across retries); `billing_postal_code` is the one Secure Fields
+    took with the card, for address verification. `connection_options` holds only option sets
+    the connector declared in `connection_options_keys`; order details (`cart_items`, `airline`, `recipient`)
+    are the JSON the API validated.
+    """
+
+    card: CardDetails
+    amount: int
+    currency: str
+    capture: bool
+    reference: str
+    billing_postal_code: str | None = None
+    country: str | None = None
+    payment_source: str = "ecommerce"
+    merchant_initiated: bool = False
+    is_subsequent_payment: bool = False
+    previous_scheme_transaction_id: str | None = None
+    previous_transaction_link_id: str | None = None
+    account_funding_transaction: bool = False
+    allow_partial_authorization: bool = False
+    installment_count: int | None = None
+    three_d_secure: ThreeDSecureData | None = None
+    browser_info: BrowserInfo | None = None
+    statement_descriptor: StatementDescriptor | None = None
+    description: str | None = None
+    purchase: PurchaseDetails = field(default_factory=PurchaseDetails)
+    cart_items: Sequence[Mapping[str, Any]] | None = None
+    airline: Mapping[str, Any] | None = None
+    recipient: Mapping[str, Any] | None = None
+    connection_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class ConnectorResult:
     """The processor's answer; `processor_reference` names the operation for later captures, voids and refunds."""
@@ -50,12 +179,16 @@ class ConnectorResult:
 @runtime_checkable
 class PaymentConnector(Protocol):
     """A processor. Every method is called outside database transactions and must not raise for a refusal:
-    declines and failures come back as results; an exception means the outcome is unknown."""
+    declines and failures come back as results; an exception means the outcome is unknown.
 
-    def authorize(
-        self, *, card: CardDetails, amount: int, currency: str, capture: bool, reference: str
-    ) -> ConnectorResult:
-        """Authorize `amount` on the card (and capture it at once when `capture`)."""
+    `connection_options_keys` names the option sets of a transaction's `connection_options` the connector reads
+    (upstream keys them by connector, e.g. `stripe-card`); a request carrying any other set is refused.
+    """
+
+    connection_options_keys: ClassVar[frozenset[str]]
+
+    def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
+        """Authorize `request.amount` on the card (and capture it at once when `request.capture`)."""
         ...
 
     def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:

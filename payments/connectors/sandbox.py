@@ -1,14 +1,15 @@
-"""A deterministic processor for development and tests: the card number alone decides the outcome.
+"""A deterministic processor for development and tests: the card number decides the outcome, and a 3-D Secure
+result the issuer refused declines the payment whatever the card.
 
-The test cards are listed in `docs/test-cards.md`; any other valid card number is approved. Captures,
-voids and refunds of sandbox authorizations always succeed.
+The test cards and the 3-D Secure rule are in `docs/test-cards.md`; any other valid card number is approved.
+Captures, voids and refunds of sandbox authorizations always succeed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from payments.connectors.base import CardDetails, ConnectorResult, Outcome
+from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, ThreeDSecureStatus
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,10 @@ TEST_CARDS: dict[str, SandboxCard] = {
     "4000000000000069": SandboxCard(Outcome.DECLINED, "expired_card", "54", "Expired card"),
     "4000000000000119": SandboxCard(Outcome.FAILED, "service_error", "96", "System malfunction"),
 }
+# The issuer refused to authenticate the cardholder (3-D Secure status N or R): no issuer approves that payment.
+THREE_D_SECURE_DECLINED = SandboxCard(
+    Outcome.DECLINED, "failed_three_d_secure", "05", "Cardholder authentication failed"
+)
 
 
 def _reference(operation: str, reference: str) -> str:
@@ -42,16 +47,18 @@ def _reference(operation: str, reference: str) -> str:
 
 
 class SandboxConnector:
-    """Answers from the test card table; no network, no state."""
+    """Answers from the test card table; no network, no state. Reads no connection options."""
 
-    def authorize(
-        self, *, card: CardDetails, amount: int, currency: str, capture: bool, reference: str
-    ) -> ConnectorResult:
-        test_card = TEST_CARDS.get(card.number, APPROVED)
-        cvv = test_card.cvv_response_code or ("match" if card.security_code else "not_provided")
+    connection_options_keys: frozenset[str] = frozenset()
+
+    def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
+        test_card = TEST_CARDS.get(request.card.number, APPROVED)
+        if request.three_d_secure is not None and request.three_d_secure.status is ThreeDSecureStatus.DECLINED:
+            test_card = THREE_D_SECURE_DECLINED
+        cvv = test_card.cvv_response_code or ("match" if request.card.security_code else "not_provided")
         return ConnectorResult(
             outcome=test_card.outcome,
-            processor_reference=_reference("authorization", reference),
+            processor_reference=_reference("authorization", request.reference),
             error_code=test_card.error_code,
             raw_response_code=test_card.raw_response_code,
             raw_response_description=test_card.raw_response_description,

@@ -3,6 +3,7 @@
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from payments.validators import MAX_AMOUNT, validate_country, validate_currency
@@ -28,29 +29,55 @@ else:
 
 
 class StrictSerializerMixin(_SerializerBase):
-    """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value.
-
-    `ignored_fields` names fields the upstream request schema defines that this server accepts and does not
-    act on; they are dropped before validation. Anything else undeclared is refused.
-    """
-
-    ignored_fields: frozenset[str] = frozenset()
+    """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value. A field of the
+    upstream request this server does not act on is declared as an `UnsupportedField`, which refuses it by name."""
 
     def to_internal_value(self, data: object) -> dict[str, Any]:
         if not isinstance(data, dict):
             mapping: dict[str, Any] = super().to_internal_value(data)  # DRF refuses anything but a mapping
             return mapping
-        unknown = sorted(set(data) - set(self.fields) - self.ignored_fields)
+        unknown = sorted(set(data) - set(self.fields))
         errors: dict[str, Any] = {name: ["Unknown field."] for name in unknown}
         try:
-            value: dict[str, Any] = super().to_internal_value(
-                {k: v for k, v in data.items() if k not in self.ignored_fields}
-            )
+            value: dict[str, Any] = super().to_internal_value({k: v for k, v in data.items() if k in self.fields})
         except serializers.ValidationError as exc:
             errors.update(exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail})
         if errors:
             raise serializers.ValidationError(errors)
         return value
+
+
+class UnsupportedField(serializers.Field[None, object, None, object]):
+    """A field of the upstream request that this server cannot honour. Absent, `null` or `accepts` (the value that
+    asks for nothing, such as the `false` the official SDK always sends) pass and are dropped; any other value is a
+    400 naming the field and saying why it is not supported."""
+
+    default_error_messages = {"unsupported": "Not supported: {reason}"}
+
+    def __init__(self, reason: str, *, accepts: object = None, json_type: str = "string", **kwargs: Any) -> None:
+        self.reason = reason
+        self.accepts = accepts
+        kwargs.update(required=False, allow_null=True, write_only=True)
+        kwargs.setdefault("help_text", f"Not supported: {reason} Only null{_also(accepts)} is accepted.")
+        super().__init__(**kwargs)
+        # Documented with upstream's type; drf-spectacular reads the override from the instance (see ConstantField).
+        schema = {"type": "boolean" if isinstance(accepts, bool) else json_type, "nullable": True}
+        extend_schema_field(schema)(self)  # type: ignore[type-var]
+
+    def run_validation(self, data: object = serializers.empty) -> None:
+        if data is serializers.empty or data is None or (type(data) is type(self.accepts) and data == self.accepts):
+            raise serializers.SkipField()
+        self.fail("unsupported", reason=self.reason)
+
+    def to_internal_value(self, data: object) -> None:  # never reached: run_validation decides
+        return None
+
+    def to_representation(self, value: object) -> None:
+        return None
+
+
+def _also(accepts: object) -> str:
+    return "" if accepts is None else f" or {str(accepts).lower() if isinstance(accepts, bool) else accepts}"
 
 
 class StrictSerializer(StrictSerializerMixin, serializers.Serializer[Any]):
@@ -73,6 +100,15 @@ class StrictBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid")
         return data
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only: DRF's own field would also take "12" or 12.0."""
+
+    def to_internal_value(self, data: object) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 def optional_text(max_length: int, **kwargs: Any) -> serializers.CharField:

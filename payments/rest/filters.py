@@ -1,22 +1,34 @@
-"""django-filter wired to the error envelope: a bad filter is a 400 naming the query parameter."""
+"""django-filter wired to the error envelope: a bad filter is a 400 naming the query parameter.
+
+Also the filter kinds every list shares: date-times that must carry an offset, `true` / `false` flags, and
+filters over a state this server never enters, which answer truthfully (nothing, or everything) instead of
+being ignored.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
+import django_filters
+from django import forms
 from django.db.models import Model, QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 from rest_framework.request import Request
 
 from payments.rest.envelope import QueryValidationError
+from payments.rest.query import PAGING_PARAMS
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
 
-# Read by the paginator, never by a filterset.
-PAGING_PARAMS = frozenset({"cursor", "limit"})
-
 ModelT = TypeVar("ModelT", bound=Model)
+FilterMethod = Callable[[QuerySet[Any], str, Any], QuerySet[Any]]
+
+TRUE_FALSE = [("true", "true"), ("false", "false")]
 
 
 # django-filter ships no types, so its classes are Any to mypy: subclassing one is allowed here on purpose.
@@ -40,3 +52,56 @@ def _has_filter_params(request: Request, view: APIView) -> bool:
     filters = getattr(getattr(view, "filterset_class", None), "base_filters", {})
     required = any(f.extra.get("required") for f in filters.values())
     return required or bool(set(request.query_params) - PAGING_PARAMS)
+
+
+class OffsetDateTimeField(forms.DateTimeField):
+    """An ISO 8601 date-time with its UTC offset, as UTC.
+
+    Python reads offsets up to ±23:59 where PostgreSQL takes ±15:59 at most: converting here means any offset
+    the parser accepts filters correctly instead of failing in the database.
+    """
+
+    default_error_messages = {
+        "invalid": "Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-01-01T00:00:00Z.",
+        "naive": "Must include a UTC offset (Z or ±hh:mm).",
+    }
+
+    def to_python(self, value: Any) -> datetime | None:
+        if value in self.empty_values:
+            return None
+        try:
+            parsed = datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+        if parsed.tzinfo is None:
+            raise forms.ValidationError(self.error_messages["naive"], code="invalid")
+        return parsed.astimezone(UTC)
+
+
+class OffsetDateTimeFilter(django_filters.DateTimeFilter):  # type: ignore[misc]  # untyped base, as above
+    """`created_at_gte=2026-01-01T00:00:00+02:00`: compared in UTC."""
+
+    field_class = OffsetDateTimeField
+
+
+@extend_schema_field(OpenApiTypes.BOOL)
+class TrueFalseFilter(django_filters.TypedChoiceFilter):  # type: ignore[misc]
+    """`true` or `false`, as the SDK sends booleans; anything else is a 400."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.update(choices=TRUE_FALSE, coerce=lambda value: value == "true")
+        super().__init__(*args, **kwargs)
+
+
+def matches_nothing(queryset: QuerySet[ModelT], name: str, value: object) -> QuerySet[ModelT]:
+    """A filter on a value no row has (a link to something this server never creates): nothing matches."""
+    return queryset.none()
+
+
+def always(value: bool) -> FilterMethod:
+    """A `true`/`false` filter on a state every row is in (`value`) or none is: all rows, or none."""
+
+    def method(queryset: QuerySet[Any], name: str, wanted: bool) -> QuerySet[Any]:
+        return queryset if wanted is value else queryset.none()
+
+    return method

@@ -23,11 +23,10 @@ from rest_framework.response import Response
 
 from payments.models import TimestampedModel
 from payments.rest.envelope import QueryValidationError
+from payments.rest.query import PAGING_PARAMS
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
-
-_IGNORED_PARAMS = {"cursor", "limit"}
 
 
 @dataclass(frozen=True)
@@ -149,9 +148,7 @@ class KeysetCursorPagination(BasePagination):
 
     def _binding(self, request: Request) -> str:
         """A cursor only works on the endpoint and filters it was made for."""
-        filters = sorted(
-            (k, v) for k, values in request.query_params.lists() if k not in _IGNORED_PARAMS for v in values
-        )
+        filters = sorted((k, v) for k, values in request.query_params.lists() if k not in PAGING_PARAMS for v in values)
         digest = hashlib.sha256(repr((request.path, filters)).encode()).hexdigest()[:32]
         return f"payments.cursor:{digest}"
 

@@ -1,11 +1,25 @@
 import pytest
 
-from payments.connectors import CardDetails, Outcome, PaymentConnector, get_connector
+from payments.connectors import (
+    AuthorizationRequest,
+    CardDetails,
+    Outcome,
+    PaymentConnector,
+    ThreeDSecureData,
+    ThreeDSecureStatus,
+    get_connector,
+)
 from payments.connectors.sandbox import TEST_CARDS, SandboxConnector
 
 
 def _card(number: str, security_code: str | None = "123") -> CardDetails:
     return CardDetails(number=number, expiration_month=12, expiration_year=2099, security_code=security_code)
+
+
+def _authorization(card: CardDetails, *, amount: int = 1, capture: bool = False, reference: str = "r", **fields):
+    return AuthorizationRequest(
+        card=card, amount=amount, currency="USD", capture=capture, reference=reference, **fields
+    )
 
 
 def test_setting_chooses_the_sandbox_by_default():
@@ -40,7 +54,7 @@ def test_a_class_that_is_not_a_connector_is_refused(settings):
 )
 def test_sandbox_outcome_depends_on_the_card_number_only(number, outcome, error_code, raw_code):
     results = {
-        SandboxConnector().authorize(card=_card(number), amount=amount, currency="USD", capture=capture, reference="r")
+        SandboxConnector().authorize(_authorization(_card(number), amount=amount, capture=capture))
         for amount, capture in [(1, False), (99_999_999, True)]
     }
     assert len(results) == 1  # same answer whatever the amount or intent
@@ -53,7 +67,7 @@ def test_sandbox_outcome_depends_on_the_card_number_only(number, outcome, error_
 def test_sandbox_reports_the_security_code_check():
     sandbox = SandboxConnector()
     checks = [
-        sandbox.authorize(card=_card(number, code), amount=1, currency="USD", capture=False, reference="r")
+        sandbox.authorize(_authorization(_card(number, code)))
         for number, code in [("4111111111111111", "123"), ("4111111111111111", None), ("4000000000000101", "123")]
     ]
     assert [result.cvv_response_code for result in checks] == ["match", "not_provided", "no_match"]
@@ -61,8 +75,8 @@ def test_sandbox_reports_the_security_code_check():
 
 def test_sandbox_references_are_deterministic_and_follow_ups_succeed():
     sandbox = SandboxConnector()
-    first = sandbox.authorize(card=_card("4111111111111111"), amount=5, currency="USD", capture=False, reference="t1")
-    again = sandbox.authorize(card=_card("4111111111111111"), amount=5, currency="USD", capture=False, reference="t1")
+    first = sandbox.authorize(_authorization(_card("4111111111111111"), amount=5, reference="t1"))
+    again = sandbox.authorize(_authorization(_card("4111111111111111"), amount=5, reference="t1"))
     assert first.processor_reference == again.processor_reference
     ref = first.processor_reference
     assert sandbox.capture(processor_reference=ref, amount=5, currency="USD", reference="c1").approved
@@ -89,3 +103,47 @@ class RecordingConnector(SandboxConnector):
 
 def test_sandbox_implements_the_protocol():
     assert isinstance(SandboxConnector(), PaymentConnector)
+
+
+def _three_d_secure(**fields) -> ThreeDSecureData:
+    values = {"version": "2.2.0", "cavv": "AAABBBCCC", "eci": "05", "directory_response": "C"} | fields
+    return ThreeDSecureData(directory_transaction_id="c4e59ceb-a382-4d6a-bc87-385d591fa09d", **values)
+
+
+@pytest.mark.parametrize(
+    ("number", "three_d_secure", "outcome", "error_code"),
+    [
+        ("4111111111111111", _three_d_secure(authentication_response="Y"), Outcome.APPROVED, None),
+        ("4111111111111111", _three_d_secure(directory_response="A"), Outcome.APPROVED, None),
+        ("4111111111111111", _three_d_secure(authentication_response="N"), Outcome.DECLINED, "failed_three_d_secure"),
+        ("4111111111111111", _three_d_secure(directory_response="R"), Outcome.DECLINED, "failed_three_d_secure"),
+        ("4111111111111111", _three_d_secure(directory_response="U"), Outcome.APPROVED, None),
+        ("4000000000000119", _three_d_secure(authentication_response="N"), Outcome.DECLINED, "failed_three_d_secure"),
+        ("4000000000009995", _three_d_secure(authentication_response="Y"), Outcome.DECLINED, "insufficient_funds"),
+    ],
+    ids=["challenge-passed", "attempted", "challenge-failed", "rejected", "unavailable", "refused-first", "issuer"],
+)
+def test_sandbox_declines_a_refused_authentication_and_otherwise_follows_the_card(
+    number, three_d_secure, outcome, error_code
+):
+    result = SandboxConnector().authorize(_authorization(_card(number), three_d_secure=three_d_secure))
+
+    assert (result.outcome, result.error_code) == (outcome, error_code)
+
+
+@pytest.mark.parametrize(
+    ("fields", "status", "challenged"),
+    [
+        ({"authentication_response": "Y"}, ThreeDSecureStatus.COMPLETE, True),
+        ({"directory_response": "Y"}, ThreeDSecureStatus.COMPLETE, False),
+        ({"directory_response": "A"}, ThreeDSecureStatus.COMPLETE, False),
+        ({"authentication_response": "N"}, ThreeDSecureStatus.DECLINED, True),
+        ({"directory_response": "R"}, ThreeDSecureStatus.DECLINED, False),
+        ({"directory_response": "U"}, ThreeDSecureStatus.ERROR, False),
+        ({"version": "1.0.2", "authentication_response": "Y"}, ThreeDSecureStatus.COMPLETE, True),
+    ],
+    ids=["challenge", "frictionless", "attempt", "failed", "rejected", "unavailable", "version-1"],
+)
+def test_three_d_secure_statuses(fields, status, challenged):
+    data = _three_d_secure(**fields)
+    assert (data.status, data.challenged) == (status, challenged)

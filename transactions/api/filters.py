@@ -7,11 +7,26 @@ import re
 
 import django_filters
 from django import forms
+from django.core.validators import RegexValidator
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
+from payments.choices import PaymentSource
+from payments.rest.filters import OffsetDateTimeFilter, TrueFalseFilter, always, matches_nothing
 from transactions.models import Transaction, TransactionStatus
-from transactions.selectors import transaction_metadata_contains, transaction_search, transaction_with_refunds
+from transactions.selectors import (
+    transaction_buyer_search,
+    transaction_metadata_contains,
+    transaction_search,
+    transaction_with_reconciliation_id,
+    transaction_with_redemptions,
+    transaction_with_refunds,
+    transaction_without_redemptions,
+)
 
-_BOOLEAN = [("true", "true"), ("false", "false")]
+# Upstream bounds the amount filters to a 32-bit integer.
+MAX_FILTER_AMOUNT = 2_147_483_647
+UUID_PATTERN = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
 
 
 class _ValuesField(forms.MultipleChoiceField):
@@ -25,6 +40,7 @@ class _ValuesField(forms.MultipleChoiceField):
         return bool(self.pattern.fullmatch(str(value)))
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class ValuesFilter(django_filters.MultipleChoiceFilter):
     """`name=a&name=b`: rows matching any of the values exactly."""
 
@@ -39,6 +55,12 @@ class IntegerFilter(django_filters.NumberFilter):
     """A whole number (DRF-style NumberFilter would take 12.5)."""
 
     field_class = forms.IntegerField
+
+
+class IPAddressFilter(django_filters.CharFilter):
+    """An IPv4 or IPv6 address, normalized as the column stores it (`::FFFF:A` and `::ffff:a` are one address)."""
+
+    field_class = forms.GenericIPAddressField
 
 
 class MetadataFilterField(forms.Field):
@@ -69,39 +91,103 @@ class MetadataFilter(django_filters.Filter):
 
 
 class TransactionFilter(django_filters.FilterSet):
-    """Every filter narrows the list; repeated `status` / `currency` values match any of them."""
+    """Every filter of upstream's transaction list narrows it; none is ignored (a parameter not declared here is a
+    400, `payments.rest.query`). Repeated values (`status=a&status=b`) match any of them.
 
-    buyer_id = django_filters.UUIDFilter(field_name="buyer_id")
-    buyer_external_identifier = django_filters.CharFilter(field_name="buyer_external_identifier", max_length=200)
+    Filters over a link or a state this server never creates (payment links, disputes, settlements, payment
+    services, reauthorizations, anti-fraud reviews, stored payment methods) validate their value and answer what is
+    true: no transaction has them.
+    """
+
+    id = django_filters.UUIDFilter(field_name="id")
+    reconciliation_id = django_filters.CharFilter(method="filter_reconciliation_id")
     status = django_filters.MultipleChoiceFilter(field_name="status", choices=TransactionStatus.choices, distinct=False)
-    created_at_gte = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_at_lte = django_filters.IsoDateTimeFilter(field_name="created_at", lookup_expr="lte")
-    updated_at_gte = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="gte")
-    updated_at_lte = django_filters.IsoDateTimeFilter(field_name="updated_at", lookup_expr="lte")
-    amount_eq = IntegerFilter(field_name="amount", lookup_expr="exact", min_value=0)
-    amount_gte = IntegerFilter(field_name="amount", lookup_expr="gte", min_value=0)
-    amount_lte = IntegerFilter(field_name="amount", lookup_expr="lte", min_value=0)
+    created_at_gte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="gte")
+    created_at_lte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="lte")
+    updated_at_gte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="gte")
+    updated_at_lte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="lte")
+    amount_eq = IntegerFilter(field_name="amount", lookup_expr="exact", min_value=0, max_value=MAX_FILTER_AMOUNT)
+    amount_gte = IntegerFilter(field_name="amount", lookup_expr="gte", min_value=0, max_value=MAX_FILTER_AMOUNT)
+    amount_lte = IntegerFilter(field_name="amount", lookup_expr="lte", min_value=0, max_value=MAX_FILTER_AMOUNT)
     currency = ValuesFilter(field_name="currency", pattern=r"[A-Z]{3}")
     country = ValuesFilter(field_name="country", pattern=r"[A-Z]{2}")
     external_identifier = django_filters.CharFilter(field_name="external_identifier", max_length=200)
-    checkout_session_id = django_filters.UUIDFilter(field_name="checkout_session_id")
-    id = django_filters.UUIDFilter(field_name="id")
+    metadata = MetadataFilter()
+    search = django_filters.CharFilter(method="filter_search", max_length=200)
+
+    # The buyer
+    buyer_id = django_filters.UUIDFilter(field_name="buyer_id")
+    buyer_external_identifier = django_filters.CharFilter(field_name="buyer_external_identifier", max_length=200)
+    buyer_email_address = django_filters.CharFilter(method="filter_buyer_email_address", max_length=320)
+    buyer_search = ValuesFilter(method="filter_buyer_search", pattern=r".{1,320}")
+    ip_address = IPAddressFilter(field_name="ip_address")
+
+    # How it was paid
     method = ValuesFilter(field_name="method")
-    error_code = ValuesFilter(field_name="error_code")
+    checkout_session_id = django_filters.UUIDFilter(field_name="checkout_session_id")
+    payment_source = django_filters.MultipleChoiceFilter(
+        field_name="payment_source", choices=PaymentSource.choices, distinct=False
+    )
+    merchant_initiated = TrueFalseFilter(field_name="merchant_initiated")
+    is_subsequent_payment = TrueFalseFilter(field_name="is_subsequent_payment")
+    used_3ds = TrueFalseFilter(field_name="three_d_secure", lookup_expr="isnull", exclude=True)
     payment_method_label = django_filters.CharFilter(field_name="card_last4", max_length=4)
     payment_method_bin = django_filters.CharFilter(field_name="card_bin", max_length=8)
     payment_method_fingerprint = django_filters.CharFilter(field_name="card_fingerprint", max_length=64)
     payment_method_scheme = ValuesFilter(field_name="card_scheme")
-    has_refunds = django_filters.ChoiceFilter(choices=_BOOLEAN, method="filter_has_refunds")
-    metadata = MetadataFilter()
-    search = django_filters.CharFilter(method="filter_search", max_length=200)
+    # No BIN table: no card's country is known (`payment_method.country` is null), so none matches.
+    payment_method_country = django_filters.CharFilter(
+        method=matches_nothing, validators=[RegexValidator(r"^[A-Z]{2}$", "Must be an ISO 3166-1 alpha-2 code.")]
+    )
+    # Stored payment methods do not exist yet; with them, this becomes `UUIDFilter(field_name="payment_method_id")`.
+    payment_method_id = django_filters.UUIDFilter(method=matches_nothing)
+
+    # The processor's answer
+    error_code = ValuesFilter(field_name="error_code")
+    payment_service_transaction_id = django_filters.CharFilter(
+        field_name="payment_service_transaction_id", max_length=255
+    )
+    payment_service_id = ValuesFilter(method=matches_nothing, pattern=UUID_PATTERN)
+
+    # Gift cards
+    has_gift_card_redemptions = TrueFalseFilter(method="filter_has_gift_card_redemptions")
+    gift_card_id = django_filters.UUIDFilter(method="filter_gift_card_id")
+    gift_card_last4 = django_filters.CharFilter(
+        method="filter_gift_card_last4", validators=[RegexValidator(r"^[0-9]{4}$", "Must be 4 digits.")]
+    )
+
+    # What happened afterwards
+    has_refunds = TrueFalseFilter(method="filter_has_refunds")
+    disputed = TrueFalseFilter(method=always(False))
+    has_settlements = TrueFalseFilter(method=always(False))
+    pending_review = TrueFalseFilter(method=always(False))
+    payment_link_id = django_filters.UUIDFilter(method=matches_nothing)
+    reauthorized_from_transaction_id = django_filters.UUIDFilter(method=matches_nothing)
 
     class Meta:
         model = Transaction
         fields: list[str] = []
 
     def filter_has_refunds(self, queryset, name, value):
-        return transaction_with_refunds(queryset, value == "true")
+        return transaction_with_refunds(queryset, value)
 
     def filter_search(self, queryset, name, value):
         return transaction_search(queryset, value)
+
+    def filter_buyer_email_address(self, queryset, name, value):
+        return queryset.filter(buyer_email_address=value.lower())
+
+    def filter_buyer_search(self, queryset, name, value):
+        return transaction_buyer_search(queryset, value)
+
+    def filter_reconciliation_id(self, queryset, name, value):
+        return transaction_with_reconciliation_id(queryset, value)
+
+    def filter_has_gift_card_redemptions(self, queryset, name, value):
+        return transaction_with_redemptions(queryset) if value else transaction_without_redemptions(queryset)
+
+    def filter_gift_card_id(self, queryset, name, value):
+        return transaction_with_redemptions(queryset, gift_card_id=value)
+
+    def filter_gift_card_last4(self, queryset, name, value):
+        return transaction_with_redemptions(queryset, last4=value)

@@ -1,14 +1,15 @@
 """Transaction, refund and action shapes, field for field as the upstream schemas.
 
-Input serializers validate every field this server implements; `TransactionCreateInput` turns a valid body
-into the service's `TransactionRequest`. Fields the upstream request schema defines but this server does
-not act on are accepted and ignored (`ignored_fields`); any other field is a 400, so a typo never passes
-for an absent value. Output serializers declare every field they render.
+Input serializers declare every field of the upstream request schema: each one is acted on, or is an
+`UnsupportedField` that refuses any value but the one asking for nothing; any other field is a 400, so a typo
+never passes for an absent value. `TransactionCreateInput` turns a valid body into the service's
+`TransactionRequest`. Output serializers declare every field they render.
 """
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from django.db.models import prefetch_related_objects
@@ -16,6 +17,13 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from payments.choices import PaymentIntent, PaymentSource
+from payments.connectors import PurchaseDetails
+from payments.rest.authorization import (
+    BrowserInfoSerializer,
+    RecipientSerializer,
+    StatementDescriptorSerializer,
+    ThreeDSecureDataSerializer,
+)
 from payments.rest.cards import CardDetailsSerializer
 from payments.rest.fields import (
     AddressSerializer,
@@ -26,8 +34,10 @@ from payments.rest.fields import (
     RequestSerializer,
     StrictBooleanField,
     StrictCharField,
+    StrictIntegerField,
     StrictSerializer,
     TimestampField,
+    UnsupportedField,
     optional_text,
 )
 from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
@@ -88,13 +98,20 @@ class PaymentMethodInput(StrictSerializer):
         raise NotImplementedError
 
 
+# Fields of a payment method that only matter when the method is stored for a buyer (`store: true`).
+_ONLY_WHEN_STORED = "the payment method is not stored (store: true is not supported), so there is nothing to name."
+_NO_REDIRECT = "no payment method this server takes sends the buyer anywhere (3-D Secure runs before the request)."
+
+
 class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
     """`{"method": "card", number, expiration_date, security_code}`; the card data is never echoed."""
 
-    ignored_fields = frozenset(
-        {"buyer_external_identifier", "buyer_id", "external_identifier", "card_type", "redirect_url"}
-    )
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
+    buyer_id = UnsupportedField(_ONLY_WHEN_STORED)
+    buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    card_type = UnsupportedField("the card's type is not declared by the client; no processor here reads it.")
+    redirect_url = UnsupportedField(_NO_REDIRECT)
 
     def to_payment_method(self, data: dict[str, Any]) -> CardRequest:
         expiry = data["expiration_date"]
@@ -109,9 +126,12 @@ class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
 class CheckoutSessionPaymentMethodInput(PaymentMethodInput):
     """`{"method": "checkout-session", "id": ...}`: the card stored on that session."""
 
-    ignored_fields = frozenset({"external_identifier", "buyer_id", "buyer_external_identifier", "redirect_url"})
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
     id = serializers.UUIDField()
+    buyer_id = UnsupportedField(_ONLY_WHEN_STORED)
+    buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    redirect_url = UnsupportedField(_NO_REDIRECT)
 
     def to_payment_method(self, data: dict[str, Any]) -> CheckoutSessionRequest:
         return CheckoutSessionRequest(session_id=data["id"])
@@ -171,41 +191,29 @@ class GiftCardInput(StrictSerializer):
         return attrs
 
 
-class TransactionCreateInput(RequestSerializer[TransactionRequest]):
-    """Body of `POST /transactions`."""
+class ConnectionOptionsField(serializers.DictField):
+    """`{"<connector key>": {...options} | null}`: option sets for named connections (which ones the configured
+    connector reads is checked by the service)."""
 
-    ignored_fields = frozenset(
-        {
-            "three_d_secure_data",
-            "three_d_secure",
-            "description",
-            "statement_descriptor",
-            "previous_scheme_transaction_id",
-            "previous_transaction_link_id",
-            "browser_info",
-            "shipping_details_id",
-            "connection_options",
-            "anti_fraud_fingerprint",
-            "payment_service_id",
-            "recipient",
-            "installment_count",
-            "tax_amount",
-            "merchant_tax_id",
-            "purchase_order_number",
-            "customer_reference_number",
-            "amount_includes_tax",
-            "supplier_order_number",
-            "duty_amount",
-            "shipping_amount",
-            "integration_client",
-            "approval_expires_at",
-            "is_amount_estimated",  # sent by the SDK's model, not in the published schema
-        }
-    )
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(child=serializers.DictField(allow_null=True), required=False, allow_null=True, **kwargs)
+
+
+def _optional_amount() -> AmountField:
+    return AmountField(required=False, allow_null=True)
+
+
+_PURCHASE_FIELDS = [field.name for field in dataclass_fields(PurchaseDetails)]
+
+
+class TransactionCreateInput(RequestSerializer[TransactionRequest]):
+    """Body of `POST /transactions`: every field of the upstream `TransactionCreate`."""
+
     amount = AmountField()
     currency = CurrencyField(min_length=3, max_length=3)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
-    intent = serializers.ChoiceField(choices=PaymentIntent.choices, default=PaymentIntent.AUTHORIZE)
+    # Left out: a checkout session's hint, else authorize (the service decides).
+    intent = serializers.ChoiceField(choices=PaymentIntent.choices, required=False)
     payment_method = PaymentMethodField(required=False, allow_null=True)
     gift_cards = serializers.ListField(
         child=GiftCardInput(), required=False, allow_null=True, allow_empty=True, max_length=MAX_GIFT_CARDS
@@ -217,18 +225,46 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     metadata = MetadataField(required=False, allow_null=True)
     cart_items = CartItemSerializer(many=True, required=False, allow_null=True)
     airline = AirlineSerializer(required=False, allow_null=True)
-    payment_source = serializers.ChoiceField(choices=PaymentSource.choices, default=PaymentSource.ECOMMERCE)
-    store = StrictBooleanField(default=False)
+    description = StrictCharField(required=False, allow_null=True, allow_blank=True, trim_whitespace=False)
+    statement_descriptor = StatementDescriptorSerializer(required=False, allow_null=True)
+    recipient = RecipientSerializer(required=False, allow_null=True)
+    # How the payment came about, for the processor (and the scheme's rules on stored credentials).
+    payment_source = serializers.ChoiceField(choices=PaymentSource.choices, required=False)
     is_subsequent_payment = StrictBooleanField(default=False)
     merchant_initiated = StrictBooleanField(default=False)
-    async_capture = StrictBooleanField(default=False)
+    previous_scheme_transaction_id = optional_text(100)
+    previous_transaction_link_id = optional_text(100)
     account_funding_transaction = StrictBooleanField(default=False)
     allow_partial_authorization = StrictBooleanField(default=False)
-
-    def validate_store(self, value: bool) -> bool:
-        if value:
-            raise serializers.ValidationError("Storing payment methods is not supported: send store false.")
-        return value
+    installment_count = StrictIntegerField(required=False, allow_null=True, min_value=1, max_value=100)
+    three_d_secure_data = ThreeDSecureDataSerializer(required=False, allow_null=True)
+    browser_info = BrowserInfoSerializer(required=False, allow_null=True)
+    connection_options = ConnectionOptionsField()
+    # Purchase (level 2/3) data.
+    tax_amount = _optional_amount()
+    duty_amount = _optional_amount()
+    shipping_amount = _optional_amount()
+    amount_includes_tax = StrictBooleanField(required=False, allow_null=True)
+    merchant_tax_id = optional_text(100)
+    purchase_order_number = optional_text(100)
+    customer_reference_number = optional_text(100)
+    supplier_order_number = optional_text(100)
+    # Asked of upstream's platform, which this server does not have.
+    store = UnsupportedField("payment methods are not stored yet: send store false.", accepts=False)
+    async_capture = UnsupportedField(
+        "captures are made while the request waits: send async_capture false.", accepts=False
+    )
+    three_d_secure = UnsupportedField(
+        "this server runs no 3-D Secure authentication; send the result of your own in three_d_secure_data.",
+        json_type="object",
+    )
+    payment_service_id = UnsupportedField(
+        "there are no payment services to choose from: the built-in connector processes every payment."
+    )
+    shipping_details_id = UnsupportedField("buyers have no stored shipping details here; send buyer.shipping_details.")
+    anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
+    integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
+    approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")
 
     def validate(self, attrs: dict) -> dict:
         named = [name for name in ("buyer_id", "buyer_external_identifier", "buyer") if attrs.get(name) is not None]
@@ -242,7 +278,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
         return TransactionRequest(
             amount=data["amount"],
             currency=data["currency"],
-            intent=data["intent"],
+            intent=data.get("intent"),
             payment_method=data.get("payment_method"),
             gift_cards=tuple(GiftCardRequest(**item) for item in data.get("gift_cards") or ()),
             buyer_id=data.get("buyer_id"),
@@ -253,10 +289,22 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             metadata=data.get("metadata"),
             cart_items=data.get("cart_items"),
             airline=data.get("airline"),
-            payment_source=data["payment_source"],
+            description=data.get("description"),
+            statement_descriptor=StatementDescriptorSerializer.build(data.get("statement_descriptor")),
+            recipient=data.get("recipient"),
+            payment_source=data.get("payment_source"),
             merchant_initiated=data["merchant_initiated"],
             is_subsequent_payment=data["is_subsequent_payment"],
+            previous_scheme_transaction_id=data.get("previous_scheme_transaction_id"),
+            previous_transaction_link_id=data.get("previous_transaction_link_id"),
             account_funding_transaction=data["account_funding_transaction"],
+            allow_partial_authorization=data["allow_partial_authorization"],
+            installment_count=data.get("installment_count"),
+            three_d_secure=ThreeDSecureDataSerializer.build(data.get("three_d_secure_data")),
+            browser_info=BrowserInfoSerializer.build(data.get("browser_info")),
+            connection_options=data.get("connection_options"),
+            purchase=PurchaseDetails(**{name: data.get(name) for name in _PURCHASE_FIELDS}),
+            ip_address=self.context.get("ip_address"),
         )
 
 
@@ -268,9 +316,9 @@ _MANUAL_FIELDS = ("status", "amount", "authorized_amount", "captured_amount", "p
 class TransactionUpdateInput(StrictSerializer):
     """Body of `PUT /transactions/{id}`: only `external_identifier` and `metadata` change here."""
 
-    ignored_fields = frozenset({"connection_options"})
     external_identifier = optional_text(200)
     metadata = MetadataField(required=False, allow_null=True)
+    connection_options = ConnectionOptionsField()
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
@@ -285,16 +333,16 @@ class TransactionUpdateInput(StrictSerializer):
 class TransactionCaptureInput(StrictSerializer):
     """Body of `POST /transactions/{id}/capture`."""
 
-    ignored_fields = frozenset({"airline", "cart_items", "tracking"})
     amount = AmountField(min_value=1, required=False, allow_null=True)
-    final = StrictBooleanField(default=True)
-    external_identifier = optional_text(200)
-    reauthorize_if_authorization_expired = StrictBooleanField(default=False)
-
-    def validate_final(self, value: bool) -> bool:
-        if not value:
-            raise serializers.ValidationError("Multiple captures are not supported: send final true.")
-        return value
+    final = UnsupportedField(
+        "one capture per authorization (the uncaptured rest is released): send final true.", accepts=True
+    )
+    reauthorize_if_authorization_expired = UnsupportedField(
+        "authorizations are never reauthorized here: send false.", accepts=False
+    )
+    external_identifier = UnsupportedField("captures are not separate resources here, so there is nothing to name.")
+    airline = UnsupportedField("order details are set when the transaction is created.", json_type="object")
+    cart_items = UnsupportedField("order details are set when the transaction is created.", json_type="array")
 
 
 class RefundCreateInput(StrictSerializer):
@@ -303,15 +351,15 @@ class RefundCreateInput(StrictSerializer):
     amount = AmountField(min_value=1, required=False, allow_null=True)
     target_type = serializers.ChoiceField(choices=RefundTargetType.choices, default=RefundTargetType.PAYMENT_METHOD)
     target_id = serializers.UUIDField(required=False, allow_null=True)
-    reason = optional_text(500)
-    external_identifier = optional_text(200)
+    reason = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=100, trim_whitespace=False)
+    external_identifier = optional_text(300)
 
 
 class RefundAllInput(StrictSerializer):
     """Body of `POST /transactions/{id}/refunds/all` (optional)."""
 
-    reason = optional_text(500)
-    external_identifier = optional_text(200)
+    reason = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=100, trim_whitespace=False)
+    external_identifier = optional_text(300)
 
 
 # --- outputs --------------------------------------------------------------------------------------------
@@ -418,8 +466,27 @@ _BUYER = TransactionBuyerOutput()
 _SHIPPING_DETAILS = ShippingDetailsOutput()
 
 
-class TransactionOutput(OutputSerializer):
-    """The upstream `Transaction` (lists use it too: it is a superset of `TransactionSummary`)."""
+class ThreeDSecureSummaryOutput(OutputSerializer):
+    """The upstream `TransactionThreeDSecureSummary` of the result the client sent (docs/transactions.md)."""
+
+    version = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=["complete", "declined", "error"], allow_null=True)
+    method = serializers.ChoiceField(choices=["challenge", "frictionless"], allow_null=True)
+    response_data = serializers.SerializerMethodField()
+    error_data = ConstantField(None, schema=_NULL_OBJECT)
+    amount = ConstantField(None, schema={"type": "integer", "nullable": True})
+
+    @extend_schema_field(ThreeDSecureDataSerializer(allow_null=True))
+    def get_response_data(self, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """The result as sent; upstream's version 2 shape has no `scheme`, so a version 2 result shows none."""
+        data: dict[str, Any] | None = summary.get("response_data")
+        if data and not str(summary.get("version", "")).startswith("1"):
+            data = {name: value for name, value in data.items() if name != "scheme"}
+        return data
+
+
+class TransactionSummaryOutput(OutputSerializer):
+    """The upstream `TransactionSummary`: a transaction as lists show it."""
 
     type = ConstantField("transaction")
     id = serializers.UUIDField()
@@ -455,22 +522,6 @@ class TransactionOutput(OutputSerializer):
     updated_at = TimestampField()
     disputed = ConstantField(False)
     reauthorized_from_transaction_id = ConstantField(None, schema=_NULL_STRING)
-    cvv_response_code = serializers.CharField(allow_null=True)
-    airline = StoredJsonField(AirlineSerializer(allow_null=True), allow_null=True)
-    payment_source = serializers.ChoiceField(choices=PaymentSource.choices)
-    merchant_initiated = serializers.BooleanField()
-    is_subsequent_payment = serializers.BooleanField()
-    cart_items = StoredJsonField(CartItemSerializer(many=True, allow_null=True), allow_null=True)
-    payment_service_transaction_id = serializers.CharField(allow_null=True)
-    additional_identifiers = ConstantField({})
-    metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
-    authorized_at = TimestampField(allow_null=True)
-    captured_at = TimestampField(allow_null=True)
-    voided_at = TimestampField(allow_null=True)
-    canceled_at = TimestampField(allow_null=True)
-    intent_outcome = serializers.SerializerMethodField()
-    multi_tender = serializers.SerializerMethodField()
-    account_funding_transaction = serializers.BooleanField()
 
     def to_representation(self, txn: Transaction) -> dict[str, Any]:
         # Redemptions are read twice (the list and `multi_tender`): one query, or none when a list prefetched them.
@@ -491,6 +542,39 @@ class TransactionOutput(OutputSerializer):
     @extend_schema_field(ShippingDetailsOutput(allow_null=True))
     def get_shipping_details(self, txn: Transaction) -> dict[str, Any] | None:
         return _SHIPPING_DETAILS.to_representation(txn.shipping_details) if txn.shipping_details else None
+
+
+class TransactionOutput(TransactionSummaryOutput):
+    """The upstream `Transaction`: the summary and everything the transaction was created with."""
+
+    cvv_response_code = serializers.CharField(allow_null=True)
+    airline = StoredJsonField(AirlineSerializer(allow_null=True), allow_null=True)
+    payment_source = serializers.ChoiceField(choices=PaymentSource.choices)
+    merchant_initiated = serializers.BooleanField()
+    is_subsequent_payment = serializers.BooleanField()
+    cart_items = StoredJsonField(CartItemSerializer(many=True, allow_null=True), allow_null=True)
+    statement_descriptor = StoredJsonField(StatementDescriptorSerializer(allow_null=True), allow_null=True)
+    three_d_secure = ThreeDSecureSummaryOutput(allow_null=True)
+    payment_service_transaction_id = serializers.CharField(allow_null=True)
+    additional_identifiers = ConstantField({})
+    metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
+    authorized_at = TimestampField(allow_null=True)
+    captured_at = TimestampField(allow_null=True)
+    voided_at = TimestampField(allow_null=True)
+    canceled_at = TimestampField(allow_null=True)
+    intent_outcome = serializers.SerializerMethodField()
+    multi_tender = serializers.SerializerMethodField()
+    account_funding_transaction = serializers.BooleanField()
+    recipient = StoredJsonField(RecipientSerializer(allow_null=True), allow_null=True)
+    installment_count = serializers.IntegerField(allow_null=True)
+    tax_amount = serializers.IntegerField(allow_null=True)
+    merchant_tax_id = serializers.CharField(allow_null=True)
+    purchase_order_number = serializers.CharField(allow_null=True)
+    customer_reference_number = serializers.CharField(allow_null=True)
+    amount_includes_tax = serializers.BooleanField(allow_null=True)
+    supplier_order_number = serializers.CharField(allow_null=True)
+    duty_amount = serializers.IntegerField(allow_null=True)
+    shipping_amount = serializers.IntegerField(allow_null=True)
 
     @extend_schema_field(serializers.ChoiceField(choices=["pending", "succeeded", "failed"]))
     def get_intent_outcome(self, txn: Transaction) -> str:

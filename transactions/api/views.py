@@ -28,6 +28,7 @@ from transactions.api.serializers import (
     TransactionCreateInput,
     TransactionEventOutput,
     TransactionOutput,
+    TransactionSummaryOutput,
     TransactionUpdateInput,
     TransactionVoidOutput,
 )
@@ -60,6 +61,11 @@ def _actor(request: Request) -> Actor:
     return Actor.api_key(request_principal(request).kid)
 
 
+def _buyer_ip_address(request: Request) -> str | None:
+    """The buyer's address when the buyer's own browser calls (an embed token); a merchant's server is not the buyer."""
+    return request.META.get("REMOTE_ADDR") or None if request_principal(request).is_embed else None
+
+
 def _prefers(request: Request, resource: str) -> bool:
     """`Prefer: resource=<name>`; the header may list several preferences, comma separated."""
     values = [part.strip() for part in request.headers.get("Prefer", "").split(",")]
@@ -89,6 +95,10 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     def get_queryset(self) -> QuerySet[Transaction]:
         return transaction_list(merchant_account=request_merchant_account(self.request))
 
+    def get_serializer_class(self) -> type[TransactionOutput | TransactionSummaryOutput]:
+        # As upstream, lists show each transaction's summary; every other action the whole transaction.
+        return TransactionSummaryOutput if self.action == "list" else TransactionOutput
+
     def get_object(self) -> Transaction:
         return transaction_get(
             merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
@@ -97,7 +107,8 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request) -> Response:
-        transaction_request = validated_request(TransactionCreateInput(data=request.data))
+        context = {"ip_address": _buyer_ip_address(request)}
+        transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
         require_pinned_claims(request_principal(request), transaction_request)
         txn = transaction_create(
             merchant_account=request_merchant_account(request), actor=_actor(request), request=transaction_request

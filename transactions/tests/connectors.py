@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from payments.connectors import CardDetails, ConnectorResult, Outcome
+from payments.connectors import AuthorizationRequest, ConnectorResult, Outcome
 from payments.connectors.sandbox import SandboxConnector
 
 
@@ -16,11 +16,9 @@ class ScriptedConnector(SandboxConnector):
     script: dict[str, Outcome | type[Exception]] = {}
     calls: list[tuple[str, dict]] = []
 
-    def authorize(self, *, card: CardDetails, amount: int, currency: str, capture: bool, reference: str):
-        self.calls.append(("authorize", {"amount": amount, "capture": capture, "reference": reference}))
-        return self._answer("authorize") or super().authorize(
-            card=card, amount=amount, currency=currency, capture=capture, reference=reference
-        )
+    def authorize(self, request: AuthorizationRequest):
+        self.calls.append(("authorize", {"amount": request.amount, "capture": request.capture, "request": request}))
+        return self._answer("authorize") or super().authorize(request)
 
     def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str):
         self.calls.append(("capture", {"processor_reference": processor_reference, "amount": amount}))

@@ -172,3 +172,43 @@ def test_a_server_token_with_a_session_claim_may_only_use_that_session(api_clien
 
     assert_error(post(client, "/transactions", {"amount": 5, "currency": "USD", "payment_method": CARD}), 403)
     assert post(client, "/transactions", with_session(session.pk, amount=5)).status_code == 201
+
+
+def test_what_the_session_declared_applies_where_the_request_is_silent(client, merchant_account, connector):
+    session = CheckoutSessionFactory(
+        merchant_account=merchant_account,
+        with_card=True,
+        intent="capture",
+        payment_source="recurring",
+        country="GB",
+        merchant_initiated=True,
+        is_subsequent_payment=True,
+        postal_code="N1 9GU",
+    )
+
+    silent = post(client, "/transactions", with_session(session.pk)).json()
+    explicit = post(
+        client, "/transactions", with_session(session.pk, intent="authorize", payment_source="moto", country="US")
+    ).json()
+
+    assert (silent["status"], silent["payment_source"], silent["country"]) == ("capture_succeeded", "recurring", "GB")
+    assert (silent["merchant_initiated"], silent["is_subsequent_payment"]) == (True, True)
+    assert (explicit["status"], explicit["payment_source"], explicit["country"]) == (
+        "authorization_succeeded",
+        "moto",
+        "US",
+    )
+    requests = [call["request"] for name, call in connector.calls if name == "authorize"]
+    assert [(request.capture, request.billing_postal_code) for request in requests] == [
+        (True, "N1 9GU"),
+        (False, "N1 9GU"),
+    ]
+
+
+def test_a_session_that_declared_nothing_leaves_the_defaults(client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+
+    payload = post(client, "/transactions", with_session(session.pk)).json()
+
+    assert (payload["intent"], payload["payment_source"], payload["country"]) == ("authorize", "ecommerce", None)
+    assert (payload["merchant_initiated"], payload["is_subsequent_payment"]) == (False, False)

@@ -143,8 +143,8 @@ def test_an_approval_arriving_after_a_cancel_is_voided_at_the_processor(
 
     real_authorize = connector.authorize
 
-    def cancel_meanwhile(self, **kwargs):
-        result = real_authorize(self, **kwargs)
+    def cancel_meanwhile(self, request):
+        result = real_authorize(self, request)
         transaction_cancel(txn=Transaction.objects.get(), actor=Actor.admin("support"))
         return result
 
