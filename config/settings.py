@@ -162,6 +162,11 @@ STORAGES = {
 
 # Request bodies above this size are refused with 413 before any parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+# JSON bodies nested deeper than this are refused with 400 before decoding (the decoder recurses per level).
+# The deepest upstream body (a transaction's buyer address, cart items, airline legs) needs about 5.
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+if not 1 <= API_MAX_JSON_DEPTH <= 200:
+    raise ImproperlyConfigured(f"API_MAX_JSON_DEPTH must be between 1 and 200, not {API_MAX_JSON_DEPTH}.")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.rest.authentication.ApiKeyJWTAuthentication"],
@@ -172,7 +177,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
