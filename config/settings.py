@@ -266,6 +266,7 @@ LOGGING = {
     "filters": {
         "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
         "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
+        "request_path": {"()": "payments.ops.logging.RequestPathFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -275,16 +276,20 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id", "card_data"],
+            "filters": ["request_id", "request_path", "card_data"],
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # Every handler must carry the `card_data` filter. Django's default logging config gives `django` and
-    # `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends those
-    # records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    # Every handler must carry the `request_path` and `card_data` filters. Django's default logging config gives
+    # `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends
+    # those records to the root's filtered handler instead of printing (or mailing) them unmasked.
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+        # HTTP client libraries log every URL they call at INFO, and a URL can carry a credential.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "urllib3": {"level": "WARNING"},
     },
 }
 
