@@ -309,6 +309,17 @@ if not DEBUG:
 PAYMENT_CONNECTOR = env.str("PAYMENT_CONNECTOR", default="payments.connectors.sandbox.SandboxConnector")
 # How long a stored Idempotency-Key response is replayed; `purge_expired` deletes older ones.
 IDEMPOTENCY_KEY_TTL_SECONDS = env.int("IDEMPOTENCY_KEY_TTL_SECONDS", default=24 * 60 * 60)
+# gunicorn's worker timeout (config/gunicorn.conf.py reads the same variable). Its worker replaces itself when a
+# request runs past it, so no request runs longer than twice this, plus a second or two (docs/reliability.md).
+WEB_TIMEOUT_SECONDS = env.int("WEB_TIMEOUT_SECONDS", default=30)
+# How long a request holds its Idempotency-Key: a request whose process died releases it after this, and the
+# client's retry resumes it. Longer than any request may run (a system check holds it so).
+IDEMPOTENCY_KEY_LEASE_SECONDS = env.int("IDEMPOTENCY_KEY_LEASE_SECONDS", default=90)
+# A transaction pending this long has no request working on it any more: `recover_transactions` syncs it, and a
+# sync that finds no record at the processor records that the operation never happened.
+PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SECONDS", default=90)
+# How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
+SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
 # Card vault: "<key id>:<base64url 32-byte key>" entries; the first encrypts, all decrypt.
 CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])

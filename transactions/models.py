@@ -29,6 +29,14 @@ class TransactionStatus(models.TextChoices):
     BUYER_APPROVAL_PENDING = "buyer_approval_pending"
 
 
+# Statuses in which an operation is under way and the processor's answer is not recorded yet.
+PENDING_STATUSES = (
+    TransactionStatus.PROCESSING,
+    TransactionStatus.CAPTURE_PENDING,
+    TransactionStatus.AUTHORIZATION_VOID_PENDING,
+)
+
+
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
 
@@ -114,6 +122,8 @@ class Transaction(TimestampedModel):
             models.Index(fields=["merchant_account", "external_identifier"], name="transaction_external_id"),
             models.Index(fields=["merchant_account", "buyer_external_identifier"], name="transaction_buyer_ext_id"),
             models.Index(fields=["merchant_account", "checkout_session_id"], name="transaction_checkout_session"),
+            # Recovery looks for the few pending transactions among all: a partial index holds only them.
+            models.Index(fields=["updated_at"], name="transaction_pending", condition=Q(status__in=PENDING_STATUSES)),
         ]
 
     def __str__(self) -> str:
