@@ -200,3 +200,30 @@ def recover(keys: list[str]) -> bool:
     call_command("recover_transactions", stdout=io.StringIO())
     reserved = _records(keys).values_list("reserved_id", flat=True)
     return not Transaction.objects.filter(pk__in=reserved, status__in=PENDING_STATUSES).exists()
+
+
+def test_a_request_running_past_the_timeout_gets_its_worker_replaced(api_key, token, merchant_account):
+    # The lease above relies on this bound: gunicorn's threaded worker heartbeats from its main loop, so
+    # without config.gunicorn_worker a request stuck in a thread would run for as long as it likes.
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "WEB_CONCURRENCY": "1",
+        "WEB_TIMEOUT_SECONDS": "2",
+        "SANDBOX_SLOW_CARD_SECONDS": "120",  # far longer than the client waits below
+        "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+    }
+    card = issued_card_create(merchant_account=merchant_account, amount=1000, currency="USD")
+    with gunicorn(env) as server:
+        [worker] = server.worker_pids()
+
+        status, _ = create(server, token, "slow-1", card, SLOW_TO_DECIDE)
+
+        wait_for(lambda: server.worker_pids() not in ([], [worker]), "a new worker")
+        output = server.output()
+    # The connection was closed by the server long before the sandbox would have answered, and not by a 60 s
+    # client timeout: the worker was replaced.
+    assert status == 0
+    assert "A request has run for more than 2s; this worker will be replaced." in output
+    assert f"WORKER TIMEOUT (pid:{worker})" in output
+    assert Transaction.objects.get().status == S.PROCESSING  # left for sync and recovery
