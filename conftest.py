@@ -1,5 +1,6 @@
 """Fixtures every test can use: keys for the card vault, merchant accounts, and API clients that
-authenticate with real ES512 tokens, minted exactly as the official SDK mints them."""
+authenticate with real ES512 tokens, minted exactly as the official SDK mints them. And the session's log scan:
+no line any test logs may hold a credential any test used (tests/logscan.py)."""
 
 import base64
 from collections.abc import Callable
@@ -11,6 +12,9 @@ from payments.accounts import selectors
 from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
 from payments.rest import authentication
+from tests.logscan import LogScan
+
+_LOG_SCAN = LogScan()
 
 TEST_CARD_KEYS = ["test1:" + base64.urlsafe_b64encode(b"k" * 32).decode().rstrip("=")]
 TEST_FINGERPRINT_KEY = base64.urlsafe_b64encode(b"f" * 32).decode().rstrip("=")
@@ -22,6 +26,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
     if item.get_closest_marker("postgres") and connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL (set DATABASE_URL)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def log_scan(django_db_blocker):
+    """Every record every test logs, scanned at the end of the session for every credential the tests used."""
+    with _LOG_SCAN.learning():
+        yield _LOG_SCAN
+    _LOG_SCAN.report()
+
+
+@pytest.fixture(autouse=True)
+def _log_scan_attached(request, log_scan):
+    """Tests that reapply the logging configuration remove the scan's handler: put it back before each test."""
+    log_scan.test = request.node.nodeid
+    log_scan.attach()
 
 
 @pytest.fixture(autouse=True)

@@ -12,9 +12,12 @@ bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  
 workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count() + 1))
 # Threaded workers keep client (load balancer) connections alive between requests; one thread per
 # worker by default keeps each worker's in-process caches and its database connection uncontended.
-worker_class = "gthread"
+# gunicorn's gthread worker, answering the errors it meets itself with the JSON envelope and bounding how long
+# a request may run (config/gunicorn_worker.py).
+worker_class = "config.gunicorn_worker.EnvelopeThreadWorker"
 threads = int(os.environ.get("WEB_THREADS", 1))
 keepalive = int(os.environ.get("WEB_KEEPALIVE_SECONDS", 5))
+# A request runs for at most twice this (config/gunicorn_worker.py); IDEMPOTENCY_KEY_LEASE_SECONDS must be longer.
 timeout = int(os.environ.get("WEB_TIMEOUT_SECONDS", 30))
 graceful_timeout = int(os.environ.get("WEB_GRACEFUL_TIMEOUT_SECONDS", 30))
 # Recycle workers now and then so a slow leak in any dependency can never grow without bound; the
@@ -24,6 +27,13 @@ max_requests_jitter = max_requests // 10
 # Import the application once in the master: a broken setting fails `make serve` at start, and
 # workers share the imported code's memory. Django opens no connection at import, so none is shared.
 preload_app = True
+
+# What a realistic request needs, with room: a list URL with repeated filters and a cursor, a token with
+# embed claims, a merchant page's cookies. Anything larger is refused by the worker with the envelope
+# (414 for the request line, 431 for a header). 8190 is the most gunicorn allows for the request line.
+limit_request_line = int(os.environ.get("WEB_LIMIT_REQUEST_LINE", 8190))
+limit_request_field_size = int(os.environ.get("WEB_LIMIT_REQUEST_FIELD_SIZE", 16384))
+limit_request_fields = int(os.environ.get("WEB_LIMIT_REQUEST_FIELDS", 100))
 
 accesslog = None
 errorlog = "-"

@@ -169,6 +169,11 @@ STORAGES = {
 
 # Request bodies above this size are refused with 413 before any parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+# JSON bodies nested deeper than this are refused with 400 before decoding (the decoder recurses per level).
+# The deepest upstream body (a transaction's buyer address, cart items, airline legs) needs about 5.
+API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)
+if not 1 <= API_MAX_JSON_DEPTH <= 200:
+    raise ImproperlyConfigured(f"API_MAX_JSON_DEPTH must be between 1 and 200, not {API_MAX_JSON_DEPTH}.")
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["payments.rest.authentication.ApiKeyJWTAuthentication"],
@@ -180,7 +185,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -269,6 +274,7 @@ LOGGING = {
     "filters": {
         "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
         "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
+        "request_path": {"()": "payments.ops.logging.RequestPathFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -278,18 +284,22 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id", "card_data"],
+            "filters": ["request_id", "request_path", "card_data"],
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # Every handler must carry the `card_data` filter. Django's default logging config gives `django` and
-    # `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends those
-    # records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    # Every handler must carry the `request_path` and `card_data` filters. Django's default logging config gives
+    # `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends
+    # those records to the root's filtered handler instead of printing (or mailing) them unmasked.
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
         # The worker's clock logs every firing at INFO; its warnings and errors still show.
         "apscheduler": {"handlers": [], "level": "WARNING", "propagate": True},
+        # HTTP client libraries log every URL they call at INFO, and a URL can carry a credential.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "urllib3": {"level": "WARNING"},
     },
 }
 
@@ -309,6 +319,17 @@ if not DEBUG:
 PAYMENT_CONNECTOR = env.str("PAYMENT_CONNECTOR", default="payments.connectors.sandbox.SandboxConnector")
 # How long a stored Idempotency-Key response is replayed; `purge_expired` deletes older ones.
 IDEMPOTENCY_KEY_TTL_SECONDS = env.int("IDEMPOTENCY_KEY_TTL_SECONDS", default=24 * 60 * 60)
+# gunicorn's worker timeout (config/gunicorn.conf.py reads the same variable). Its worker replaces itself when a
+# request runs past it, so no request runs longer than twice this, plus a second or two (docs/reliability.md).
+WEB_TIMEOUT_SECONDS = env.int("WEB_TIMEOUT_SECONDS", default=30)
+# How long a request holds its Idempotency-Key: a request whose process died releases it after this, and the
+# client's retry resumes it. Longer than any request may run (a system check holds it so).
+IDEMPOTENCY_KEY_LEASE_SECONDS = env.int("IDEMPOTENCY_KEY_LEASE_SECONDS", default=90)
+# A transaction pending this long has no request working on it any more: `recover_transactions` syncs it, and a
+# sync that finds no record at the processor records that the operation never happened.
+PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SECONDS", default=90)
+# How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
+SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
 # Card vault: "<key id>:<base64url 32-byte key>" entries; the first encrypts, all decrypt.
 CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])
@@ -335,6 +356,11 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "call": "payments.ops.purge.purge_registered",
         "kwargs": {"only": ["idempotency-keys"]},
         "every_seconds": env.int("IDEMPOTENCY_CLEANUP_EVERY_SECONDS", default=900),
+    },
+    # Transactions left pending by a request that died: synced with the processor's records (docs/transactions.md).
+    "recover-pending-transactions": {
+        "call": "transactions.services.transactions_recover_pending",
+        "every_seconds": env.int("RECOVER_PENDING_EVERY_SECONDS", default=60),
     },
     "webhook-sweep": {
         "call": "webhooks.tasks.webhooks_sweep",

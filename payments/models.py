@@ -67,7 +67,10 @@ class IdempotencyRecord(models.Model):
     """The first answer to a request sent with an `Idempotency-Key`, replayed to retries until it expires.
 
     The row is inserted, and committed, before the request runs: the unique (merchant account, key) pair
-    is the lock that keeps two processes from both running the same request.
+    is the lock that keeps two processes from both running the same request. The lock is a lease
+    (`locked_until`): a request whose process died never finishes its row, so once the lease is over a retry
+    takes the row over (`attempts` counts them) and resumes the request. `reserved_id` is the id the request
+    gives what it creates, reserved before it writes anything, so the retry finds what the dead attempt made.
     """
 
     class State(models.TextChoices):
@@ -83,6 +86,10 @@ class IdempotencyRecord(models.Model):
     # The rendered JSON exactly as first sent, so a replay is byte for byte the same answer.
     response_body = models.TextField(null=True, blank=True)
     response_headers = models.JSONField(default=dict, blank=True)
+    # Until when the request running under this key holds it (IDEMPOTENCY_KEY_LEASE_SECONDS after each attempt).
+    locked_until = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=1)
+    reserved_id = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(db_index=True)
 
@@ -214,3 +221,35 @@ class ScheduledRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job} #{self.slot}"
+
+
+class SandboxOperation(models.Model):
+    """What the sandbox processor decided for one operation, under the caller's reference.
+
+    A processor keeps its own record of every authorization it decides, whatever becomes of the caller; the
+    sandbox does the same here, committed the moment it decides. A caller that died before recording the
+    answer asks again by its reference (`PaymentConnector.lookup`), and a crash before the decision (no row)
+    is told apart from one after it (a row).
+    """
+
+    class Operation(models.TextChoices):
+        AUTHORIZATION = "authorization"
+        CAPTURE = "capture"
+        VOID = "void"
+        REFUND = "refund"
+
+    # The caller's reference (our transaction or refund id, `<id>:capture`, `<id>:void`): what lookups name.
+    reference = models.CharField(primary_key=True, max_length=255)
+    operation = models.CharField(max_length=16, choices=Operation.choices)
+    outcome = models.CharField(max_length=16)
+    processor_reference = models.CharField(max_length=255)
+    error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_description = models.CharField(max_length=255, null=True, blank=True)
+    cvv_response_code = models.CharField(max_length=32, null=True, blank=True)
+    amount = models.BigIntegerField(null=True, blank=True)
+    currency = models.CharField(max_length=3, null=True, blank=True)
+    decided_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.operation} {self.reference}: {self.outcome}"

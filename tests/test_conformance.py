@@ -595,6 +595,18 @@ SCENARIOS += [
         "empty",
         lambda w: w.client.get(f"/transactions/{_with_history(w)}/actions"),
     ),
+    (
+        "/transactions/{transaction_id}/sync",
+        "POST",
+        "synced",
+        lambda w: w.client.post(f"/transactions/{_with_history(w)}/sync"),
+    ),
+    (
+        "/transactions/{transaction_id}/sync",
+        "POST",
+        "missing",
+        lambda w: w.client.post(f"/transactions/{uuid.uuid4()}/sync"),
+    ),
     # webhook subscriptions
     ("/webhook-subscriptions", "POST", "created", lambda w: w.post("/webhook-subscriptions", {"url": RECEIVER})),
     ("/webhook-subscriptions", "POST", "invalid", lambda w: w.post("/webhook-subscriptions", {"url": "ftp://x"})),

@@ -8,7 +8,6 @@ and Redis (`REDIS_URL`); skipped otherwise. Single-process behaviour is in payme
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
@@ -31,6 +29,7 @@ from checkout.services import checkout_session_create
 from giftcards.services import issued_card_create
 from payments.accounts.keys import mint_token
 from payments.models import RateLimitEvent
+from tests.servers import database_url, free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -77,12 +76,6 @@ def _json(raw: bytes) -> dict:
     return json.loads(raw) if raw else {}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def redis_required():
     if "RedisCache" not in settings.CACHES["ratelimit"]["BACKEND"]:
@@ -99,11 +92,11 @@ def start_gunicorn(redis_required, api_key, settings):
     with ExitStack() as stack:
 
         def start(**overrides: str) -> Server:
-            port = _free_port()
+            port = free_port()
             env = {
                 **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
                 "DJANGO_SETTINGS_MODULE": "config.settings",
-                "DATABASE_URL": _database_url(connection.settings_dict),
+                "DATABASE_URL": database_url(connection.settings_dict),
                 "REDIS_URL": os.environ["REDIS_URL"],
                 "RATELIMIT_EMBED": RATE,
                 "RATELIMIT_CHECKOUT_FIELDS": RATE,
@@ -133,13 +126,6 @@ def gunicorn(start_gunicorn) -> Server:
 def _stop(process: subprocess.Popen) -> None:
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=30)
-
-
-def _database_url(database: dict) -> str:
-    """The test database (not the configured one) that the workers must use."""
-    password = f":{quote(database['PASSWORD'], safe='')}" if database["PASSWORD"] else ""
-    user = quote(database["USER"], safe="")
-    return f"postgres://{user}{password}@{database['HOST']}:{database['PORT'] or 5432}/{database['NAME']}"
 
 
 def _wait_until_serving(server: Server, process: subprocess.Popen) -> None:
@@ -283,7 +269,7 @@ def test_pin_failures_lock_a_card_across_many_embed_tokens_and_processes(gunicor
 def test_with_redis_down_limited_requests_follow_the_fail_mode_and_servers_are_unaffected(
     start_gunicorn, mint, gift_card, fail_open
 ):
-    server = start_gunicorn(REDIS_URL=f"redis://127.0.0.1:{_free_port()}/0", RATELIMIT_FAIL_OPEN=str(fail_open))
+    server = start_gunicorn(REDIS_URL=f"redis://127.0.0.1:{free_port()}/0", RATELIMIT_FAIL_OPEN=str(fail_open))
     body = _balances_body(gift_card)
 
     limited = server.burst("POST", "/gift-cards/balances", body, [mint(["embed"]) for _ in range(BURST // 2)])

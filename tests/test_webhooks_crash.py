@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.test_rate_limits_concurrency import ROOT, _database_url
+from tests.servers import ROOT, database_url
 from transactions.tests.factories import TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
 from webhooks.tests.factories import subscription_for
@@ -40,7 +40,7 @@ def environment(settings):
     return {
         **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
         "DJANGO_SETTINGS_MODULE": "config.settings",
-        "DATABASE_URL": _database_url(connection.settings_dict),
+        "DATABASE_URL": database_url(connection.settings_dict),
         "REDIS_URL": os.environ["REDIS_URL"],
         "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,

@@ -29,6 +29,14 @@ class TransactionStatus(models.TextChoices):
     BUYER_APPROVAL_PENDING = "buyer_approval_pending"
 
 
+# Statuses in which an operation is under way and the processor's answer is not recorded yet.
+PENDING_STATUSES = (
+    TransactionStatus.PROCESSING,
+    TransactionStatus.CAPTURE_PENDING,
+    TransactionStatus.AUTHORIZATION_VOID_PENDING,
+)
+
+
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
 
@@ -154,6 +162,8 @@ class Transaction(TimestampedModel):
             models.Index(
                 fields=["merchant_account", "card_fingerprint", "-created_at", "-id"], name="transaction_card_print"
             ),
+            # Recovery looks for the few pending transactions among all: a partial index holds only them.
+            models.Index(fields=["updated_at"], name="transaction_pending", condition=Q(status__in=PENDING_STATUSES)),
         ]
 
     def __str__(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from datetime import datetime
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -11,7 +12,7 @@ from django.db.models.fields.json import KeyTransform
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.models import MerchantAccount
-from transactions.models import GiftCardRedemption, Refund, Transaction, TransactionEvent
+from transactions.models import PENDING_STATUSES, GiftCardRedemption, Refund, Transaction, TransactionEvent
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -36,6 +37,14 @@ def transaction_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -
     if txn is None:
         raise NotFound(_NOT_FOUND)
     return txn
+
+
+def transactions_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
+    """Every account's transactions still waiting for a processor's answer since before `updated_before`, oldest
+    first (for recovery, which acts for no one account)."""
+    return Transaction.objects.filter(status__in=PENDING_STATUSES, updated_at__lt=updated_before).order_by(
+        "updated_at", "id"
+    )
 
 
 def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:

@@ -13,15 +13,17 @@ The transition table is `TRANSITIONS`; docs/transactions.md draws it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.db import transaction
-from django.db.models import QuerySet
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from buyers.models import Buyer
@@ -46,6 +48,7 @@ from payments.errors import Conflict, DomainError, NotFound
 from payments.models import MerchantAccount, VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
 from transactions.models import (
+    PENDING_STATUSES,
     GiftCardRedemption,
     RedemptionStatus,
     Refund,
@@ -57,7 +60,9 @@ from transactions.models import (
 )
 from transactions.notifications import refund_notify, transaction_notify
 from transactions.requests import MAX_GIFT_CARDS, GiftCardRequest, PaymentCard, TransactionRequest
+from transactions.selectors import transactions_pending
 
+logger = logging.getLogger("transactions.recovery")
 S = TransactionStatus
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
 CARD_RETENTION = timedelta(days=7)
@@ -406,10 +411,21 @@ def _open(
     return details
 
 
-def transaction_create(*, merchant_account: MerchantAccount, actor: Actor, request: TransactionRequest) -> Transaction:
+def transaction_create(
+    *, merchant_account: MerchantAccount, actor: Actor, request: TransactionRequest, id: UUID | None = None
+) -> Transaction:
     """Debit the gift cards, then authorize (or capture) the rest on the payment method. Everything the request
     names is resolved and checked before anything is written; a refused gift card refuses the request before
-    anything moves; a refused card part gives every gift card its money back."""
+    anything moves; a refused card part gives every gift card its money back.
+
+    `id`, when given, was reserved for this request before it ran (its Idempotency-Key). A transaction that
+    already has it was made by an earlier attempt of the same request whose process died: that one is synced
+    and returned, never a second one made.
+    """
+    if id is not None:
+        earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
+        if earlier is not None:
+            return transaction_sync(txn=earlier, actor=actor, abandoned=True)
     gift_cards = _gift_card_charges(merchant_account, request.gift_cards)
     buyer = _buyer(merchant_account, request)
     card = request.payment_method.resolve(merchant_account=merchant_account) if request.payment_method else None
@@ -445,8 +461,17 @@ def transaction_create(*, merchant_account: MerchantAccount, actor: Actor, reque
         ip_address=request.ip_address,
         **asdict(request.purchase),
     )
+    if id is not None:
+        txn.pk = id
     _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
-    clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
+    try:
+        clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
+    except IntegrityError:
+        # The earlier attempt is still running after all and made the row first: answer with it.
+        earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=txn.pk).first()
+        if id is None or earlier is None:
+            raise
+        return transaction_sync(txn=earlier, actor=actor)
     if clear_card is None:
         return _settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
@@ -511,7 +536,13 @@ def _record_authorization(txn: Transaction, *, result: ConnectorResult, card_amo
     """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money."""
     txn = _locked(txn)
     if txn.status != S.PROCESSING:
-        # Canceled while the processor was deciding: the cancel stands, and an approval must not hold funds.
+        if result is NEVER_RECEIVED or (
+            txn.payment_service_transaction_id is not None
+            and txn.payment_service_transaction_id == result.processor_reference
+        ):
+            return txn  # a concurrent sync has recorded this very answer already
+        # Canceled while the processor was deciding (or given up by a sync that found no record of it): that
+        # stands, and an approval must not hold funds.
         _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
         if result.approved:
             reference = result.processor_reference or ""
@@ -590,6 +621,8 @@ def transaction_capture(*, txn: Transaction, actor: Actor, amount: int | None = 
 @transaction.atomic
 def _finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount: int, actor: Actor) -> Transaction:
     txn = _locked(txn)
+    if txn.status != S.CAPTURE_PENDING:
+        return txn  # a sync recorded the processor's answer first
     if result is None or result.approved:
         _move(
             txn,
@@ -627,6 +660,8 @@ def transaction_void(*, txn: Transaction, actor: Actor) -> ActionResult:
 @transaction.atomic
 def _finish_void(txn: Transaction, *, result: ConnectorResult | None, actor: Actor) -> Transaction:
     txn = _locked(txn)
+    if txn.status != S.AUTHORIZATION_VOID_PENDING:
+        return txn  # a sync recorded the processor's answer first
     if result is None or result.approved:
         _move(txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=actor, voided_at=timezone.now())
         _return_gift_cards(txn, actor=actor, card_part_refused=False)
@@ -644,6 +679,95 @@ def transaction_cancel(*, txn: Transaction, actor: Actor) -> Transaction:
     _move(txn, S.AUTHORIZATION_VOIDED, name="cancel_succeeded", actor=actor, canceled_at=now, voided_at=now)
     _return_gift_cards(txn, actor=actor, card_part_refused=False)
     return txn
+
+
+# --- sync and recovery ----------------------------------------------------------------------------------
+
+# Statuses in which an operation is under way: the processor's answer has not been recorded yet.
+PENDING: frozenset[str] = frozenset(PENDING_STATUSES)
+# What an operation the processor never received is recorded as, once no request can still be sending it.
+NEVER_RECEIVED = ConnectorResult(
+    outcome=Outcome.FAILED,
+    error_code="service_error",
+    raw_response_description="The processor has no record of this operation: it did not happen.",
+)
+
+
+def _abandoned(txn: Transaction, now: datetime) -> bool:
+    """Pending for longer than any request may run: nothing is still working on it."""
+    return txn.updated_at <= now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
+
+
+def _pending_amount(txn: Transaction, name: str) -> int:
+    """The amount the pending operation was asked for, from the event that started it."""
+    started = txn.events.filter(name=name).order_by("-created_at", "-id").first()
+    return started.amount if started is not None and started.amount is not None else txn.authorized_amount
+
+
+def transaction_sync(
+    *, txn: Transaction, actor: Actor, abandoned: bool | None = None, now: datetime | None = None
+) -> Transaction:
+    """Ask the processor what became of the transaction's pending operation and record its answer, as the
+    request that asked would have; a transaction that is not pending is returned unchanged.
+
+    An operation the processor has no record of did not happen: that is recorded only once no request can still
+    be sending it (`abandoned`: by default, pending longer than PENDING_TRANSACTION_RECOVERY_SECONDS). An
+    authorization that did not happen fails and returns the gift card money; a capture or void that did not
+    happen leaves the transaction authorized.
+    """
+    txn = Transaction.objects.get(pk=txn.pk)
+    if txn.status not in PENDING:
+        return txn
+    if abandoned is None:
+        abandoned = _abandoned(txn, now or timezone.now())
+    connector = get_connector()
+    if txn.status == S.PROCESSING:
+        if txn.method != "card":
+            # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
+            return _settle_gift_cards_only(txn, actor=actor) if abandoned else txn
+        result = connector.lookup(reference=str(txn.pk))
+        if result is None and not abandoned:
+            return txn
+        return _record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=_card_amount(txn), actor=actor)
+    operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
+    found = connector.lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
+    if found is None and txn.authorized_amount and not abandoned:
+        return txn
+    # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.
+    result = found or (NEVER_RECEIVED if txn.authorized_amount else None)
+    if operation == "capture":
+        return _finish_capture(txn, result=result, amount=_pending_amount(txn, "capture_requested"), actor=actor)
+    return _finish_void(txn, result=result, actor=actor)
+
+
+def _card_amount(txn: Transaction) -> int:
+    gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
+    return txn.amount - gift_cards
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What one recovery run did: the transactions it resolved, and those whose processor could not be asked."""
+
+    resolved: list[Transaction]
+    failed: list[UUID]
+
+
+def transactions_recover_pending(*, now: datetime | None = None, batch_size: int = 100) -> Recovery:
+    """Sync up to `batch_size` transactions left pending for longer than PENDING_TRANSACTION_RECOVERY_SECONDS
+    (their request died), oldest first: each ends in the status the processor's records give, and gift card
+    money held for a card part that never happened goes back. Each is synced on its own: a processor that
+    cannot be asked about one (it raises) leaves it pending for the next run and the others resolved."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
+    resolved, failed = [], []
+    for txn in transactions_pending(updated_before=cutoff)[:batch_size]:
+        try:
+            resolved.append(transaction_sync(txn=txn, actor=SYSTEM, abandoned=True))
+        except Exception:
+            logger.exception("Recovery could not sync transaction %s; the next run tries again", txn.pk)
+            failed.append(txn.pk)
+    return Recovery(resolved, failed)
 
 
 # --- update ---------------------------------------------------------------------------------------------

@@ -202,3 +202,8 @@ class PaymentConnector(Protocol):
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
         """Return `amount` of a captured payment to the card."""
         ...
+
+    def lookup(self, *, reference: str) -> ConnectorResult | None:
+        """What became of the operation sent with our `reference`: the processor's answer as it gave it, or None
+        when the processor never received (or never decided) it. Asked when a crash left the outcome unknown."""
+        ...

@@ -2,14 +2,30 @@
 result the issuer refused declines the payment whatever the card.
 
 The test cards and the 3-D Secure rule are in `docs/test-cards.md`; any other valid card number is approved.
-Captures, voids and refunds of sandbox authorizations always succeed.
+Captures, voids and refunds of sandbox authorizations always succeed. Like a real processor, the sandbox keeps
+its own record of every decision (`SandboxOperation`, committed as it decides), so `lookup` answers truthfully
+after the caller crashed. Two test cards take `SANDBOX_SLOW_CARD_SECONDS` to answer, one before and one after
+deciding, so a test can kill a process in either moment.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from enum import StrEnum
+
+from django.conf import settings
+from django.db import transaction
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, ThreeDSecureStatus
+from payments.models import SandboxOperation
+
+
+class Delay(StrEnum):
+    """When a slow test card waits: before deciding (a crash leaves no decision) or after (one never heard)."""
+
+    BEFORE_DECIDING = "before_deciding"
+    AFTER_DECIDING = "after_deciding"
 
 
 @dataclass(frozen=True)
@@ -21,6 +37,7 @@ class SandboxCard:
     raw_response_code: str
     raw_response_description: str
     cvv_response_code: str | None = None
+    delay: Delay | None = None
 
 
 APPROVED = SandboxCard(Outcome.APPROVED, None, "00", "Approved")
@@ -34,6 +51,8 @@ TEST_CARDS: dict[str, SandboxCard] = {
     "4000000000009995": SandboxCard(Outcome.DECLINED, "insufficient_funds", "51", "Insufficient funds"),
     "4000000000000069": SandboxCard(Outcome.DECLINED, "expired_card", "54", "Expired card"),
     "4000000000000119": SandboxCard(Outcome.FAILED, "service_error", "96", "System malfunction"),
+    "4000000000000259": SandboxCard(Outcome.APPROVED, None, "00", "Approved", delay=Delay.BEFORE_DECIDING),
+    "4000000000000267": SandboxCard(Outcome.APPROVED, None, "00", "Approved", delay=Delay.AFTER_DECIDING),
 }
 # The issuer refused to authenticate the cardholder (3-D Secure status N or R): no issuer approves that payment.
 THREE_D_SECURE_DECLINED = SandboxCard(
@@ -46,8 +65,35 @@ def _reference(operation: str, reference: str) -> str:
     return f"sandbox-{operation}-{reference}"
 
 
+def _wait(test_card: SandboxCard, moment: Delay) -> None:
+    if test_card.delay is moment:
+        time.sleep(settings.SANDBOX_SLOW_CARD_SECONDS)
+
+
+def _remember(operation: str, reference: str, result: ConnectorResult, **money: object) -> ConnectorResult:
+    """Record the decision in its own transaction: committed at once, as a processor's records are (connectors
+    are called outside the caller's transactions), whatever becomes of the caller afterwards."""
+    fields = {name: getattr(result, name) for name in _RESULT_FIELDS}
+    with transaction.atomic():
+        SandboxOperation.objects.update_or_create(
+            reference=reference, defaults={"operation": operation, **fields, **money}
+        )
+    return result
+
+
+_RESULT_FIELDS = (
+    "outcome",
+    "processor_reference",
+    "error_code",
+    "raw_response_code",
+    "raw_response_description",
+    "cvv_response_code",
+)
+
+
 class SandboxConnector:
-    """Answers from the test card table; no network, no state. Reads no connection options."""
+    """Answers from the test card table, and remembers each answer by the caller's reference. Reads no
+    connection options."""
 
     connection_options_keys: frozenset[str] = frozenset()
 
@@ -55,8 +101,9 @@ class SandboxConnector:
         test_card = TEST_CARDS.get(request.card.number, APPROVED)
         if request.three_d_secure is not None and request.three_d_secure.status is ThreeDSecureStatus.DECLINED:
             test_card = THREE_D_SECURE_DECLINED
+        _wait(test_card, Delay.BEFORE_DECIDING)
         cvv = test_card.cvv_response_code or ("match" if request.card.security_code else "not_provided")
-        return ConnectorResult(
+        result = ConnectorResult(
             outcome=test_card.outcome,
             processor_reference=_reference("authorization", request.reference),
             error_code=test_card.error_code,
@@ -64,21 +111,38 @@ class SandboxConnector:
             raw_response_description=test_card.raw_response_description,
             cvv_response_code=cvv if test_card.outcome is not Outcome.FAILED else None,
         )
+        _remember(
+            SandboxOperation.Operation.AUTHORIZATION,
+            request.reference,
+            result,
+            amount=request.amount,
+            currency=request.currency,
+        )
+        _wait(test_card, Delay.AFTER_DECIDING)
+        return result
 
     def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
-        return self._approved("capture", reference)
+        return self._approved(SandboxOperation.Operation.CAPTURE, reference, amount=amount, currency=currency)
 
     def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
-        return self._approved("void", reference)
+        return self._approved(SandboxOperation.Operation.VOID, reference)
 
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
-        return self._approved("refund", reference)
+        return self._approved(SandboxOperation.Operation.REFUND, reference, amount=amount, currency=currency)
+
+    def lookup(self, *, reference: str) -> ConnectorResult | None:
+        decided = SandboxOperation.objects.filter(reference=reference).first()
+        if decided is None:
+            return None
+        fields = {name: getattr(decided, name) for name in _RESULT_FIELDS}
+        return ConnectorResult(**{**fields, "outcome": Outcome(decided.outcome)})
 
     @staticmethod
-    def _approved(operation: str, reference: str) -> ConnectorResult:
-        return ConnectorResult(
+    def _approved(operation: str, reference: str, **money: object) -> ConnectorResult:
+        result = ConnectorResult(
             outcome=Outcome.APPROVED,
             processor_reference=_reference(operation, reference),
             raw_response_code=APPROVED.raw_response_code,
             raw_response_description=APPROVED.raw_response_description,
         )
+        return _remember(operation, reference, result, **money)

@@ -6,48 +6,16 @@ Never the token, the query string, a header or a body.
 """
 
 import logging
-import re
 import time
-from functools import lru_cache
 
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 
 from payments.middleware import GetResponse
+from payments.middleware.routes import request_route
 from payments.rest.authentication import ApiPrincipal
 
 logger = logging.getLogger("payments.access")
-
-_NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
-_CONVERTER = re.compile(r"<(?:\w+:)?(\w+)>")
-
-
-@lru_cache(maxsize=512)
-def route_template(route: str) -> str:
-    """`^buyers/(?P<buyer_id>[^/.]+)$` (a router's regex) or `buyers/<uuid:buyer_id>` → `/buyers/{buyer_id}`."""
-    out, index = [], 0
-    while match := _NAMED_GROUP.search(route, index):
-        out.append(route[index : match.start()])
-        out.append("{" + match.group(1) + "}")
-        index = _group_end(route, match.end())
-    out.append(route[index:])
-    template = _CONVERTER.sub(r"{\1}", "".join(out)).replace("^", "").replace("$", "")
-    return "/" + template.lstrip("/")
-
-
-def _group_end(pattern: str, start: int) -> int:
-    """Index just past the parenthesis closing the group whose body starts at `start`."""
-    depth, index = 1, start
-    while index < len(pattern) and depth:
-        char = pattern[index]
-        if char == "\\":
-            index += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        index += 1
-    return index
 
 
 def _merchant_account_id(response: HttpResponseBase) -> str | None:
@@ -82,12 +50,11 @@ class AccessLogMiddleware:
 
 def request_fields(request: HttpRequest, response: HttpResponseBase, *, duration_ms: float) -> dict[str, object]:
     """The access log's fields for one finished request."""
-    match = request.resolver_match
     return {
         "request_id": getattr(request, "id", None),
         "merchant_account": _merchant_account_id(response),
         "method": request.method,
-        "route": route_template(str(match.route)) if match is not None else None,
+        "route": request_route(request),
         "status": response.status_code,
         "duration_ms": round(duration_ms, 2),
         "kid": _kid(request),

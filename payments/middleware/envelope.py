@@ -7,6 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
 from payments.middleware import GetResponse
+from payments.middleware.routes import loggable_route
 from payments.rest.envelope import error_response
 
 logger = logging.getLogger("payments.request")
@@ -41,7 +42,7 @@ class ErrorEnvelopeMiddleware:
         logger.error(
             "Unhandled error on %s %s",
             request.method,
-            request.path,
+            loggable_route(request),
             exc_info=exception,
             extra={"request_id": getattr(request, "id", "-")},
         )

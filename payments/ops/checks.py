@@ -23,3 +23,27 @@ def ratelimit_cache_is_shared(app_configs: Sequence[AppConfig] | None, **kwargs:
             id="payments.W001",
         )
     ]
+
+
+# gunicorn replaces a worker whose request runs past its timeout; allow for its poll interval on top.
+_REPLACEMENT_SLACK_SECONDS = 5
+
+
+@checks.register()
+def idempotency_lease_outlasts_requests(
+    app_configs: Sequence[AppConfig] | None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """A lease shorter than a request could let a retry resume a request that is still running."""
+    longest = 2 * settings.WEB_TIMEOUT_SECONDS + _REPLACEMENT_SLACK_SECONDS
+    messages: list[checks.CheckMessage] = []
+    for name in ("IDEMPOTENCY_KEY_LEASE_SECONDS", "PENDING_TRANSACTION_RECOVERY_SECONDS"):
+        if getattr(settings, name) <= longest:
+            messages.append(
+                checks.Error(
+                    f"{name} ({getattr(settings, name)}) must be longer than the longest a request may run "
+                    f"({longest} seconds: twice WEB_TIMEOUT_SECONDS, plus {_REPLACEMENT_SLACK_SECONDS}).",
+                    hint="Raise it, or lower WEB_TIMEOUT_SECONDS (docs/reliability.md).",
+                    id="payments.E001" if name.startswith("IDEMPOTENCY") else "payments.E002",
+                )
+            )
+    return messages

@@ -1,4 +1,5 @@
-"""Log filters and formatters: card numbers masked on every record, JSON lines for log collectors."""
+"""Log filters and formatters: card numbers masked and raw paths replaced on every record, JSON lines for log
+collectors."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import json
 import logging
 from datetime import UTC, datetime
 
+from django.http import HttpRequest
+
+from payments.middleware.routes import loggable_route
 from payments.vault.masking import mask_card_numbers
 
 
@@ -33,6 +37,29 @@ class CardDataMaskingFilter(logging.Filter):
             record.exc_text = mask_card_numbers(record.exc_text)
         if record.stack_info:
             record.stack_info = mask_card_numbers(record.stack_info)
+        return True
+
+
+class RequestPathFilter(logging.Filter):
+    """Names the route template instead of the raw path on records that carry the request.
+
+    Django's `django.request` and `django.security` lines (`Not Found: /checkout/sessions/<id>/fields`) quote
+    `request.path`, and a path can hold a credential: the Secure Fields URL carries the checkout session id.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the path in `record`'s arguments and message in place; never drops a record."""
+        request = getattr(record, "request", None)
+        if not isinstance(request, HttpRequest) or request.path in ("", "/"):
+            return True
+        path, route = request.path, loggable_route(request)
+        # Django escapes the arguments it logs (`\x00` for a NUL byte), so the escaped path is replaced too.
+        quoted = {path, path.encode("unicode_escape").decode("ascii")}
+        if isinstance(record.args, tuple):
+            record.args = tuple(route if isinstance(arg, str) and arg in quoted else arg for arg in record.args)
+        if isinstance(record.msg, str):
+            for text in quoted:
+                record.msg = record.msg.replace(text, route)
         return True
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import django_filters
 from django import forms
+from django.conf import settings
 from django.db.models import Model, QuerySet
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
@@ -20,6 +21,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework.request import Request
 
 from payments.rest.envelope import QueryValidationError
+from payments.rest.parsers import json_depth_exceeds
 from payments.rest.query import PAGING_PARAMS
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class QueryFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
     def filter_queryset(self, request: Request, queryset: QuerySet[ModelT], view: APIView) -> QuerySet[ModelT]:
         if not _has_filter_params(request, view):
             return queryset  # nothing to filter: skip building and validating a form on every list page
+        _require_shallow_values(request)
         filterset = self.get_filterset(request, queryset, view)
         if filterset is None:
             return queryset
@@ -45,6 +48,19 @@ class QueryFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
             raise QueryValidationError({name: list(errors) for name, errors in filterset.errors.items()})
         filtered: QuerySet[ModelT] = filterset.qs
         return filtered
+
+
+def _require_shallow_values(request: Request) -> None:
+    """Some filters take JSON (`metadata`): a value nested deeper than a body may be is refused before any
+    filter decodes it, as the decoder recurses once per level."""
+    limit = settings.API_MAX_JSON_DEPTH
+    deep = {
+        name: [f"Nested more than {limit} levels deep."]
+        for name, values in request.query_params.lists()
+        if any(json_depth_exceeds(value, limit=limit) for value in values)
+    }
+    if deep:
+        raise QueryValidationError(deep)
 
 
 def _has_filter_params(request: Request, view: APIView) -> bool:

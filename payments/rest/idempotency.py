@@ -6,6 +6,11 @@ Rules (see docs/transactions.md):
 - The key is claimed by inserting its row in its own committed transaction before the action runs; the
   unique constraint makes exactly one request win, in any number of processes. A request that finds the
   row still in progress gets 409.
+- The claim is a lease of IDEMPOTENCY_KEY_LEASE_SECONDS, longer than any request may run. A request whose
+  process died never finishes its row; once the lease is over, a retry takes the row over and runs the
+  action again as a resumption (`idempotency_resumed`). An action that creates something names it with
+  `idempotency_reserved_id`, reserved before anything is written, so the resumed action finds what the
+  dead attempt made instead of making a second one.
 - The same key with a different request (method, path, `Prefer` header or body) is a 400.
 - A request refused with a 4xx (validation, state machine) stores nothing: the row is deleted, the key is
   free again. Services refuse before anything changes, so a retry may run.
@@ -18,6 +23,7 @@ import functools
 import hashlib
 import json
 import logging
+import uuid
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Concatenate, ParamSpec, TypeVar
@@ -25,6 +31,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.http import Http404, HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import APIException
@@ -45,6 +52,8 @@ MAX_KEY_LENGTH = 255
 _POINTER = "/idempotency-key"
 # A row deleted by a refused request frees its key; a racing request then simply claims it again.
 _CLAIM_ATTEMPTS = 3
+# Where the wrapper leaves the request's claimed record for the action (a DRF request takes any attribute).
+_RECORD_ATTRIBUTE = "idempotency_record"
 # Headers the framework sets on every response; replaying them from storage would only go stale.
 _UNSTORED_HEADERS = {"content-type", "content-length", "vary", "allow", "x-request-id"}
 
@@ -58,6 +67,10 @@ class IdempotencyKeyInUse(Conflict):
 
 def _ttl() -> timedelta:
     return timedelta(seconds=settings.IDEMPOTENCY_KEY_TTL_SECONDS)
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.IDEMPOTENCY_KEY_LEASE_SECONDS)
 
 
 def idempotency_key_from(request: Request) -> str | None:
@@ -86,14 +99,20 @@ def idempotency_claim(
 ) -> tuple[IdempotencyRecord, bool]:
     """Return (record, True) when this request now owns the key, or (completed record, False) to replay it.
 
-    Must run outside any open transaction: the claim is committed at once so other processes see it.
+    A record still in progress whose lease is over belongs to a request that died: this request takes it over
+    (its `attempts` grows) and resumes it. Must run outside any open transaction: the claim is committed at
+    once so other processes see it.
     """
     now = now or timezone.now()
     for _ in range(_CLAIM_ATTEMPTS):
         try:
             with transaction.atomic():
                 record = IdempotencyRecord.objects.create(
-                    merchant_account=merchant_account, key=key, fingerprint=fingerprint, expires_at=now + _ttl()
+                    merchant_account=merchant_account,
+                    key=key,
+                    fingerprint=fingerprint,
+                    expires_at=now + _ttl(),
+                    locked_until=now + _lease(),
                 )
             return record, True
         except IntegrityError:
@@ -112,13 +131,41 @@ def idempotency_claim(
                 location="header",
             )
         if existing.state == IdempotencyRecord.State.IN_PROGRESS:
-            break
+            taken_over = _take_over(existing, now=now)
+            if taken_over is None:
+                break
+            return taken_over, True
         return existing, False
     raise IdempotencyKeyInUse(
         f"A request with this {HEADER} is still being processed; retry once it has finished.",
         pointer=_POINTER,
         location="header",
     )
+
+
+def _take_over(record: IdempotencyRecord, *, now: datetime) -> IdempotencyRecord | None:
+    """The record, leased again to this request, when its lease is over; None while its request may still run."""
+    # Rows claimed before leases existed hold the key for one lease from their creation.
+    if (record.locked_until or record.created_at + _lease()) > now:
+        return None
+    # Conditional on the old lease: of several retries racing for a dead request's key, exactly one wins.
+    won = IdempotencyRecord.objects.filter(
+        pk=record.pk, state=IdempotencyRecord.State.IN_PROGRESS, locked_until=record.locked_until
+    ).update(locked_until=now + _lease(), attempts=F("attempts") + 1)
+    if not won:
+        return None
+    record.refresh_from_db()
+    logger.warning("Idempotent request resumed after its lease ran out; key %s, attempt %s", record.pk, record.attempts)
+    return record
+
+
+def idempotency_reserve_id(*, record: IdempotencyRecord) -> uuid.UUID:
+    """The id the request's action gives what it creates: reserved (and committed) once, the same on resumption."""
+    if record.reserved_id is None:
+        IdempotencyRecord.objects.filter(pk=record.pk, reserved_id__isnull=True).update(reserved_id=uuid.uuid4())
+        record.refresh_from_db(fields=["reserved_id"])
+    assert record.reserved_id is not None  # noqa: S101 - set just above, by this request or the one it resumes
+    return record.reserved_id
 
 
 def idempotency_complete(*, record: IdempotencyRecord, status: int, body: str, headers: dict[str, str]) -> None:
@@ -141,6 +188,18 @@ def idempotency_purge_expired(*, now: datetime, batch_size: int) -> int:
         ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
         deleted, _ = IdempotencyRecord.objects.filter(pk__in=ids).delete()
     return deleted
+
+
+def idempotency_reserved_id(request: Request) -> uuid.UUID | None:
+    """For an action that creates something: the id reserved under the request's key, None without a key."""
+    record: IdempotencyRecord | None = getattr(request, _RECORD_ATTRIBUTE, None)
+    return idempotency_reserve_id(record=record) if record is not None else None
+
+
+def idempotency_resumed(request: Request) -> bool:
+    """Whether the request resumes one with the same key whose process died before it finished."""
+    record: IdempotencyRecord | None = getattr(request, _RECORD_ATTRIBUTE, None)
+    return record is not None and record.attempts > 1
 
 
 def _replay(record: IdempotencyRecord) -> HttpResponse:
@@ -182,6 +241,7 @@ def idempotent(
         )
         if not claimed:
             return _replay(record)
+        setattr(request, _RECORD_ATTRIBUTE, record)
         try:
             response = action(view, request, *args, **kwargs)
         except _REFUSALS:

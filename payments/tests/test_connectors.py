@@ -9,7 +9,12 @@ from payments.connectors import (
     ThreeDSecureStatus,
     get_connector,
 )
+from payments.connectors import sandbox as sandbox_module
 from payments.connectors.sandbox import TEST_CARDS, SandboxConnector
+from payments.models import SandboxOperation
+
+# The sandbox records every decision in its own table, as a processor keeps its records.
+pytestmark = pytest.mark.django_db
 
 
 def _card(number: str, security_code: str | None = "123") -> CardDetails:
@@ -48,11 +53,25 @@ def test_a_class_that_is_not_a_connector_is_refused(settings):
         ("4000000000009995", Outcome.DECLINED, "insufficient_funds", "51"),
         ("4000000000000069", Outcome.DECLINED, "expired_card", "54"),
         ("4000000000000119", Outcome.FAILED, "service_error", "96"),
+        ("4000000000000259", Outcome.APPROVED, None, "00"),
+        ("4000000000000267", Outcome.APPROVED, None, "00"),
         ("4242424242424242", Outcome.APPROVED, None, "00"),
     ],
-    ids=["visa", "mastercard", "amex", "declined", "cvv", "funds", "expired", "failed", "other-valid"],
+    ids=[
+        "visa",
+        "mastercard",
+        "amex",
+        "declined",
+        "cvv",
+        "funds",
+        "expired",
+        "failed",
+        "slow-to-decide",
+        "slow-to-answer",
+        "other-valid",
+    ],
 )
-def test_sandbox_outcome_depends_on_the_card_number_only(number, outcome, error_code, raw_code):
+def test_sandbox_outcome_depends_on_the_card_number_only(sleeps, number, outcome, error_code, raw_code):
     results = {
         SandboxConnector().authorize(_authorization(_card(number), amount=amount, capture=capture))
         for amount, capture in [(1, False), (99_999_999, True)]
@@ -82,6 +101,50 @@ def test_sandbox_references_are_deterministic_and_follow_ups_succeed():
     assert sandbox.capture(processor_reference=ref, amount=5, currency="USD", reference="c1").approved
     assert sandbox.void(processor_reference=ref, reference="v1").approved
     assert sandbox.refund(processor_reference=ref, amount=5, currency="USD", reference="f1").approved
+
+
+@pytest.fixture
+def sleeps(monkeypatch, settings):
+    """The slow cards' waits, recorded instead of slept: (seconds, whether the decision was recorded by then)."""
+    settings.SANDBOX_SLOW_CARD_SECONDS = 7.5
+    waits: list[tuple[float, bool]] = []
+    monkeypatch.setattr(
+        sandbox_module.time, "sleep", lambda seconds: waits.append((seconds, SandboxOperation.objects.exists()))
+    )
+    return waits
+
+
+@pytest.mark.parametrize(
+    ("number", "decided_before_the_wait"),
+    [("4000000000000259", False), ("4000000000000267", True), ("4111111111111111", None)],
+    ids=["slow-to-decide", "slow-to-answer", "prompt"],
+)
+def test_slow_cards_wait_before_or_after_deciding(sleeps, number, decided_before_the_wait):
+    result = SandboxConnector().authorize(_authorization(_card(number), reference="s1"))
+
+    expected = [] if decided_before_the_wait is None else [(7.5, decided_before_the_wait)]
+    assert sleeps == expected
+    assert result.approved
+    assert SandboxConnector().lookup(reference="s1") == result
+
+
+def test_every_operation_is_remembered_by_its_reference():
+    sandbox = SandboxConnector()
+    answers = {
+        "t1": sandbox.authorize(_authorization(_card("4000000000000002"), amount=5, reference="t1")),
+        "t1:capture": sandbox.capture(processor_reference="p", amount=5, currency="USD", reference="t1:capture"),
+        "t1:void": sandbox.void(processor_reference="p", reference="t1:void"),
+        "r1": sandbox.refund(processor_reference="p", amount=5, currency="USD", reference="r1"),
+    }
+
+    assert {reference: sandbox.lookup(reference=reference) for reference in answers} == answers
+    assert sandbox.lookup(reference="never-sent") is None
+    assert sorted(SandboxOperation.objects.values_list("operation", flat=True)) == [
+        "authorization",
+        "capture",
+        "refund",
+        "void",
+    ]
 
 
 def test_test_cards_are_valid_card_numbers():

@@ -138,3 +138,83 @@ def test_purge_expired_runs_the_idempotency_job(merchant_account):
 
     assert "idempotency-keys: 1 deleted" in out.getvalue()
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]
+
+
+# --- the lease: a request whose process died releases its key -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("seconds_later", "resumed"),
+    [(0, False), (89, False), (90, True), (3600, True)],
+    ids=["at-once", "within-the-lease", "lease-over", "an-hour-later"],
+)
+def test_an_unfinished_claim_is_taken_over_once_its_lease_is_over(merchant_account, seconds_later, resumed):
+    now = timezone.now()
+    first, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=now)
+    later = now + timedelta(seconds=seconds_later)
+
+    if not resumed:
+        with pytest.raises(IdempotencyKeyInUse):
+            idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=later)
+        return
+    again, claimed = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=later)
+    assert claimed
+    assert (again.pk, again.attempts) == (first.pk, 2)
+    assert again.locked_until == later + timedelta(seconds=90)
+    with pytest.raises(IdempotencyKeyInUse):  # the resumed request holds a fresh lease
+        idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=later)
+
+
+def test_the_lease_is_a_setting(merchant_account, settings):
+    settings.IDEMPOTENCY_KEY_LEASE_SECONDS = 5
+    now = timezone.now()
+    idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=now)
+
+    _, claimed = idempotency_claim(
+        merchant_account=merchant_account, key="k", fingerprint="f", now=now + timedelta(seconds=5)
+    )
+
+    assert claimed
+
+
+def test_a_taken_over_claim_keeps_its_reserved_id(merchant_account):
+    from payments.rest.idempotency import idempotency_reserve_id
+
+    now = timezone.now()
+    first, _ = idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=now)
+    reserved = idempotency_reserve_id(record=first)
+    again, _ = idempotency_claim(
+        merchant_account=merchant_account, key="k", fingerprint="f", now=now + timedelta(hours=1)
+    )
+
+    assert idempotency_reserve_id(record=again) == reserved == idempotency_reserve_id(record=first)
+
+
+def test_another_request_with_a_dead_key_is_still_refused(merchant_account):
+    now = timezone.now()
+    idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="f", now=now)
+
+    with pytest.raises(DomainError) as excinfo:
+        idempotency_claim(merchant_account=merchant_account, key="k", fingerprint="other", now=now + timedelta(hours=1))
+
+    assert excinfo.value.status == 400
+
+
+@pytest.mark.parametrize(
+    ("timeout", "lease", "recovery", "errors"),
+    [
+        (30, 90, 90, []),
+        (30, 65, 90, ["payments.E001"]),
+        (30, 90, 60, ["payments.E002"]),
+        (60, 90, 90, ["payments.E001", "payments.E002"]),
+    ],
+    ids=["defaults", "lease-too-short", "recovery-too-soon", "timeout-raised-alone"],
+)
+def test_a_lease_shorter_than_a_request_may_run_is_a_system_check_error(settings, timeout, lease, recovery, errors):
+    from payments.ops.checks import idempotency_lease_outlasts_requests
+
+    settings.WEB_TIMEOUT_SECONDS = timeout
+    settings.IDEMPOTENCY_KEY_LEASE_SECONDS = lease
+    settings.PENDING_TRANSACTION_RECOVERY_SECONDS = recovery
+
+    assert [message.id for message in idempotency_lease_outlasts_requests(None)] == errors

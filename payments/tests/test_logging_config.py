@@ -72,3 +72,9 @@ def test_card_numbers_are_masked_in_what_is_written(configured):
     assert "4111 11** **** 1111" in written
     assert PAN not in written
     assert PAN not in written.replace(" ", "")
+
+
+def test_every_configured_handler_names_routes_not_raw_paths():
+    for name, handler in settings.LOGGING["handlers"].items():
+        assert "request_path" in handler.get("filters", []), name
+    assert settings.LOGGING["filters"]["request_path"]["()"] == "payments.ops.logging.RequestPathFilter"

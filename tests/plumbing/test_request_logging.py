@@ -7,9 +7,9 @@ import logging
 import pytest
 
 from buyers.tests.factories import BuyerFactory
-from payments.middleware.access_log import route_template
 from payments.middleware.request_id import RequestIdLogFilter
-from payments.ops.logging import CardDataMaskingFilter, JsonFormatter
+from payments.middleware.routes import route_template
+from payments.ops.logging import CardDataMaskingFilter, JsonFormatter, RequestPathFilter
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +23,7 @@ def json_lines():
     handler = logging.StreamHandler(stream)
     handler.setFormatter(JsonFormatter())
     handler.addFilter(RequestIdLogFilter())
+    handler.addFilter(RequestPathFilter())
     handler.addFilter(CardDataMaskingFilter())
     root = logging.getLogger()
     root.addHandler(handler)
@@ -92,6 +93,33 @@ def test_djangos_own_warning_lines_carry_the_request_id(anonymous_client, json_l
     assert by_logger["django.request"]["status_code"] == 404
     assert by_logger["payments.access"]["request_id"] == "trace-abc.123"
     assert by_logger["payments.access"]["route"] is None
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status", "route"),
+    [
+        ("put", "/checkout/sessions/{id}/fields", 404, "/checkout/sessions/{session_id}/fields"),
+        ("get", "/checkout/sessions/{id}", 401, "/checkout/sessions/{session_id}"),
+        ("get", "/checkout/sessions/{id}/nope", 404, "(unmatched path)"),
+        ("get", "/buyers/{id}%00", 401, "/buyers/{buyer_id}"),
+    ],
+    ids=["secure-fields-404", "session-401", "unmatched-404", "escaped-nul"],
+)
+def test_djangos_own_lines_name_the_route_never_the_path(anonymous_client, json_lines, method, path, status, route):
+    read, stream = json_lines
+    secret = "0f8fad5b-d9cb-469f-a165-70867728950e"
+
+    send = getattr(anonymous_client, method)
+    response = (
+        send(path.format(id=secret), "{}", content_type="application/json")
+        if method == "put"
+        else send(path.format(id=secret))
+    )
+
+    assert response.status_code == status
+    [line] = [line for line in read() if line["logger"] == "django.request"]
+    assert line["message"].endswith(f": {route}")
+    assert secret not in stream.getvalue()
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
-from payments.rest.idempotency import idempotent
+from payments.rest.idempotency import idempotency_reserved_id, idempotency_resumed, idempotent
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
@@ -32,7 +32,7 @@ from transactions.api.serializers import (
     TransactionUpdateInput,
     TransactionVoidOutput,
 )
-from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.selectors import (
     refund_get,
     refund_list,
@@ -49,6 +49,7 @@ from transactions.services import (
     transaction_cancel,
     transaction_capture,
     transaction_create,
+    transaction_sync,
     transaction_update,
     transaction_void,
 )
@@ -72,6 +73,15 @@ def _prefers(request: Request, resource: str) -> bool:
     return f"resource={resource}" in values
 
 
+def _resumed(request: Request, txn: Transaction, done: str) -> ActionResult | None:
+    """A retry resuming a capture or void whose process died: the processor's record of the first attempt decides
+    (through a sync); the action runs again only if that attempt never reached it."""
+    if not idempotency_resumed(request):
+        return None
+    txn = transaction_sync(txn=txn, actor=_actor(request), abandoned=True)
+    return ActionResult(txn, None) if txn.status == done else None
+
+
 def _transaction_or(wrapper: type[TransactionCaptureOutput | TransactionVoidOutput]) -> PolymorphicProxySerializer:
     """The answer of a capture or void: the transaction, or the action around it when `Prefer` asks for it."""
     return PolymorphicProxySerializer(
@@ -85,6 +95,8 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     queryset = Transaction.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
     embed_actions = ("create",)
+    # As upstream: asking the processor changes nothing the caller asked for, so reading is enough.
+    action_scopes = {"sync": ("transactions.read",)}
     # Per embed token (docs/rate-limits.md); server tokens are never limited.
     rate_limits = {"create": (EmbedTokenThrottle,)}
     serializer_class = TransactionOutput
@@ -111,7 +123,10 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
         require_pinned_claims(request_principal(request), transaction_request)
         txn = transaction_create(
-            merchant_account=request_merchant_account(request), actor=_actor(request), request=transaction_request
+            merchant_account=request_merchant_account(request),
+            actor=_actor(request),
+            request=transaction_request,
+            id=idempotency_reserved_id(request),
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
@@ -130,7 +145,10 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @idempotent
     def capture(self, request: Request, transaction_id=None) -> Response:
         data = validated(TransactionCaptureInput(data=request.data))
-        outcome = transaction_capture(txn=self.get_object(), actor=_actor(request), amount=data.get("amount"))
+        txn = self.get_object()
+        outcome = _resumed(request, txn, TransactionStatus.CAPTURE_SUCCEEDED) or transaction_capture(
+            txn=txn, actor=_actor(request), amount=data.get("amount")
+        )
         if _prefers(request, "transaction-capture"):
             return Response(TransactionCaptureOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
@@ -141,7 +159,10 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @action(detail=True, methods=["post"])
     @idempotent
     def void(self, request: Request, transaction_id=None) -> Response:
-        outcome = transaction_void(txn=self.get_object(), actor=_actor(request))
+        txn = self.get_object()
+        outcome = _resumed(request, txn, TransactionStatus.AUTHORIZATION_VOIDED) or transaction_void(
+            txn=txn, actor=_actor(request)
+        )
         if _prefers(request, "transaction-void"):
             return Response(TransactionVoidOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
@@ -157,6 +178,12 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     def cancel(self, request: Request, transaction_id=None) -> Response:
         txn = transaction_cancel(txn=self.get_object(), actor=_actor(request))
         return Response(TransactionCancelOutput(ActionResult(txn, None)).data)
+
+    @extend_schema(request=None, responses={200: TransactionOutput})
+    @action(detail=True, methods=["post"])
+    def sync(self, request: Request, transaction_id=None) -> Response:
+        txn = transaction_sync(txn=self.get_object(), actor=_actor(request))
+        return Response(TransactionOutput(txn).data)
 
 
 class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):

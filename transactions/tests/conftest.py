@@ -9,6 +9,7 @@ CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/3
 def connector(settings) -> type[ScriptedConnector]:
     """Route every connector call through `ScriptedConnector`; tests set `connector.script[...]`."""
     ScriptedConnector.script = {}
+    ScriptedConnector.killed_after = set()
     ScriptedConnector.calls = []
     settings.PAYMENT_CONNECTOR = "transactions.tests.connectors.ScriptedConnector"
     return ScriptedConnector
