@@ -26,7 +26,6 @@ from payments.rest.authorization import (
 )
 from payments.rest.cards import CardDetailsSerializer
 from payments.rest.fields import (
-    AddressSerializer,
     AmountField,
     BillingDetailsSerializer,
     CountryField,
@@ -40,7 +39,7 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, ShippingDetailsOutput
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from transactions.models import (
     RedemptionStatus,
@@ -249,6 +248,8 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     purchase_order_number = optional_text(100)
     customer_reference_number = optional_text(100)
     supplier_order_number = optional_text(100)
+    # One of the buyer's stored shipping details, copied onto the transaction.
+    shipping_details_id = serializers.UUIDField(required=False, allow_null=True)
     # Asked of upstream's platform, which this server does not have.
     store = UnsupportedField("payment methods are not stored yet: send store false.", accepts=False)
     async_capture = UnsupportedField(
@@ -261,7 +262,6 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     payment_service_id = UnsupportedField(
         "there are no payment services to choose from: the built-in connector processes every payment."
     )
-    shipping_details_id = UnsupportedField("buyers have no stored shipping details here; send buyer.shipping_details.")
     anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
     integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
     approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")
@@ -284,6 +284,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             buyer_id=data.get("buyer_id"),
             buyer_external_identifier=data.get("buyer_external_identifier"),
             guest_buyer=data.get("buyer"),
+            shipping_details_id=data.get("shipping_details_id"),
             country=data.get("country"),
             external_identifier=data.get("external_identifier"),
             metadata=data.get("metadata"),
@@ -432,19 +433,6 @@ class TransactionBuyerOutput(OutputSerializer):
     external_identifier = serializers.CharField(allow_null=True)
     billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
     account_number = serializers.CharField(allow_null=True)
-
-
-class ShippingDetailsOutput(OutputSerializer):
-    """The upstream `ShippingDetails` a guest buyer gave with the transaction."""
-
-    type = ConstantField("shipping-details")
-    id = ConstantField(None, schema=_NULL_STRING)
-    buyer_id = ConstantField(None, schema=_NULL_STRING)
-    first_name = serializers.CharField(allow_null=True)
-    last_name = serializers.CharField(allow_null=True)
-    email_address = serializers.CharField(allow_null=True)
-    phone_number = serializers.CharField(allow_null=True)
-    address = StoredJsonField(AddressSerializer(allow_null=True), allow_null=True)
 
 
 _PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDING}
