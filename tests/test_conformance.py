@@ -716,6 +716,25 @@ SCENARIOS += [
         "missing",
         lambda w: w.client.post(f"/transactions/{uuid.uuid4()}/sync"),
     ),
+    # payment options
+    (
+        "/payment-options",
+        "POST",
+        "card-and-gift-cards",
+        lambda w: (
+            IssuedGiftCardFactory(merchant_account=w.account, currency="USD"),
+            w.post("/payment-options", {"amount": 1299, "currency": "USD", "country": "US", "locale": "en"}),
+        )[1],
+    ),
+    ("/payment-options", "POST", "embed", lambda w: w.embed.post("/payment-options", {}, format="json")),
+    ("/payment-options", "POST", "invalid", lambda w: w.post("/payment-options", {"metadata": {"cohort": "a"}})),
+    ("/payment-options", "POST", "wrong-scope", lambda w: w.read_only.post("/payment-options", {}, format="json")),
+    (
+        "/payment-options",
+        "POST",
+        "embed-pin-differs",
+        lambda w: w.embed.post("/payment-options", {"currency": "EUR"}, format="json"),
+    ),
     # webhook subscriptions
     ("/webhook-subscriptions", "POST", "created", lambda w: w.post("/webhook-subscriptions", {"url": RECEIVER})),
     ("/webhook-subscriptions", "POST", "invalid", lambda w: w.post("/webhook-subscriptions", {"url": "ftp://x"})),
