@@ -16,6 +16,8 @@ from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
+from paymentmethods.models import PaymentMethod
+from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
@@ -51,6 +53,8 @@ BODY_OPERATIONS = [
     ("post", "/transactions/{transaction_id}/void", {"HTTP_IDEMPOTENCY_KEY": "deep-2"}),
     ("post", "/transactions/{transaction_id}/refunds", {}),
     ("post", "/transactions/{transaction_id}/refunds/all", {}),
+    ("post", "/payment-methods", {}),
+    ("put", "/payment-methods/{payment_method_id}", {}),
     ("post", "/webhook-subscriptions", {}),
     ("put", "/webhook-subscriptions/{subscription_id}", {}),
     ("post", "/webhook-subscriptions/{subscription_id}/rotate-secret", {}),
@@ -65,11 +69,21 @@ def objects(merchant_account, settings):
         "session_id": CheckoutSessionFactory(merchant_account=merchant_account).id,
         "transaction_id": TransactionFactory(merchant_account=merchant_account, captured=True).id,
         "subscription_id": subscription_for(merchant_account, "http://127.0.0.1:9/payments").id,
+        "payment_method_id": PaymentMethodFactory(merchant_account=merchant_account).id,
     }
 
 
 def _counts() -> tuple[int, ...]:
-    models = (Buyer, CheckoutSession, Transaction, TransactionEvent, Refund, IdempotencyRecord, WebhookSubscription)
+    models = (
+        Buyer,
+        CheckoutSession,
+        Transaction,
+        TransactionEvent,
+        Refund,
+        IdempotencyRecord,
+        WebhookSubscription,
+        PaymentMethod,
+    )
     return tuple(model.objects.count() for model in models)
 
 
