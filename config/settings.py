@@ -209,6 +209,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "payments.rest.schema.inline_constants",
         "payments.rest.schema.add_examples",
+        "payments.rest.schema.add_links",
         "payments.rest.schema.describe_api",
     ],
     # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.

@@ -224,6 +224,12 @@ class ApiAutoSchema(AutoSchema):
         schema: dict[str, Any] = super()._map_basic_serializer(serializer, direction)  # type: ignore[no-untyped-call]
         if direction == "request" and isinstance(serializer, StrictSerializerMixin):
             schema["additionalProperties"] = False  # an unknown field is refused by name
+        # Only a serializer's own docstring describes it: an inherited one describes the base class.
+        own = type(serializer).__dict__.get("__doc__")
+        if own:
+            schema["description"] = inspect.cleandoc(own)
+        else:
+            schema.pop("description", None)
         return schema
 
     def _is_list_view(self, serializer: Any = None) -> bool:
@@ -410,4 +416,27 @@ def describe_api(result: dict[str, Any], generator: object, **kwargs: Any) -> di
     for scheme in result.get("components", {}).get("securitySchemes", {}).values():
         if scheme.get("scheme") == "bearer":
             scheme["description"] = BEARER_DESCRIPTION
+    return result
+
+
+def add_links(result: dict[str, Any], generator: object, **kwargs: Any) -> dict[str, Any]:
+    """Link each create to the operations on what it created (`POST /buyers` 201 -> `GET /buyers/{buyer_id}`, with
+    `buyer_id` taken from the answer's `id`), so a client, and a fuzzer, can follow them."""
+    paths: dict[str, dict[str, Any]] = result.get("paths", {})
+    for collection, operations in paths.items():
+        created = operations.get("post", {}).get("responses", {}).get("201")
+        if created is None:
+            continue
+        for path, others in paths.items():
+            match = re.fullmatch(re.escape(collection) + r"/\{(\w+)\}(/.*)?", path)
+            if not match:
+                continue
+            # The collection's own path parameters (`/transactions/{transaction_id}/refunds`) carry over.
+            parameters = {name: f"$request.path.{name}" for name in re.findall(r"\{(\w+)\}", collection)}
+            parameters[match[1]] = "$response.body#/id"
+            for operation in others.values():
+                created.setdefault("links", {})[operation["operationId"]] = {
+                    "operationId": operation["operationId"],
+                    "parameters": parameters,
+                }
     return result
