@@ -15,8 +15,10 @@ from payments.rest.idempotency import idempotency_reserved_id, idempotency_resum
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import require_pinned_claims
+from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
 from transactions.api.serializers import (
+    PaymentOptionsInput,
+    PaymentOptionsOutput,
     RefundAllInput,
     RefundCreateInput,
     RefundOutput,
@@ -33,6 +35,7 @@ from transactions.api.serializers import (
     TransactionVoidOutput,
 )
 from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.payment_options import payment_options_list
 from transactions.selectors import (
     refund_get,
     refund_list,
@@ -343,3 +346,33 @@ class RefundViewSet(viewsets.GenericViewSet):
         One refund of any transaction of the merchant account, by its id alone.
         """
         return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)
+
+
+class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
+    """`POST /payment-options`: a read, with a body."""
+
+    scope_resource = "payment-options"
+    action_scopes = {"create": ("payment-options.read", "embed")}
+    rate_limits = {"create": (EmbedTokenThrottle,)}  # per embed token, like every embed call (docs/rate-limits.md)
+    serializer_class = PaymentOptionsOutput
+
+    @extend_schema(request=PaymentOptionsInput, responses={200: PaymentOptionsOutput})
+    def create(self, request: Request) -> Response:
+        """List the payment options of a checkout
+
+        The ways a buyer can pay a checkout of this `amount` and `currency`, in the order to show them: a card
+        (any amount, currency and country), and gift cards when the merchant's gift card program holds a card
+        that could pay in that currency. `country` and `locale` are validated; labels are in English. There are
+        no checkout rules, so `metadata` and `cart_items` are refused unless null.
+
+        Needs the `payment-options.read` or the `embed` scope. An embed token answers for the amount and
+        currency it pins (used when the body leaves them out; a different value is a 403) and is rate limited.
+        """
+        data = validated(PaymentOptionsInput(data=request.data))
+        checkout = pinned_checkout_values(request_principal(request), data)
+        options = payment_options_list(
+            merchant_account=request_merchant_account(request),
+            amount=checkout.get("amount"),
+            currency=checkout.get("currency"),
+        )
+        return Response(PaymentOptionsOutput({"items": options}).data)
