@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from buyers.tests.factories import BuyerFactory
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
 from payments.accounts.keys import mint_token
@@ -52,8 +52,10 @@ def _objects(account, settings) -> dict[str, list[str]]:
     gift_card = GiftCardFactory(merchant_account=account)
     authorized = TransactionFactory(merchant_account=account, authorized=True)
     refund = RefundFactory(transaction__merchant_account=account)
+    shipping_details = ShippingDetailsFactory(buyer__merchant_account=account)
     return {
-        "buyer_id": [str(BuyerFactory(merchant_account=account).pk), str(gift_card.buyer_id)],
+        "buyer_id": [str(shipping_details.buyer_id), str(BuyerFactory(merchant_account=account).pk)],
+        "shipping_details_id": [str(shipping_details.pk)],
         "gift_card_id": [str(gift_card.pk)],
         "session_id": [str(CheckoutSessionFactory(merchant_account=account).pk)],
         "transaction_id": [

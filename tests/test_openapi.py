@@ -270,10 +270,13 @@ class _Documented:
         """Create a widget.
 
         Makes one widget for the merchant account.
-        It may take a while.
+        It may take a while, and a name already taken is a
+        409: a status wrapped into a sentence stays text.
 
         409: A widget with this name exists
             in the merchant account.
+        429: Too many widgets
+            today.
         """
 
 
@@ -292,7 +295,13 @@ def test_operation_text_comes_from_the_action_docstring_or_the_viewset_section()
     listed = operation_text(_Documented, "list")
 
     assert created.summary == "Create a widget"
-    assert created.description == "Makes one widget for the merchant account.\nIt may take a while."
-    assert created.statuses == {"409": "A widget with this name exists in the merchant account."}
+    assert created.description == (
+        "Makes one widget for the merchant account.\nIt may take a while, and a name already taken is a\n"
+        "409: a status wrapped into a sentence stays text."
+    )
+    assert created.statuses == {
+        "409": "A widget with this name exists in the merchant account.",
+        "429": "Too many widgets today.",
+    }
     assert (listed.summary, listed.description, listed.statuses) == ("List widgets", "The widgets, newest first.", {})
     assert operation_text(_Documented, "retrieve").summary == ""

@@ -131,8 +131,9 @@ class ShippingDetailsViewSet(viewsets.GenericViewSet):
 
         Stores a name, email address, E.164 phone number and address the buyer ships to, validated as a buyer's
         billing details are (without a tax id). Pass the returned `id` as `shipping_details_id` when creating a
-        transaction for this buyer. Needs the `buyers.write` scope. A buyer with 50 shipping details already is a
-        409: delete one first.
+        transaction for this buyer. Needs the `buyers.write` scope.
+
+        409: The buyer already has 50 shipping details: delete one first.
         """
         data = validated(ShippingDetailsSerializer(data=request.data))
         details = shipping_details_create(buyer=self._buyer(), **data)

@@ -78,20 +78,23 @@ def _class_section(view_class: type, handler: str) -> str:
 
 
 def _parse(docstring: str) -> OperationText:
+    """A paragraph that starts with `NNN: ` documents answers, one a line (a reason may go on, indented); any other
+    paragraph is text, so a sentence that happens to wrap before a status code stays in the description."""
     statuses: dict[str, str] = {}
-    lines: list[str] = []
-    status = None
-    for line in docstring.splitlines():
-        match = _STATUS_LINE.match(line)
-        if match:
-            status = match[1]
-            statuses[status] = match[2].strip()
-        elif status and line.startswith(" ") and line.strip():
-            statuses[status] += " " + line.strip()  # the reason goes on, indented
-        else:
-            status = None
-            lines.append(line)
-    summary, _, description = "\n".join(lines).strip().partition("\n")
+    text: list[str] = []
+    for paragraph in re.split(r"\n\s*\n", docstring.strip()):
+        if not _STATUS_LINE.match(paragraph.partition("\n")[0]):
+            text.append(paragraph)
+            continue
+        status = ""
+        for line in paragraph.splitlines():
+            match = _STATUS_LINE.match(line)
+            if match:
+                status = match[1]
+                statuses[status] = match[2].strip()
+            else:
+                statuses[status] += " " + line.strip()  # the reason goes on
+    summary, _, description = "\n\n".join(text).partition("\n")
     return OperationText(summary.strip().rstrip("."), description.strip(), statuses)
 
 
@@ -234,7 +237,10 @@ class ApiAutoSchema(AutoSchema):
 
     def _is_list_view(self, serializer: Any = None) -> bool:
         # An unpaginated list still answers an object (`{"items": [...]}`, as upstream): this API has no bare arrays.
-        return bool(super()._is_list_view(serializer)) and self._get_paginator() is not None  # type: ignore[no-untyped-call]
+        # Asked without a serializer, the question is only how to name the operation (`..._list`): the same answer.
+        if serializer is not None and self._get_paginator() is None:  # type: ignore[no-untyped-call]
+            return False
+        return bool(super()._is_list_view(serializer))
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
