@@ -36,6 +36,22 @@ class BuyerViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
+    """Buyers: the people who pay, kept so their details and payments can be found again.
+
+    list:
+        List buyers
+        The merchant account's buyers, newest first, a page at a time. `search` matches the display name or the
+        external identifier; `external_identifier` finds one buyer by the merchant's own id.
+
+    retrieve:
+        Get a buyer
+        One buyer of the merchant account, with its billing details.
+
+    destroy:
+        Delete a buyer
+        Removes the buyer. Its transactions stay, each with its own copy of what it needs of the buyer.
+    """
+
     scope_resource = "buyers"
     # Names the model for the OpenAPI schema only; requests always go through the scoped get_queryset.
     queryset = Buyer.objects.none()
@@ -52,12 +68,26 @@ class BuyerViewSet(
 
     @extend_schema(request=BuyerInput, responses={201: BuyerOutput})
     def create(self, request):
+        """Create a buyer
+
+        Stores a buyer for the merchant account: a display name, the merchant's own `external_identifier`, and
+        billing details (name, email, phone in E.164, address with an ISO 3166-1 country, tax id). Every field is
+        optional.
+
+        409: Another buyer of the merchant account already has this `external_identifier`.
+        """
         data = validated(BuyerInput(data=request.data))
         buyer = buyer_create(merchant_account=request_merchant_account(request), **data)
         return Response(BuyerOutput(buyer).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=BuyerInput, responses={200: BuyerOutput})
     def update(self, request, buyer_id=None):
+        """Update a buyer
+
+        Changes the fields the body carries; a field set to `null` is cleared, a field left out stays as it is.
+
+        409: Another buyer of the merchant account already has this `external_identifier`.
+        """
         data = validated(BuyerInput(data=request.data))
         buyer = buyer_update(buyer=self.get_object(), **data)
         return Response(BuyerOutput(buyer).data)
@@ -101,8 +131,9 @@ class ShippingDetailsViewSet(viewsets.GenericViewSet):
 
         Stores a name, email address, E.164 phone number and address the buyer ships to, validated as a buyer's
         billing details are (without a tax id). Pass the returned `id` as `shipping_details_id` when creating a
-        transaction for this buyer. Needs the `buyers.write` scope. A buyer with 50 shipping details already is a
-        409: delete one first.
+        transaction for this buyer. Needs the `buyers.write` scope.
+
+        409: The buyer already has 50 shipping details: delete one first.
         """
         data = validated(ShippingDetailsSerializer(data=request.data))
         details = shipping_details_create(buyer=self._buyer(), **data)
