@@ -6,7 +6,7 @@ from typing import TypeVar
 from django.core.exceptions import ValidationError
 from django.db.models import F, Model, OrderBy, Q, QuerySet
 
-from buyers.models import Buyer
+from buyers.models import Buyer, ShippingDetails
 from payments.errors import NotFound
 from payments.models import MerchantAccount
 
@@ -32,6 +32,22 @@ def buyer_get(
         return buyer_list(merchant_account=merchant_account).get(**lookup)
     except (Buyer.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The buyer could not be found.") from exc
+
+
+def shipping_details_list(*, buyer: Buyer) -> QuerySet[ShippingDetails]:
+    """The buyer's shipping details, newest first."""
+    return ShippingDetails.objects.filter(buyer=buyer).order_by("-created_at", "-id")
+
+
+def shipping_details_get(
+    *, merchant_account: MerchantAccount, buyer_id: uuid.UUID | str, id: uuid.UUID | str
+) -> ShippingDetails:
+    """One of a buyer's shipping details, in one query; another buyer's or another account's details are not found,
+    exactly like missing ones."""
+    try:
+        return ShippingDetails.objects.get(buyer__merchant_account=merchant_account, buyer_id=buyer_id, id=id)
+    except (ShippingDetails.DoesNotExist, ValueError, ValidationError) as exc:
+        raise NotFound("The shipping details could not be found.") from exc
 
 
 def buyer_owned(

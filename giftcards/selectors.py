@@ -7,7 +7,8 @@ from typing import TypedDict
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from buyers.selectors import buyer_owned
 from giftcards.errors import GiftCardError, InvalidGiftCard
@@ -233,3 +234,12 @@ def issued_card_display(*, card: IssuedGiftCard, gift_card_id: UUID | None = Non
         "sub_bin": card.sub_bin,
         "last4": card.last4,
     }
+
+
+def gift_cards_can_pay(*, merchant_account: MerchantAccount, currency: str | None = None) -> bool:
+    """Whether the account's gift card program has a card that could pay now (active, unexpired, with money left),
+    in `currency` when given: a checkout offers gift cards only then. One query."""
+    usable = IssuedGiftCard.objects.filter(
+        service__merchant_account=merchant_account, status=IssuedGiftCard.Status.ACTIVE, balance__gt=0
+    ).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+    return (usable.filter(currency=currency) if currency else usable).exists()

@@ -141,6 +141,8 @@ class TransactionRequest:
     buyer_id: UUID | None = None
     buyer_external_identifier: str | None = None
     guest_buyer: dict[str, Any] | None = None
+    # One of the named buyer's stored shipping details; the transaction keeps a copy of them.
+    shipping_details_id: UUID | None = None
     country: str | None = None
     external_identifier: str | None = None
     metadata: dict[str, str] | None = None

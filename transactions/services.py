@@ -27,7 +27,8 @@ from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from buyers.models import Buyer
-from buyers.selectors import buyer_get
+from buyers.selectors import buyer_get, shipping_details_get
+from buyers.services import SHIPPING_DETAILS_FIELDS
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
 from giftcards.selectors import issued_card_for_payment
@@ -446,6 +447,7 @@ def transaction_create(
     )
     if card is not None and card.payment_method is not None:
         buyer = card.payment_method.buyer  # a stored method pays for its own buyer
+    shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     _check_store(request, card=card, buyer=buyer)
     _check_connection_options(request.connection_options)
@@ -482,6 +484,8 @@ def transaction_create(
     if id is not None:
         txn.pk = id
     _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    if shipping_details is not None:
+        txn.shipping_details = shipping_details
     try:
         clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     except IntegrityError:
@@ -557,6 +561,29 @@ def _buyer(merchant_account: MerchantAccount, request: TransactionRequest) -> Bu
         )
     except NotFound as exc:
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
+
+
+def _shipping_details(
+    merchant_account: MerchantAccount, buyer: Buyer | None, shipping_details_id: UUID | None
+) -> dict[str, Any] | None:
+    """A copy of the buyer's stored shipping details the request names, as they are now (later edits of the stored
+    details do not change the transaction). Another buyer's details are not found, exactly like missing ones."""
+    if shipping_details_id is None:
+        return None
+    if buyer is None:
+        raise DomainError(
+            "Shipping details belong to a buyer: name the buyer with buyer_id or buyer_external_identifier.",
+            pointer="/shipping_details_id",
+        )
+    try:
+        details = shipping_details_get(merchant_account=merchant_account, buyer_id=buyer.pk, id=shipping_details_id)
+    except NotFound as exc:
+        raise NotFound(exc.message, pointer="/shipping_details_id") from exc
+    return {
+        "id": str(details.pk),
+        "buyer_id": str(buyer.pk),
+        **{name: getattr(details, name) for name in SHIPPING_DETAILS_FIELDS},
+    }
 
 
 @transaction.atomic

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from buyers.models import Buyer
-from buyers.tests.factories import BuyerFactory
+from buyers.models import Buyer, ShippingDetails
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from paymentmethods.models import PaymentMethod
@@ -40,6 +40,8 @@ def nested(depth: int) -> str:
 BODY_OPERATIONS = [
     ("post", "/buyers", {}),
     ("put", "/buyers/{buyer_id}", {}),
+    ("post", "/buyers/{buyer_id}/shipping-details", {}),
+    ("put", "/buyers/{buyer_id}/shipping-details/{shipping_details_id}", {}),
     ("post", "/gift-cards", {}),
     ("post", "/gift-cards/balances", {}),
     ("post", "/checkout/sessions", {}),
@@ -53,6 +55,7 @@ BODY_OPERATIONS = [
     ("post", "/transactions/{transaction_id}/void", {"HTTP_IDEMPOTENCY_KEY": "deep-2"}),
     ("post", "/transactions/{transaction_id}/refunds", {}),
     ("post", "/transactions/{transaction_id}/refunds/all", {}),
+    ("post", "/payment-options", {}),
     ("post", "/payment-methods", {}),
     ("put", "/payment-methods/{payment_method_id}", {}),
     ("post", "/webhook-subscriptions", {}),
@@ -64,8 +67,10 @@ BODY_OPERATIONS = [
 @pytest.fixture
 def objects(merchant_account, settings):
     settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]  # no delivery is made: the deep bodies are refused first
+    buyer = BuyerFactory(merchant_account=merchant_account)
     return {
-        "buyer_id": BuyerFactory(merchant_account=merchant_account).id,
+        "buyer_id": buyer.id,
+        "shipping_details_id": ShippingDetailsFactory(buyer=buyer).id,
         "session_id": CheckoutSessionFactory(merchant_account=merchant_account).id,
         "transaction_id": TransactionFactory(merchant_account=merchant_account, captured=True).id,
         "subscription_id": subscription_for(merchant_account, "http://127.0.0.1:9/payments").id,
@@ -76,6 +81,7 @@ def objects(merchant_account, settings):
 def _counts() -> tuple[int, ...]:
     models = (
         Buyer,
+        ShippingDetails,
         CheckoutSession,
         Transaction,
         TransactionEvent,

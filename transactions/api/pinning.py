@@ -43,3 +43,18 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest) 
     method = request.payment_method
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
+
+
+def pinned_checkout_values(principal: ApiPrincipal, values: dict[str, Any]) -> dict[str, Any]:
+    """`values` (a checkout's amount and currency) with what the token pins filled in where they are absent; raise
+    403 when a value differs from its pin, so an embed token only ever asks about its own checkout."""
+    pins = principal.embed
+    merged = dict(values)
+    for name in ("amount", "currency"):
+        if name not in pins:
+            continue
+        if merged.get(name) is None:
+            merged[name] = pins[name]
+        elif not _same(pins[name], merged[name]):
+            raise PermissionDenied(f"This token only allows the {name} it was issued for.")
+    return merged

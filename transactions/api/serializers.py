@@ -26,7 +26,6 @@ from payments.rest.authorization import (
 )
 from payments.rest.cards import CardDetailsSerializer, SecurityCodeField
 from payments.rest.fields import (
-    AddressSerializer,
     AmountField,
     BillingDetailsSerializer,
     CountryField,
@@ -40,7 +39,7 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, ShippingDetailsOutput
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from transactions.models import (
     RedemptionStatus,
@@ -270,6 +269,8 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     purchase_order_number = optional_text(100)
     customer_reference_number = optional_text(100)
     supplier_order_number = optional_text(100)
+    # One of the buyer's stored shipping details, copied onto the transaction.
+    shipping_details_id = serializers.UUIDField(required=False, allow_null=True)
     # Keep the card (sent inline or held by a checkout session) for the buyer once its authorization succeeds.
     store = StrictBooleanField(default=False)
     # Asked of upstream's platform, which this server does not have.
@@ -283,7 +284,6 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     payment_service_id = UnsupportedField(
         "there are no payment services to choose from: the built-in connector processes every payment."
     )
-    shipping_details_id = UnsupportedField("buyers have no stored shipping details here; send buyer.shipping_details.")
     anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
     integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
     approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")
@@ -317,6 +317,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             buyer_id=data.get("buyer_id"),
             buyer_external_identifier=data.get("buyer_external_identifier"),
             guest_buyer=data.get("buyer"),
+            shipping_details_id=data.get("shipping_details_id"),
             country=data.get("country"),
             external_identifier=data.get("external_identifier"),
             metadata=data.get("metadata"),
@@ -470,19 +471,6 @@ class TransactionBuyerOutput(OutputSerializer):
     external_identifier = serializers.CharField(allow_null=True)
     billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
     account_number = serializers.CharField(allow_null=True)
-
-
-class ShippingDetailsOutput(OutputSerializer):
-    """The upstream `ShippingDetails` a guest buyer gave with the transaction."""
-
-    type = ConstantField("shipping-details")
-    id = ConstantField(None, schema=_NULL_STRING)
-    buyer_id = ConstantField(None, schema=_NULL_STRING)
-    first_name = serializers.CharField(allow_null=True)
-    last_name = serializers.CharField(allow_null=True)
-    email_address = serializers.CharField(allow_null=True)
-    phone_number = serializers.CharField(allow_null=True)
-    address = StoredJsonField(AddressSerializer(allow_null=True), allow_null=True)
 
 
 _PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDING}
@@ -794,3 +782,40 @@ class TransactionActionsOutput(OutputSerializer):
     """The upstream `TransactionActions`: `{"items": [...]}`, unpaginated."""
 
     items = TransactionActionOutput(many=True)
+
+
+# --- payment options --------------------------------------------------------------------------------------
+
+
+class PaymentOptionsInput(StrictSerializer):
+    """Body of `POST /payment-options`: the checkout the options are for."""
+
+    amount = AmountField(required=False, allow_null=True)
+    currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
+    # Validated; no method this server takes depends on the buyer's country.
+    country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
+    # Validated; labels are English whatever the locale (docs/transactions.md).
+    locale = StrictCharField(required=False, min_length=1, max_length=50, default="en", trim_whitespace=False)
+    metadata = UnsupportedField("there are no checkout rules to evaluate metadata against.", json_type="object")
+    cart_items = UnsupportedField("there are no checkout rules to evaluate cart items against.", json_type="array")
+
+
+class PaymentOptionOutput(OutputSerializer):
+    """The upstream `PaymentOption`: one way to pay the checkout can show."""
+
+    type = ConstantField("payment-option")
+    method = serializers.CharField()
+    mode = serializers.CharField()
+    # `label` and `context` are also attributes of a serializer; DRF's metaclass takes declared fields out of the
+    # class body, so the fields win, but the stubs see the attributes.
+    label = serializers.CharField()  # type: ignore[assignment]
+    icon_url = ConstantField(None, schema=_NULL_STRING)
+    can_store_payment_method = serializers.BooleanField()
+    can_delay_capture = serializers.BooleanField()
+    context = ConstantField(None, schema=_NULL_OBJECT)  # type: ignore[assignment]
+
+
+class PaymentOptionsOutput(OutputSerializer):
+    """The upstream `PaymentOptions`."""
+
+    items = PaymentOptionOutput(many=True)
