@@ -358,6 +358,9 @@ EXAMPLES: dict[str, object] = {
     "issuing_iata_designator": "BA",
     "issuing_icao_code": "BAW",
     "flight_number": "286",
+    "flight_class": "J",
+    "seat_class": "J",
+    "cavv_algorithm": "2",
     "passport_number": "123456789",
 }
 
