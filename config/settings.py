@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "buyers",
     "giftcards",
     "checkout",
+    "paymentmethods",
     "transactions",
     "webhooks",
     "django_tasks",
@@ -221,6 +222,8 @@ SPECTACULAR_SETTINGS = {
         "RefundStatusEnum": "transactions.models.RefundStatus",
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
         "TransactionActionStatusEnum": "transactions.api.serializers.ACTION_STATUSES",
+        "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
+        "CardSchemeEnum": "payments.rest.authorization.CARD_SCHEMES",
     },
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {

@@ -28,6 +28,7 @@ from buyers.services import MAX_SHIPPING_DETAILS_PER_BUYER
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
+from paymentmethods.tests.factories import PaymentMethodFactory
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.tests.factories import subscription_for
 
@@ -777,6 +778,103 @@ SCENARIOS += [
 ]
 
 
+def _method(world: World) -> Any:
+    return PaymentMethodFactory(merchant_account=world.account)
+
+
+def _store(world: World, **fields: Any) -> Any:
+    buyer = BuyerFactory(merchant_account=world.account)
+    return world.post("/payment-methods", {**CARD, "buyer_id": str(buyer.pk), **fields})
+
+
+SCENARIOS += [
+    # stored payment methods
+    ("/payment-methods", "POST", "stored", lambda w: _store(w)),
+    (
+        "/payment-methods",
+        "POST",
+        "from-session",
+        lambda w: w.post(
+            "/payment-methods",
+            {
+                "method": "checkout-session",
+                "id": str(CheckoutSessionFactory(merchant_account=w.account, with_card=True).pk),
+                "buyer_id": str(BuyerFactory(merchant_account=w.account).pk),
+            },
+        ),
+    ),
+    ("/payment-methods", "POST", "invalid", lambda w: _store(w, number="1234")),
+    ("/payment-methods", "POST", "unknown-field", lambda w: _store(w, bogus=1)),
+    ("/payment-methods", "POST", "wrong-scope", lambda w: w.read_only.post("/payment-methods", {}, format="json")),
+    ("/payment-methods", "GET", "page", lambda w: (_method(w), w.client.get("/payment-methods"))[1]),
+    ("/payment-methods", "GET", "bad-limit", lambda w: w.client.get("/payment-methods", {"limit": 1000})),
+    ("/payment-methods", "GET", "unknown-parameter", lambda w: w.client.get("/payment-methods", {"bogus": 1})),
+    (
+        "/payment-methods/{payment_method_id}",
+        "GET",
+        "found",
+        lambda w: w.client.get(f"/payment-methods/{_method(w).pk}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "GET",
+        "missing",
+        lambda w: w.client.get(f"/payment-methods/{uuid.uuid4()}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "PUT",
+        "updated",
+        lambda w: w.put(
+            f"/payment-methods/{_method(w).pk}", {"expiration_date": "11/38", "scheme_transaction_id": "1"}
+        ),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "PUT",
+        "invalid",
+        lambda w: w.put(f"/payment-methods/{_method(w).pk}", {"expiration_date": "13/38"}),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "DELETE",
+        "deleted",
+        lambda w: w.client.delete(f"/payment-methods/{_method(w).pk}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "DELETE",
+        "missing",
+        lambda w: w.client.delete(f"/payment-methods/{uuid.uuid4()}"),
+    ),
+    (
+        "/buyers/payment-methods",
+        "GET",
+        "list",
+        lambda w: w.client.get("/buyers/payment-methods", {"buyer_id": str(_method(w).buyer_id)}),
+    ),
+    ("/buyers/payment-methods", "GET", "invalid", lambda w: w.client.get("/buyers/payment-methods")),
+    (
+        "/transactions",
+        "POST",
+        "stored-method",
+        lambda w: _transaction(w, payment_method={"method": "id", "id": str(_method(w).pk), "security_code": "123"}),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "store-true",
+        lambda w: _transaction(w, store=True, buyer_id=str(BuyerFactory(merchant_account=w.account).pk)),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "missing",
+        lambda w: _transaction(w, payment_method={"method": "id", "id": str(uuid.uuid4())}),
+    ),
+]
+
+
 def _number_and_pin(card: Any) -> dict[str, str]:
     return {"number": card.number, "pin": card.pin}
 
@@ -792,6 +890,7 @@ REFUSALS = {
     "conflict",
     "unknown-parameter",
     "unknown-filter",
+    "unknown-field",
     "wrong-scope",
     "bad-limit",
     "bad-filter",

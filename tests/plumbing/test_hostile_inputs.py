@@ -16,6 +16,8 @@ from buyers.models import Buyer, ShippingDetails
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
+from paymentmethods.models import PaymentMethod
+from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
@@ -54,6 +56,8 @@ BODY_OPERATIONS = [
     ("post", "/transactions/{transaction_id}/refunds", {}),
     ("post", "/transactions/{transaction_id}/refunds/all", {}),
     ("post", "/payment-options", {}),
+    ("post", "/payment-methods", {}),
+    ("put", "/payment-methods/{payment_method_id}", {}),
     ("post", "/webhook-subscriptions", {}),
     ("put", "/webhook-subscriptions/{subscription_id}", {}),
     ("post", "/webhook-subscriptions/{subscription_id}/rotate-secret", {}),
@@ -70,6 +74,7 @@ def objects(merchant_account, settings):
         "session_id": CheckoutSessionFactory(merchant_account=merchant_account).id,
         "transaction_id": TransactionFactory(merchant_account=merchant_account, captured=True).id,
         "subscription_id": subscription_for(merchant_account, "http://127.0.0.1:9/payments").id,
+        "payment_method_id": PaymentMethodFactory(merchant_account=merchant_account).id,
     }
 
 
@@ -83,6 +88,7 @@ def _counts() -> tuple[int, ...]:
         Refund,
         IdempotencyRecord,
         WebhookSubscription,
+        PaymentMethod,
     )
     return tuple(model.objects.count() for model in models)
 

@@ -12,10 +12,11 @@ from typing import Any
 from rest_framework.exceptions import PermissionDenied
 
 from payments.rest.authentication import ApiPrincipal
-from transactions.requests import CheckoutSessionRequest, TransactionRequest
+from transactions.requests import CheckoutSessionRequest, StoredPaymentMethodRequest, TransactionRequest
 
 PINNED_FIELDS = ("amount", "currency", "buyer_id", "buyer_external_identifier")
 _REQUIRED_FOR_EMBED = ("amount", "currency")
+_BUYER_PINS = ("buyer_id", "buyer_external_identifier")
 
 
 def _same(pinned: Any, requested: Any) -> bool:
@@ -32,6 +33,10 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest) 
     for name in PINNED_FIELDS:
         if name in pins and not _same(pins[name], getattr(request, name)):
             raise PermissionDenied(f"This token only allows a transaction with the {name} it was issued for.")
+    stored = isinstance(request.payment_method, StoredPaymentMethodRequest)
+    if embed_only and (stored or request.store) and not any(pins.get(name) for name in _BUYER_PINS):
+        # Its buyer pinned, a stored method is looked up among that buyer's only (transactions.requests).
+        raise PermissionDenied("An embed token must pin the buyer whose stored payment methods it uses or stores.")
     session_id = principal.checkout_session_id
     if session_id is None:
         return

@@ -24,7 +24,7 @@ from payments.rest.authorization import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
-from payments.rest.cards import CardDetailsSerializer
+from payments.rest.cards import CardDetailsSerializer, SecurityCodeField
 from payments.rest.fields import (
     AmountField,
     BillingDetailsSerializer,
@@ -55,6 +55,7 @@ from transactions.requests import (
     CheckoutSessionRequest,
     GiftCardRequest,
     PaymentMethodRequest,
+    StoredPaymentMethodRequest,
     TransactionRequest,
 )
 from transactions.services import ActionResult
@@ -87,7 +88,7 @@ class MetadataField(serializers.DictField):
 
 # The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
 # input's `method` lists them all, so the schema has one enum of methods.
-PAYMENT_METHODS = ["card", "checkout-session"]
+PAYMENT_METHODS = ["card", "checkout-session", "id"]
 
 
 class PaymentMethodInput(StrictSerializer):
@@ -97,8 +98,11 @@ class PaymentMethodInput(StrictSerializer):
         raise NotImplementedError
 
 
-# Fields of a payment method that only matter when the method is stored for a buyer (`store: true`).
-_ONLY_WHEN_STORED = "the payment method is not stored (store: true is not supported), so there is nothing to name."
+# Fields upstream keeps with a newly stored method; here the transaction's own buyer is the one it is kept for.
+_ONLY_WHEN_STORED = (
+    "a card kept with store: true belongs to the transaction's buyer (buyer_id or buyer_external_identifier) and "
+    "takes no reference of its own; store it with POST /payment-methods to set one."
+)
 _NO_REDIRECT = "no payment method this server takes sends the buyer anywhere (3-D Secure runs before the request)."
 
 
@@ -136,8 +140,25 @@ class CheckoutSessionPaymentMethodInput(PaymentMethodInput):
         return CheckoutSessionRequest(session_id=data["id"])
 
 
+class StoredPaymentMethodInput(PaymentMethodInput):
+    """`{"method": "id", "id": ..., "security_code"?}`: a buyer's stored payment method; the security code, which is
+    never stored, may be typed again by the buyer for a customer-initiated payment."""
+
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
+    id = serializers.UUIDField()
+    security_code = SecurityCodeField(required=False, allow_null=True)
+    redirect_url = UnsupportedField(_NO_REDIRECT)
+
+    def to_payment_method(self, data: dict[str, Any]) -> StoredPaymentMethodRequest:
+        return StoredPaymentMethodRequest(id=data["id"], security_code=data.get("security_code"))
+
+
 PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
-    zip(PAYMENT_METHODS, [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput], strict=True)
+    zip(
+        PAYMENT_METHODS,
+        [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput, StoredPaymentMethodInput],
+        strict=True,
+    )
 )
 
 
@@ -250,8 +271,9 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     supplier_order_number = optional_text(100)
     # One of the buyer's stored shipping details, copied onto the transaction.
     shipping_details_id = serializers.UUIDField(required=False, allow_null=True)
+    # Keep the card (sent inline or held by a checkout session) for the buyer once its authorization succeeds.
+    store = StrictBooleanField(default=False)
     # Asked of upstream's platform, which this server does not have.
-    store = UnsupportedField("payment methods are not stored yet: send store false.", accepts=False)
     async_capture = UnsupportedField(
         "captures are made while the request waits: send async_capture false.", accepts=False
     )
@@ -272,6 +294,17 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             raise serializers.ValidationError({named[1]: [f"Give only one of {', '.join(named)}."]})
         if attrs.get("payment_method") is None and not attrs.get("gift_cards"):
             raise serializers.ValidationError({"payment_method": ["A payment method or gift cards are required."]})
+        method = attrs.get("payment_method")
+        if attrs["merchant_initiated"] and isinstance(method, StoredPaymentMethodRequest) and method.security_code:
+            raise serializers.ValidationError(
+                {
+                    "payment_method": {
+                        "security_code": [
+                            "A merchant-initiated payment is made without the buyer: send no security code."
+                        ]
+                    }
+                }
+            )
         return attrs
 
     def to_request(self, data: dict[str, Any]) -> TransactionRequest:
@@ -294,6 +327,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             statement_descriptor=StatementDescriptorSerializer.build(data.get("statement_descriptor")),
             recipient=data.get("recipient"),
             payment_source=data.get("payment_source"),
+            store=data["store"],
             merchant_initiated=data["merchant_initiated"],
             is_subsequent_payment=data["is_subsequent_payment"],
             previous_scheme_transaction_id=data.get("previous_scheme_transaction_id"),
@@ -417,7 +451,11 @@ class TransactionPaymentMethodOutput(OutputSerializer):
     expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
     fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
     details = CardDetailsOutput(source="*")
-    id = ConstantField(None, schema=_NULL_STRING)
+    id = serializers.UUIDField(
+        source="payment_method_id",
+        allow_null=True,
+        help_text="The stored payment method that paid, or that store: true made.",
+    )
     approval_url = ConstantField(None, schema=_NULL_STRING)
     country = ConstantField(None, schema=_NULL_STRING)
     currency = ConstantField(None, schema=_NULL_STRING)

@@ -145,7 +145,6 @@ def test_the_sandbox_declines_a_payment_whose_authentication_failed(client, thre
 
 
 UNSUPPORTED = [
-    ("store", True),
     ("async_capture", True),
     ("three_d_secure", {"amount": 100}),
     ("payment_service_id", str(uuid.uuid4())),
