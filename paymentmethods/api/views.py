@@ -31,6 +31,7 @@ from paymentmethods.services import (
     payment_method_update,
 )
 from payments.errors import DomainError, NotFound
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
@@ -62,6 +63,7 @@ def _embed_only(request: Request) -> bool:
 
 
 class PaymentMethodViewSet(
+    RateLimitedMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -73,6 +75,7 @@ class PaymentMethodViewSet(
     scope_resource = "payment-methods"
     # As upstream, the buyer's own browser may remove one of its cards (only its pinned buyer's).
     embed_actions = ("destroy",)
+    rate_limits = {"destroy": (EmbedTokenThrottle,)}  # per embed token, like every embed call
     serializer_class = PaymentMethodOutput
     filterset_class = PaymentMethodFilter
     lookup_url_kwarg = "payment_method_id"
@@ -153,12 +156,14 @@ def _buyer(account: Any, data: dict[str, Any]) -> Any:
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
-class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
+class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
     """`GET /buyers/payment-methods`."""
 
     queryset = PaymentMethod.objects.none()  # names the model for the schema
     scope_resource = "payment-methods"
     embed_actions = ("list",)
+    # The drop-in lists its buyer's saved cards from the browser: per embed token, like every embed call.
+    rate_limits = {"list": (EmbedTokenThrottle,)}
     pagination_class = None
     filterset_class = None
     query_parameters = frozenset(BuyerPaymentMethodsQuery().fields)
