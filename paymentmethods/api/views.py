@@ -143,7 +143,7 @@ class PaymentMethodViewSet(
 
         Deletes the method and its card data, at once. Payments made with it keep their masked copy
         of the card; paying with its id afterwards answers 404. An embed token may delete only a card of the buyer
-        it is pinned to."""
+        it is pinned to, and its calls are rate limited per token."""
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: PaymentMethod) -> None:
@@ -185,7 +185,7 @@ class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
 
         One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
-        parameter. A buyer that does not exist has no methods."""
+        parameter, and its calls are rate limited per token. A buyer that does not exist has no methods."""
         query = BuyerPaymentMethodsQuery(data=request.query_params)
         if not query.is_valid():
             raise QueryValidationError(query.errors)
