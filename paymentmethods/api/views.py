@@ -33,6 +33,7 @@ from paymentmethods.services import (
 )
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
@@ -64,6 +65,7 @@ def _embed_only(request: Request) -> bool:
 
 
 class PaymentMethodViewSet(
+    RateLimitedMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -75,6 +77,7 @@ class PaymentMethodViewSet(
     scope_resource = "payment-methods"
     # As upstream, the buyer's own browser may remove one of its cards (only its pinned buyer's).
     embed_actions = ("destroy",)
+    rate_limits = {"destroy": (EmbedTokenThrottle,)}  # per embed token, like every embed call
     serializer_class = PaymentMethodOutput
     filterset_class = PaymentMethodFilter
     lookup_url_kwarg = "payment_method_id"
@@ -145,7 +148,7 @@ class PaymentMethodViewSet(
 
         Deletes the method and its card data, at once. Payments made with it keep their masked copy
         of the card; paying with its id afterwards answers 404. An embed token may delete only a card of the buyer
-        it is pinned to."""
+        it is pinned to, and its calls are rate limited per token."""
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: PaymentMethod) -> None:
@@ -169,12 +172,14 @@ def _buyer(account: MerchantAccount, data: dict[str, Any]) -> Buyer:
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
-class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
+class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
     """`GET /buyers/payment-methods`."""
 
     queryset = PaymentMethod.objects.none()  # names the model for the schema
     scope_resource = "payment-methods"
     embed_actions = ("list",)
+    # The drop-in lists its buyer's saved cards from the browser: per embed token, like every embed call.
+    rate_limits = {"list": (EmbedTokenThrottle,)}
     pagination_class = None
     filterset_class = None
     query_parameters = frozenset(BuyerPaymentMethodsQuery().fields)
@@ -185,7 +190,7 @@ class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
 
         One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
-        parameter. A buyer that does not exist has no methods."""
+        parameter, and its calls are rate limited per token. A buyer that does not exist has no methods."""
         query = BuyerPaymentMethodsQuery(data=request.query_params)
         if not query.is_valid():
             raise QueryValidationError(query.errors)
