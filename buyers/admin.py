@@ -1,12 +1,10 @@
 """Buyers for support staff: find one among millions, see it, and (with change permission) correct it."""
 
 import uuid
-from functools import cached_property
 from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from rest_framework.exceptions import ValidationError
@@ -16,23 +14,7 @@ from buyers.selectors import buyer_list
 from buyers.services import buyer_create, buyer_update
 from payments.rest.envelope import validation_details
 from payments.rest.fields import BillingDetailsSerializer
-
-
-class CappedCountPaginator(Paginator):
-    """Counts at most `CAP` rows: a bounded index scan instead of COUNT(*) over millions.
-
-    Below the cap the count is exact (the usual case once a search or filter is applied); above it the
-    admin shows the cap and offers pages up to it, which is as deep as anyone reads.
-    """
-
-    CAP = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        rows = self.object_list
-        if not isinstance(rows, QuerySet):  # the admin pages querysets; anything else is counted as Django does
-            return super().count
-        return rows.order_by()[: self.CAP].count()
+from payments.staff.pagination import CappedCountPaginator
 
 
 class BuyerAdminForm(forms.ModelForm):

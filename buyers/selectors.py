@@ -29,3 +29,9 @@ def buyer_get(
         return buyer_list(merchant_account=merchant_account).get(**lookup)
     except (Buyer.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The buyer could not be found.") from exc
+
+
+def buyer_ids_named(term: str, *, limit: int) -> QuerySet[Buyer, uuid.UUID]:
+    """Ids of up to `limit` buyers of any account whose display name contains `term`, in any case (the trigram
+    index of docs/admin.md serves it on PostgreSQL)."""
+    return Buyer.objects.filter(display_name__icontains=term).values_list("id", flat=True)[:limit]

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import re
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.db.models.fields.json import KeyTransform
 
+from buyers.selectors import buyer_ids_named
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.models import MerchantAccount
+from payments.money import AmountError, parse_money
 from transactions.models import PENDING_STATUSES, GiftCardRedemption, Refund, Transaction, TransactionEvent
+from webhooks.models import WebhookDelivery
+from webhooks.selectors import webhook_deliveries_about
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -60,6 +66,38 @@ def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[T
     if pk is not None:
         match |= Q(pk=pk)
     return queryset.filter(match)
+
+
+# What support staff type: 4 digits are a card's last 4, optionally with its BIN before (`411111…1111`,
+# `411111 1111`) or its expiry after (`1111 12/29`); an amount has decimals or a currency code (`120.00`, `JPY 500`).
+_LAST4 = re.compile(r"^(?:(?P<bin>\d{6})\s*(?:…|\.{3}|\*+|\s)\s*)?(?P<last4>\d{4})(?:\s+(?P<expiry>\d{2}/\d{2}))?$")
+_AMOUNT = re.compile(r"^(?:(?P<currency>[A-Za-z]{3})\s*)?(?P<amount>\d[\d,]*(?:\.\d+)?)$")
+# A name matching more buyers than this is too vague to list their transactions: the first ones are shown.
+BUYER_NAME_MATCHES = 500
+
+
+def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
+    """What a customer tells support, read as one kind of term so that one index serves it (docs/admin.md):
+    a transaction id, card last 4 (with BIN or expiry), email address, amount, external identifier or name."""
+    term = term.strip()
+    pk = _as_uuid(term)
+    if pk is not None:
+        return queryset.filter(pk=pk)
+    if card := _LAST4.match(term):
+        narrowed = {"card_bin": card["bin"], "card_expiration_date": card["expiry"]}
+        return queryset.filter(card_last4=card["last4"], **{k: v for k, v in narrowed.items() if v})
+    if "@" in term:
+        return queryset.filter(buyer_email_address=term.lower())
+    amount = _AMOUNT.match(term)
+    if amount and ("." in term or amount["currency"]):
+        currency = (amount["currency"] or "USD").upper()
+        try:
+            minor = parse_money(amount["amount"], currency)
+        except AmountError:
+            return queryset.none()
+        return queryset.filter(amount=minor, **({"currency": currency} if amount["currency"] else {}))
+    buyers = list(buyer_ids_named(term, limit=BUYER_NAME_MATCHES))
+    return queryset.filter(Q(external_identifier=term) | Q(buyer_id__in=buyers))
 
 
 def transaction_with_refunds(queryset: QuerySet[Transaction], has_refunds: bool) -> QuerySet[Transaction]:
@@ -139,3 +177,27 @@ def transaction_action_list(*, txn: Transaction) -> list[dict[str, object]]:
     """The routing rule actions that acted on the transaction: none, since this server has no routing rules
     (every transaction goes to the one configured connector)."""
     return []
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One thing that happened to a transaction: `kind` says which row `item` is."""
+
+    at: datetime
+    kind: str  # "event", "refund", "redemption" or "webhook"
+    item: TransactionEvent | Refund | GiftCardRedemption | WebhookDelivery
+
+
+def transaction_timeline(*, txn: Transaction) -> list[TimelineEntry]:
+    """Events, refunds, gift card redemptions and webhook deliveries of the transaction, oldest first: four
+    queries, whatever the history's length."""
+    refunds = list(Refund.objects.filter(transaction=txn).order_by("created_at", "id"))
+    entries = [TimelineEntry(event.created_at, "event", event) for event in txn.events.order_by("created_at", "id")]
+    entries += [TimelineEntry(refund.created_at, "refund", refund) for refund in refunds]
+    entries += [TimelineEntry(r.created_at, "redemption", r) for r in txn.gift_card_redemptions.order_by("created_at")]
+    targets = [str(txn.pk), *(str(refund.pk) for refund in refunds)]
+    entries += [
+        TimelineEntry(delivery.created_at, "webhook", delivery)
+        for delivery in webhook_deliveries_about(target_ids=targets)
+    ]
+    return sorted(entries, key=lambda entry: entry.at)
