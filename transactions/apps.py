@@ -10,11 +10,12 @@ class TransactionsConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from payments import outbox
         from payments.ops import demo
-        from transactions import notifications
+        from transactions import notifications, pivots
         from transactions.api.targets import refund_target, transaction_target
         from transactions.demo import seed_demo_transactions
         from transactions.models import Transaction
 
+        pivots.register()
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)
 

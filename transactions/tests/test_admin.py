@@ -277,3 +277,31 @@ def test_refund_list_and_page_queries(support_client, merchant_account, django_a
         support_client.get(reverse("admin:transactions_refund_changelist"))
     with django_assert_num_queries(5):  # session, user, permissions (2), refund with its transaction
         support_client.get(url)
+
+
+# --- pivots ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("redemptions", [1, 6])
+def test_a_gift_card_leads_to_its_redemptions_in_fixed_queries(
+    support_client, merchant_account, django_assert_num_queries, redemptions
+):
+    from giftcards.tests.factories import IssuedGiftCardFactory
+    from transactions.models import GiftCardRedemption
+
+    card = IssuedGiftCardFactory(merchant_account=merchant_account, amount=50000)
+    txns = TransactionFactory.create_batch(redemptions, merchant_account=merchant_account, captured=True)
+    for txn in txns:
+        GiftCardRedemption.objects.create(
+            transaction=txn, issued_card=card, bin="603571", sub_bin="0000", last4=card.last4, amount=250
+        )
+    url = reverse("admin:giftcards_issuedgiftcard_change", args=[card.pk])
+    support_client.get(url)
+
+    # session, user, card with its program, permissions (2), ledger, redemptions: bounded count and newest rows
+    with django_assert_num_queries(8):
+        html = support_client.get(url).content.decode()
+
+    assert f"Redemptions ({redemptions})" in html
+    assert html.count("USD 2.50") == min(redemptions, 5)
+    assert page_of(txns[-1]) in html
