@@ -22,10 +22,6 @@ if TYPE_CHECKING:
 else:
     RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = admin.ModelAdmin
 
-# The server has no public site to view: the admin is the staff's start page, so the link is hidden.
-admin.site.site_url = None
-admin.site.site_header = admin.site.site_title = "Payments support desk"
-
 
 @admin.register(RateLimitEvent)
 class RateLimitEventAdmin(ReadOnlyAdminMixin, RateLimitEventAdminBase):

@@ -5,18 +5,26 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import TruncHour
 
 from buyers.selectors import buyer_ids_named
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.models import MerchantAccount
 from payments.money import AmountError, parse_money
-from transactions.models import PENDING_STATUSES, GiftCardRedemption, Refund, Transaction, TransactionEvent
+from transactions.models import (
+    PENDING_STATUSES,
+    GiftCardRedemption,
+    Refund,
+    Transaction,
+    TransactionEvent,
+    TransactionStatus,
+)
 from webhooks.models import WebhookDelivery
 from webhooks.selectors import webhook_deliveries_about
 
@@ -201,3 +209,62 @@ def transaction_timeline(*, txn: Transaction) -> list[TimelineEntry]:
         for delivery in webhook_deliveries_about(target_ids=targets)
     ]
     return sorted(entries, key=lambda entry: entry.at)
+
+
+@dataclass(frozen=True)
+class DaySummary:
+    """The last 24 hours of every account, for the staff start page."""
+
+    since: datetime
+    by_currency: list[tuple[str, int, int]]  # (currency, approved count, approved volume in minor units)
+    approved: int
+    declined: int
+    failed: int
+    declines_by_reason: list[tuple[str, int]]
+    per_hour: list[tuple[datetime, int, int]]  # (hour, approvals, declines and failures), oldest first
+    recent_failures: list[Transaction]
+
+    @property
+    def approval_rate(self) -> float | None:
+        decided = self.approved + self.declined + self.failed
+        return self.approved / decided if decided else None
+
+
+_REFUSED = (TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED)
+
+
+def transaction_day_summary(*, now: datetime, recent: int = 10) -> DaySummary:
+    """Two queries over a bounded window: one range scan of the `created_at` index for the last 24 hours,
+    grouped by hour, currency, outcome and decline reason, and the newest refusals."""
+    since = now - timedelta(hours=24)
+    window = Transaction.objects.filter(created_at__gte=since, created_at__lte=now).order_by()
+    approved = ExpressionWrapper(Q(authorized_at__isnull=False), output_field=BooleanField())
+    groups = window.values("currency", "status", "error_code", hour=TruncHour("created_at"), approved=approved)
+    groups = groups.annotate(count=Count("id"), volume=Sum("amount"))
+    currencies: dict[str, list[int]] = {}
+    reasons: dict[str, int] = {}
+    hours = {since.replace(minute=0, second=0, microsecond=0) + timedelta(hours=h): [0, 0] for h in range(25)}
+    totals = {"approved": 0, "declined": 0, "failed": 0}
+    for group in groups:
+        hour = hours.setdefault(group["hour"], [0, 0])
+        if group["approved"]:
+            totals["approved"] += group["count"]
+            hour[0] += group["count"]
+            entry = currencies.setdefault(group["currency"], [0, 0])
+            entry[0] += group["count"]
+            entry[1] += group["volume"]
+        elif group["status"] in _REFUSED:
+            refused = "declined" if group["status"] == TransactionStatus.AUTHORIZATION_DECLINED else "failed"
+            totals[refused] += group["count"]
+            hour[1] += group["count"]
+            reason = group["error_code"] or "unknown"
+            reasons[reason] = reasons.get(reason, 0) + group["count"]
+    failures = window.filter(status__in=_REFUSED).order_by("-created_at", "-id")[:recent]
+    return DaySummary(
+        since=since,
+        by_currency=sorted(((code, n, volume) for code, (n, volume) in currencies.items()), key=lambda c: -c[1]),
+        declines_by_reason=sorted(reasons.items(), key=lambda reason: -reason[1]),
+        per_hour=[(hour, counts[0], counts[1]) for hour, counts in sorted(hours.items())],
+        recent_failures=list(failures),
+        **totals,
+    )
