@@ -85,6 +85,10 @@ class Transaction(TimestampedModel):
     card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
     card_fingerprint = models.CharField(max_length=64, null=True, blank=True)
     checkout_session_id = models.UUIDField(null=True, blank=True)
+    # The stored payment method that paid, or that `store: true` made; the link is cut if the method is deleted.
+    payment_method = models.ForeignKey(
+        "paymentmethods.PaymentMethod", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
 
     # The processor's answer to the authorization.
     payment_service_transaction_id = models.CharField(max_length=255, null=True, blank=True)
@@ -161,6 +165,9 @@ class Transaction(TimestampedModel):
             ),
             models.Index(
                 fields=["merchant_account", "card_fingerprint", "-created_at", "-id"], name="transaction_card_print"
+            ),
+            models.Index(
+                fields=["merchant_account", "payment_method", "-created_at", "-id"], name="transaction_payment_method"
             ),
             # The admin's searches and filters across accounts (docs/admin.md), each followed by the list's order.
             models.Index(fields=["card_last4", "-created_at", "-id"], name="transaction_staff_last4"),

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('buyers', '0002_search_indexes'),
         ('payments', '0010_outbox_event_target'),
-        ('transactions', '0003_pending_transactions_index'),
+        ('transactions', '0004_transaction_payment_method'),
     ]
 
     operations = [
