@@ -178,7 +178,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     fieldsets = (
         (None, {"fields": ("id", "merchant_account", "status_shown", "intent", "external_identifier", "metadata")}),
         ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded")}),
-        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "session")}),
+        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
         (
             "Processor",
@@ -200,6 +200,17 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Transaction]:
         return super().get_queryset(request).select_related("buyer", "merchant_account")
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Transaction | None:
+        # Read once per request: change_view below and Django's own view both ask for it.
+        cache: dict[str, Transaction | None] = request.__dict__.setdefault("_transactions", {})
+        if object_id not in cache:
+            queryset = self.get_queryset(request).select_related("payment_method__card")
+            try:
+                cache[object_id] = queryset.get(pk=uuid.UUID(str(object_id)))
+            except (Transaction.DoesNotExist, ValueError):
+                cache[object_id] = None
+        return cache[object_id]
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Transaction], search_term: str
@@ -253,6 +264,12 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             return self.buyer_shown(txn)
         return admin_link(txn.buyer, txn.buyer.display_name or str(txn.buyer.pk))
 
+    @admin.display(description="Stored payment method")
+    def stored_method(self, txn: Transaction) -> str:
+        if txn.payment_method is None:
+            return "-"
+        return admin_link(txn.payment_method, str(txn.payment_method.card))
+
     @admin.display(description="Checkout session")
     def session(self, txn: Transaction) -> str:
         if txn.checkout_session_id is None:
@@ -272,13 +289,6 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             if self.has_operate_permission(request):
                 extra["actions_offered"] = [action for action in ACTIONS.values() if action.offered(txn)]
         return super().change_view(request, object_id, form_url, extra)
-
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Transaction | None:
-        # Read once per request: change_view above and Django's own view both ask for it.
-        cache: dict[str, Transaction | None] = request.__dict__.setdefault("_transactions", {})
-        if object_id not in cache:
-            cache[object_id] = super().get_object(request, object_id, from_field)
-        return cache[object_id]
 
     def has_operate_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(OPERATE_PERMISSION)

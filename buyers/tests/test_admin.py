@@ -19,9 +19,9 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/buyers/buyer/"
 # session, user, user and group permissions, merchant accounts (for the filter), bounded count, page
 CHANGELIST_QUERIES = 7
-# session, user, buyer, user and group permissions, merchant account, and per pivot (gift cards, transactions)
-# a bounded count and the newest rows
-CHANGE_PAGE_QUERIES = 10
+# session, user, buyer, user and group permissions, merchant account, and per pivot (shipping details, gift cards,
+# stored payment methods, transactions) a bounded count and the newest rows
+CHANGE_PAGE_QUERIES = 14
 
 
 def listed(response) -> list[str]:
@@ -86,6 +86,8 @@ def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
 
     assert f"Transactions ({transactions})" in html
     assert "Gift cards (0)" in html
+    assert "Stored payment methods (0)" in html
+    assert "Shipping details (0)" in html
     assert "Felix Okafor<br>felix@example.com<br>1 Demo Street<br>100001 Lagos<br>NG" in html
     assert '"email_address"' not in html  # not the raw JSON
     if transactions:
