@@ -8,7 +8,7 @@ from django.contrib import admin
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-RECENT_ROWS = 5_000
+RECENT_ROWS = 1_000
 
 
 class RecentValuesFilter(admin.SimpleListFilter):
