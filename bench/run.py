@@ -271,7 +271,8 @@ def start_server(env: dict[str, str], workers: int, log: Path) -> tuple[subproce
         "WEB_CONCURRENCY": str(workers),
         "WEB_MAX_REQUESTS": "0",
     }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "config/gunicorn.conf.py"]
+    # The project's config plus a per-worker request count (bench/gunicorn.conf.py).
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "bench/gunicorn.conf.py"]
     process = subprocess.Popen(
         command, cwd=ROOT, env=server_env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), start_new_session=True
     )
@@ -450,6 +451,60 @@ def gift_card_cases(fixtures: dict[str, str]) -> list[Case]:
     ]
 
 
+# --- fair workers --------------------------------------------------------------------------------
+
+# (workers, keep-alive connections): more connections than workers, and many more.
+FAIRNESS_LAYOUTS = ((2, 8), (5, 64))
+FAIRNESS_TOLERANCE = 0.25  # every worker serves within 25% of the mean
+
+
+def worker_counts(path: Path) -> list[int]:
+    """Requests served so far by each worker slot (bench/gunicorn.conf.py)."""
+    import struct
+
+    data = path.read_bytes()
+    return list(struct.unpack(f"<{len(data) // 8}Q", data))
+
+
+def fairness(
+    wrk: str, env: dict[str, str], fixtures: dict[str, str], rounds: int, seconds: float, workdir: Path
+) -> list[str]:
+    """Drive `GET /buyers?limit=20` with more keep-alive connections than workers; count each worker's share."""
+    auth = {"Authorization": f"Bearer {fixtures['token']}"}
+    case = Case("fair workers", "/buyers?limit=20", auth)
+    lines = [
+        "| workers | connections | round | req/s | requests per worker | furthest from the mean |",
+        "|---:|---:|---:|---:|---|---:|",
+    ]
+    worst = 0.0
+    for workers, connections in FAIRNESS_LAYOUTS:
+        counts_path = workdir / f"counts-{workers}.bin"
+        counts_path.write_bytes(bytes(8 * 64))
+        counted = {**env, "BENCH_WORKER_COUNTS": str(counts_path)}
+        server = start_server(counted, workers, workdir / f"fair-{workers}.log")
+        try:
+            drive(wrk, server, case, 1, connections, workdir)
+            for round_number in range(rounds):
+                before = worker_counts(counts_path)
+                result = drive(wrk, server, case, seconds, connections, workdir)
+                served = [after - was for after, was in zip(worker_counts(counts_path), before, strict=True)]
+                served = [count for index, count in enumerate(served) if 1 <= index <= workers]
+                mean = statistics.mean(served)
+                spread = max(abs(count - mean) for count in served) / mean if mean else 1.0
+                worst = max(worst, spread)
+                shares = " / ".join(f"{count:,}" for count in served)
+                lines.append(
+                    f"| {workers} | {connections} | {round_number + 1} | {result.rps:,.0f} | {shares} | {spread:.0%} |"
+                )
+                print(f"  fair workers {workers}w/{connections}c round {round_number + 1}: {shares} ({spread:.0%})")
+        finally:
+            stop_server(server[0])
+    verdict = "ok" if worst <= FAIRNESS_TOLERANCE else "MISSED"
+    lines.append("")
+    lines.append(f"- every worker within {FAIRNESS_TOLERANCE:.0%} of the mean, each round: worst {worst:.0%} {verdict}")
+    return lines
+
+
 # --- report ----------------------------------------------------------------------------------------
 
 
@@ -572,10 +627,14 @@ def main() -> None:
     fixtures = prepare(args.rows, env)
     every_case = buyer_cases(fixtures) + gift_card_cases(fixtures) + transaction_cases(fixtures)
     cases = [case for case in every_case if not args.only or case.name in args.only]
+    run_fairness = not args.only or "fair workers" in args.only
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    fairness_lines = fairness(wrk, env, fixtures, 3, args.seconds, workdir) if run_fairness else []
     # The limiter counts every embed request but, at this budget, never refuses one.
-    servers = {"main": start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")}
+    servers = {}
+    if cases:
+        servers["main"] = start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")
     if any(case.server == "limits-off" for case in cases):
         servers["limits-off"] = start_server({**env, "RATELIMIT_ENABLE": "false"}, args.workers, workdir / "off.log")
     results: dict[str, list[Result]] = {case.name: [] for case in cases}
@@ -583,7 +642,7 @@ def main() -> None:
         print(f"warming up {len(cases)} cases")
         for case in cases:
             drive(wrk, servers[case.server], case, 1, args.connections, workdir)
-        for round_number in range(args.rounds):
+        for round_number in range(args.rounds if cases else 0):
             # Rotate the order each round so no case always runs first, or right after the slowest one.
             shift = round_number % len(cases)
             for case in cases[shift:] + cases[:shift]:
@@ -599,6 +658,9 @@ def main() -> None:
 
     summaries = {name: summarise(runs) for name, runs in results.items() if runs}
     print()
+    if fairness_lines:
+        print("\n".join(fairness_lines))
+        print()
     load = f"wrk -t1 -c{args.connections}, {args.rounds} rounds of {args.seconds:g}s per case"
     print(f"{args.workers} gunicorn workers, {load}; req/s, p50 and p99 from each case's best round, CPU the median")
     print(table(summaries, references=["peer", "offset peer", "floor"]))
