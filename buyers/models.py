@@ -46,3 +46,24 @@ class Buyer(TimestampedModel):
     @property
     def email_address(self) -> str | None:
         return (self.billing_details or {}).get("email_address")
+
+
+class ShippingDetails(TimestampedModel):
+    """One of a buyer's delivery addresses; deleted with the buyer. A transaction that uses it keeps its own copy."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    buyer = models.ForeignKey(Buyer, on_delete=models.CASCADE, related_name="shipping_details")
+    first_name = models.CharField(max_length=255, null=True, blank=True)
+    last_name = models.CharField(max_length=255, null=True, blank=True)
+    email_address = models.CharField(max_length=320, null=True, blank=True)
+    phone_number = models.CharField(max_length=16, null=True, blank=True)
+    # Validated by the API's address serializer before it lands here.
+    address = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "shipping details"
+        indexes = [models.Index(fields=["buyer", "-created_at", "-id"], name="shipping_details_by_buyer")]
+
+    def __str__(self) -> str:
+        names = " ".join(name for name in (self.first_name, self.last_name) if name)
+        return names or str(self.id)

@@ -1,13 +1,16 @@
 """Reads of buyers, always scoped to one merchant account."""
 
 import uuid
+from typing import TypeVar
 
 from django.core.exceptions import ValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import F, Model, OrderBy, Q, QuerySet
 
-from buyers.models import Buyer
+from buyers.models import Buyer, ShippingDetails
 from payments.errors import NotFound
 from payments.models import MerchantAccount
+
+M = TypeVar("M", bound=Model)
 
 
 def buyer_list(*, merchant_account: MerchantAccount) -> QuerySet[Buyer]:
@@ -29,3 +32,40 @@ def buyer_get(
         return buyer_list(merchant_account=merchant_account).get(**lookup)
     except (Buyer.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The buyer could not be found.") from exc
+
+
+def shipping_details_list(*, buyer: Buyer) -> QuerySet[ShippingDetails]:
+    """The buyer's shipping details, newest first."""
+    return ShippingDetails.objects.filter(buyer=buyer).order_by("-created_at", "-id")
+
+
+def shipping_details_get(
+    *, merchant_account: MerchantAccount, buyer_id: uuid.UUID | str, id: uuid.UUID | str
+) -> ShippingDetails:
+    """One of a buyer's shipping details, in one query; another buyer's or another account's details are not found,
+    exactly like missing ones."""
+    try:
+        return ShippingDetails.objects.get(buyer__merchant_account=merchant_account, buyer_id=buyer_id, id=id)
+    except (ShippingDetails.DoesNotExist, ValueError, ValidationError) as exc:
+        raise NotFound("The shipping details could not be found.") from exc
+
+
+def buyer_owned(
+    queryset: QuerySet[M],
+    *,
+    buyer_id: uuid.UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    sort_field: str | None = None,
+    order_by: str = "desc",
+) -> QuerySet[M]:
+    """One buyer's rows of `queryset` (a model with a `buyer`), newest first unless sorted by `sort_field` (nulls
+    last); what `GET /buyers/gift-cards` and `GET /buyers/payment-methods` list."""
+    if buyer_id is not None:
+        queryset = queryset.filter(buyer_id=buyer_id)
+    if buyer_external_identifier is not None:
+        queryset = queryset.filter(buyer__external_identifier=buyer_external_identifier)
+    ordering: list[str | OrderBy] = ["-created_at", "-id"]
+    if sort_field is not None:
+        field = F(sort_field)
+        ordering.insert(0, field.desc(nulls_last=True) if order_by == "desc" else field.asc(nulls_last=True))
+    return queryset.order_by(*ordering)

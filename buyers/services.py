@@ -4,12 +4,15 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
-from buyers.models import Buyer
-from payments.errors import DuplicateRecord
+from buyers.models import Buyer, ShippingDetails
+from payments.errors import Conflict, DuplicateRecord, NotFound
 from payments.models import MerchantAccount
 
 _DUPLICATE = "A buyer with this external identifier already exists."
 UPDATABLE_FIELDS = ("display_name", "external_identifier", "account_number", "billing_details")
+SHIPPING_DETAILS_FIELDS = ("first_name", "last_name", "email_address", "phone_number", "address")
+# Upstream's list of a buyer's shipping details has no pages: a bound keeps every answer small.
+MAX_SHIPPING_DETAILS_PER_BUYER = 50
 
 
 def _save(buyer: Buyer, **save_kwargs: Any) -> Buyer:
@@ -43,9 +46,7 @@ def buyer_create(
 
 def buyer_update(*, buyer: Buyer, **changes: Any) -> Buyer:
     """Apply the given fields only (absent fields keep their value, null clears one)."""
-    unknown = set(changes) - set(UPDATABLE_FIELDS)
-    if unknown:
-        raise TypeError(f"Not updatable: {sorted(unknown)}")
+    _only(changes, UPDATABLE_FIELDS)
     for name, value in changes.items():
         setattr(buyer, name, value)
     return _save(buyer, update_fields=[*changes, "updated_at"])
@@ -55,3 +56,39 @@ def buyer_update(*, buyer: Buyer, **changes: Any) -> Buyer:
 def buyer_delete(*, buyer: Buyer) -> None:
     """Delete the buyer; records that referenced it keep their own copy of what they need."""
     buyer.delete()
+
+
+def _only(changes: dict[str, Any], allowed: tuple[str, ...]) -> None:
+    unknown = set(changes) - set(allowed)
+    if unknown:
+        raise TypeError(f"Not updatable: {sorted(unknown)}")
+
+
+@transaction.atomic
+def shipping_details_create(*, buyer: Buyer, **fields: Any) -> ShippingDetails:
+    """Add shipping details to the buyer; a buyer keeps at most MAX_SHIPPING_DETAILS_PER_BUYER of them."""
+    _only(fields, SHIPPING_DETAILS_FIELDS)
+    # The buyer's row lock makes the count and the insert one step, so racing creates cannot pass the bound.
+    if Buyer.objects.select_for_update().filter(pk=buyer.pk).first() is None:
+        raise NotFound("The buyer could not be found.")  # deleted while this request ran
+    if ShippingDetails.objects.filter(buyer=buyer).count() >= MAX_SHIPPING_DETAILS_PER_BUYER:
+        raise Conflict(
+            f"A buyer keeps at most {MAX_SHIPPING_DETAILS_PER_BUYER} shipping details: delete one to add another."
+        )
+    return ShippingDetails.objects.create(buyer=buyer, **fields)
+
+
+@transaction.atomic
+def shipping_details_update(*, shipping_details: ShippingDetails, **changes: Any) -> ShippingDetails:
+    """Apply the given fields only (absent fields keep their value, null clears one)."""
+    _only(changes, SHIPPING_DETAILS_FIELDS)
+    for name, value in changes.items():
+        setattr(shipping_details, name, value)
+    shipping_details.save(update_fields=[*changes, "updated_at"])
+    return shipping_details
+
+
+@transaction.atomic
+def shipping_details_delete(*, shipping_details: ShippingDetails) -> None:
+    """Delete the shipping details; transactions that used them keep their own copy."""
+    shipping_details.delete()

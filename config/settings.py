@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "buyers",
     "giftcards",
     "checkout",
+    "paymentmethods",
     "transactions",
     "webhooks",
     "django_tasks",
@@ -186,7 +187,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "payments.rest.schema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "UNAUTHENTICATED_TOKEN": None,
@@ -208,6 +209,9 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "payments.rest.schema.inline_constants",
+        "payments.rest.schema.add_examples",
+        "payments.rest.schema.add_links",
+        "payments.rest.schema.describe_api",
     ],
     # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.
     "ENUM_NAME_OVERRIDES": {
@@ -218,6 +222,8 @@ SPECTACULAR_SETTINGS = {
         "RefundStatusEnum": "transactions.models.RefundStatus",
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
         "TransactionActionStatusEnum": "transactions.api.serializers.ACTION_STATUSES",
+        "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
+        "CardSchemeEnum": "payments.rest.authorization.CARD_SCHEMES",
     },
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {

@@ -14,6 +14,8 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     # Gift cards first: their `buyers/gift-cards` must win over the buyers router's `buyers/{buyer_id}`.
     path("", include("giftcards.api.urls")),
+    # Likewise `buyers/payment-methods`.
+    path("", include("paymentmethods.api.urls")),
     path("", include("buyers.api.urls")),
     path("", include("checkout.api.urls")),
     path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)

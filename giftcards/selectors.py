@@ -7,8 +7,10 @@ from typing import TypedDict
 from uuid import UUID
 
 from django.core.exceptions import ValidationError
-from django.db.models import F, OrderBy, QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
+from buyers.selectors import buyer_owned
 from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
 from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
@@ -47,16 +49,13 @@ def gift_card_list_for_buyer(
     order_by: str = "desc",
 ) -> QuerySet[GiftCard]:
     """One buyer's stored gift cards, newest first unless sorted by use; an unknown buyer has none."""
-    queryset = gift_card_list(merchant_account=merchant_account)
-    if buyer_id is not None:
-        queryset = queryset.filter(buyer_id=buyer_id)
-    if buyer_external_identifier is not None:
-        queryset = queryset.filter(buyer__external_identifier=buyer_external_identifier)
-    ordering: list[str | OrderBy] = ["-created_at", "-id"]
-    if sort_by is not None:
-        field = F(SORT_FIELDS[sort_by])
-        ordering.insert(0, field.desc(nulls_last=True) if order_by == "desc" else field.asc(nulls_last=True))
-    return queryset.order_by(*ordering)
+    return buyer_owned(
+        gift_card_list(merchant_account=merchant_account),
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        sort_field=SORT_FIELDS[sort_by] if sort_by is not None else None,
+        order_by=order_by,
+    )
 
 
 @dataclass(frozen=True)
@@ -235,3 +234,12 @@ def issued_card_display(*, card: IssuedGiftCard, gift_card_id: UUID | None = Non
         "sub_bin": card.sub_bin,
         "last4": card.last4,
     }
+
+
+def gift_cards_can_pay(*, merchant_account: MerchantAccount, currency: str | None = None) -> bool:
+    """Whether the account's gift card program has a card that could pay now (active, unexpired, with money left),
+    in `currency` when given: a checkout offers gift cards only then. One query."""
+    usable = IssuedGiftCard.objects.filter(
+        service__merchant_account=merchant_account, status=IssuedGiftCard.Status.ACTIVE, balance__gt=0
+    ).filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+    return (usable.filter(currency=currency) if currency else usable).exists()

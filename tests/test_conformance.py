@@ -24,9 +24,11 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 from rest_framework.test import APIClient
 
-from buyers.tests.factories import BuyerFactory
+from buyers.services import MAX_SHIPPING_DETAILS_PER_BUYER
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
+from paymentmethods.tests.factories import PaymentMethodFactory
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.tests.factories import subscription_for
 
@@ -171,6 +173,27 @@ BILLING = {
 }
 BODY_999 = {"amount": 999, "currency": "USD", "payment_method": CARD, **SDK_DEFAULTS}
 
+SHIPPING = {key: value for key, value in BILLING.items() if key != "tax_id"}
+
+
+def _buyer(world: World, *, shipping_details: int = 0) -> Any:
+    buyer = BuyerFactory(merchant_account=world.account)
+    ShippingDetailsFactory.create_batch(shipping_details, buyer=buyer, **SHIPPING)
+    return buyer.pk
+
+
+def _shipping_details(world: World) -> tuple[Any, Any]:
+    details = ShippingDetailsFactory(buyer=BuyerFactory(merchant_account=world.account), **SHIPPING)
+    return details.buyer_id, details.pk
+
+
+def _shipping_to(buyer_id: Any, details_id: Any) -> dict[str, str]:
+    return {"buyer_id": str(buyer_id), "shipping_details_id": str(details_id)}
+
+
+def _shipping_path(buyer_id: Any, details_id: Any = None) -> str:
+    return f"/buyers/{buyer_id}/shipping-details" + ("" if details_id is None else f"/{details_id}")
+
 
 Scenario = Callable[[World], Any]
 # (upstream path, method, what the scenario shows, the request)
@@ -211,6 +234,81 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         "DELETE",
         "deleted",
         lambda w: w.client.delete(f"/buyers/{BuyerFactory(merchant_account=w.account).pk}"),
+    ),
+    # a buyer's shipping details
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "POST",
+        "created",
+        lambda w: w.post(_shipping_path(_buyer(w)), SHIPPING),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "POST",
+        "invalid",
+        lambda w: w.post(_shipping_path(_buyer(w)), {"phone_number": "0207"}),
+    ),
+    ("/buyers/{buyer_id}/shipping-details", "POST", "missing", lambda w: w.post(_shipping_path(uuid.uuid4()), {})),
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "POST",
+        "wrong-scope",
+        lambda w: w.read_only.post(_shipping_path(_buyer(w)), {}, format="json"),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "POST",
+        "conflict",
+        lambda w: w.post(_shipping_path(_buyer(w, shipping_details=MAX_SHIPPING_DETAILS_PER_BUYER)), SHIPPING),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "GET",
+        "list",
+        lambda w: w.client.get(_shipping_path(_buyer(w, shipping_details=2))),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details",
+        "GET",
+        "unknown-parameter",
+        lambda w: w.client.get(_shipping_path(_buyer(w)), {"limit": 20}),
+    ),
+    ("/buyers/{buyer_id}/shipping-details", "GET", "missing", lambda w: w.client.get(_shipping_path(uuid.uuid4()))),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "GET",
+        "found",
+        lambda w: w.client.get(_shipping_path(*_shipping_details(w))),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "GET",
+        "missing",
+        lambda w: w.client.get(_shipping_path(_buyer(w), uuid.uuid4())),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "PUT",
+        "updated",
+        lambda w: w.put(_shipping_path(*_shipping_details(w)), {"first_name": "Grace", "address": None}),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "PUT",
+        "invalid",
+        lambda w: w.put(_shipping_path(*_shipping_details(w)), {"address": {"country": "XX"}}),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "DELETE",
+        "deleted",
+        lambda w: w.client.delete(_shipping_path(*_shipping_details(w))),
+    ),
+    (
+        "/buyers/{buyer_id}/shipping-details/{shipping_details_id}",
+        "DELETE",
+        "missing",
+        lambda w: w.client.delete(_shipping_path(_buyer(w), uuid.uuid4())),
     ),
     # gift cards
     (
@@ -374,6 +472,18 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
             w,
             gift_cards=[{**_number_and_pin(IssuedGiftCardFactory(merchant_account=w.account)), "amount": 500}],
         ),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "with-shipping-details",
+        lambda w: _transaction(w, **_shipping_to(*_shipping_details(w))),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "missing",
+        lambda w: _transaction(w, **_shipping_to(_buyer(w), _shipping_details(w)[1])),
     ),
     ("/transactions", "POST", "invalid", lambda w: _transaction(w, amount=-1, store=True)),
     ("/transactions", "POST", "embed-pin-differs", lambda w: w.embed.post("/transactions", BODY_999, format="json")),
@@ -607,6 +717,25 @@ SCENARIOS += [
         "missing",
         lambda w: w.client.post(f"/transactions/{uuid.uuid4()}/sync"),
     ),
+    # payment options
+    (
+        "/payment-options",
+        "POST",
+        "card-and-gift-cards",
+        lambda w: (
+            IssuedGiftCardFactory(merchant_account=w.account, currency="USD"),
+            w.post("/payment-options", {"amount": 1299, "currency": "USD", "country": "US", "locale": "en"}),
+        )[1],
+    ),
+    ("/payment-options", "POST", "embed", lambda w: w.embed.post("/payment-options", {}, format="json")),
+    ("/payment-options", "POST", "invalid", lambda w: w.post("/payment-options", {"metadata": {"cohort": "a"}})),
+    ("/payment-options", "POST", "wrong-scope", lambda w: w.read_only.post("/payment-options", {}, format="json")),
+    (
+        "/payment-options",
+        "POST",
+        "embed-pin-differs",
+        lambda w: w.embed.post("/payment-options", {"currency": "EUR"}, format="json"),
+    ),
     # webhook subscriptions
     ("/webhook-subscriptions", "POST", "created", lambda w: w.post("/webhook-subscriptions", {"url": RECEIVER})),
     ("/webhook-subscriptions", "POST", "invalid", lambda w: w.post("/webhook-subscriptions", {"url": "ftp://x"})),
@@ -649,6 +778,103 @@ SCENARIOS += [
 ]
 
 
+def _method(world: World) -> Any:
+    return PaymentMethodFactory(merchant_account=world.account)
+
+
+def _store(world: World, **fields: Any) -> Any:
+    buyer = BuyerFactory(merchant_account=world.account)
+    return world.post("/payment-methods", {**CARD, "buyer_id": str(buyer.pk), **fields})
+
+
+SCENARIOS += [
+    # stored payment methods
+    ("/payment-methods", "POST", "stored", lambda w: _store(w)),
+    (
+        "/payment-methods",
+        "POST",
+        "from-session",
+        lambda w: w.post(
+            "/payment-methods",
+            {
+                "method": "checkout-session",
+                "id": str(CheckoutSessionFactory(merchant_account=w.account, with_card=True).pk),
+                "buyer_id": str(BuyerFactory(merchant_account=w.account).pk),
+            },
+        ),
+    ),
+    ("/payment-methods", "POST", "invalid", lambda w: _store(w, number="1234")),
+    ("/payment-methods", "POST", "unknown-field", lambda w: _store(w, bogus=1)),
+    ("/payment-methods", "POST", "wrong-scope", lambda w: w.read_only.post("/payment-methods", {}, format="json")),
+    ("/payment-methods", "GET", "page", lambda w: (_method(w), w.client.get("/payment-methods"))[1]),
+    ("/payment-methods", "GET", "bad-limit", lambda w: w.client.get("/payment-methods", {"limit": 1000})),
+    ("/payment-methods", "GET", "unknown-parameter", lambda w: w.client.get("/payment-methods", {"bogus": 1})),
+    (
+        "/payment-methods/{payment_method_id}",
+        "GET",
+        "found",
+        lambda w: w.client.get(f"/payment-methods/{_method(w).pk}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "GET",
+        "missing",
+        lambda w: w.client.get(f"/payment-methods/{uuid.uuid4()}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "PUT",
+        "updated",
+        lambda w: w.put(
+            f"/payment-methods/{_method(w).pk}", {"expiration_date": "11/38", "scheme_transaction_id": "1"}
+        ),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "PUT",
+        "invalid",
+        lambda w: w.put(f"/payment-methods/{_method(w).pk}", {"expiration_date": "13/38"}),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "DELETE",
+        "deleted",
+        lambda w: w.client.delete(f"/payment-methods/{_method(w).pk}"),
+    ),
+    (
+        "/payment-methods/{payment_method_id}",
+        "DELETE",
+        "missing",
+        lambda w: w.client.delete(f"/payment-methods/{uuid.uuid4()}"),
+    ),
+    (
+        "/buyers/payment-methods",
+        "GET",
+        "list",
+        lambda w: w.client.get("/buyers/payment-methods", {"buyer_id": str(_method(w).buyer_id)}),
+    ),
+    ("/buyers/payment-methods", "GET", "invalid", lambda w: w.client.get("/buyers/payment-methods")),
+    (
+        "/transactions",
+        "POST",
+        "stored-method",
+        lambda w: _transaction(w, payment_method={"method": "id", "id": str(_method(w).pk), "security_code": "123"}),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "store-true",
+        lambda w: _transaction(w, store=True, buyer_id=str(BuyerFactory(merchant_account=w.account).pk)),
+    ),
+    (
+        "/transactions",
+        "POST",
+        "missing",
+        lambda w: _transaction(w, payment_method={"method": "id", "id": str(uuid.uuid4())}),
+    ),
+]
+
+
 def _number_and_pin(card: Any) -> dict[str, str]:
     return {"number": card.number, "pin": card.pin}
 
@@ -664,6 +890,7 @@ REFUSALS = {
     "conflict",
     "unknown-parameter",
     "unknown-filter",
+    "unknown-field",
     "wrong-scope",
     "bad-limit",
     "bad-filter",

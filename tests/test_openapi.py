@@ -3,6 +3,8 @@
 import importlib
 import importlib.util
 import re
+import uuid
+from datetime import date
 from io import StringIO
 
 import pytest
@@ -135,3 +137,171 @@ def test_every_operation_documents_the_body_of_its_success_response(schema):
                     undocumented.append(f"{method.upper()} {path} {code}")
 
     assert undocumented == []
+
+
+# --- an API document people can use -------------------------------------------------------------------------
+
+INTERNAL_TEXT = re.compile(r"For a view with|^`(GET|POST|PUT|DELETE) /|\[\.\.\.\]`|viewset|serializer", re.I | re.M)
+
+
+def _operations(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            yield path, method, operation
+
+
+def test_every_operation_has_a_summary_and_a_description_for_api_users(schema):
+    missing = []
+    for path, method, operation in _operations(schema):
+        summary, description = operation.get("summary", ""), operation.get("description", "")
+        if not summary or not description or summary == description or INTERNAL_TEXT.search(description):
+            missing.append(f"{method.upper()} {path}: {summary!r} / {description[:60]!r}")
+
+    assert missing == [], "write the view's docstring (docs/api-document.md)"
+
+
+def test_every_error_response_has_the_envelope(schema):
+    envelope = {"$ref": "#/components/schemas/ErrorOutput"}
+    for path, method, operation in _operations(schema):
+        for status, response in operation["responses"].items():
+            if status.startswith(("4", "5")):
+                assert response["content"]["application/json"]["schema"] == envelope, f"{method} {path} {status}"
+                assert response["description"], f"{method} {path} {status}"
+    error = schema["components"]["schemas"]["ErrorOutput"]
+    assert set(error["required"]) >= {"type", "code", "status", "message", "details"}
+
+
+def _path_with_ids(path: str) -> str:
+    return re.sub(r"\{[^}]+\}", lambda _: str(uuid.uuid4()), path)
+
+
+def _send(client, method: str, path: str, **extra):
+    body = {} if method in ("post", "put") else None
+    return getattr(client, method)(path, body, format="json", **extra)
+
+
+@pytest.mark.parametrize(
+    ("caller", "query"),
+    [
+        pytest.param("anonymous", "", id="no-token"),
+        pytest.param("no-scope", "", id="token-without-scopes"),
+        pytest.param("foreign-account", "", id="merchant-account-the-key-may-not-use"),
+        pytest.param("full", "", id="ids-that-do-not-exist-and-an-empty-body"),
+        pytest.param("full", "?not_a_parameter=1", id="unknown-query-parameter"),
+    ],
+)
+def test_every_answer_to_a_refused_request_is_documented(schema, api_client, anonymous_client, caller, query):
+    """Each operation asked in a way it must refuse: whatever it answers is a status its document lists."""
+    clients = {
+        "anonymous": lambda: anonymous_client,
+        "no-scope": lambda: api_client(scopes=["nothing.read"]),
+        "foreign-account": lambda: api_client(merchant_account_id="no-such-account"),
+        "full": lambda: api_client(),
+    }
+    client = clients[caller]()
+    undocumented = []
+    for path, method, operation in _operations(schema):
+        response = _send(client, method, _path_with_ids(path) + query)
+        if str(response.status_code) not in operation["responses"]:
+            undocumented.append(f"{method.upper()} {path} answered {response.status_code}: {response.content[:120]!r}")
+
+    assert undocumented == []
+
+
+def test_examples_fit_their_schemas_and_look_real(schema):
+    from jsonschema import Draft202012Validator
+
+    examples = {}
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            if "example" in node and "type" in node:
+                examples[where] = node["example"]
+                errors = list(
+                    Draft202012Validator({k: v for k, v in node.items() if k != "example"}).iter_errors(node["example"])
+                )
+                assert errors == [], f"{where}: {errors[0].message}"
+            for key, value in node.items():
+                walk(value, f"{where}/{key}")
+        elif isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, f"{where}/{index}")
+
+    walk(schema, "#")
+    card = "#/components/schemas/CardPaymentMethodInputRequest/properties"
+    assert examples[f"{card}/number"] == "4111111111111111"  # a documented test card (docs/test-cards.md)
+    month, year = map(int, examples[f"{card}/expiration_date"].split("/"))
+    assert (2000 + year, month) > (date.today().year, date.today().month)
+    assert examples["#/components/schemas/TransactionCreateInputRequest/properties/currency"] == "USD"
+    assert examples["#/components/schemas/AddressRequest/properties/country"] == "US"
+
+
+def test_the_merchant_account_header_and_idempotency_key_are_documented(schema):
+    for path, method, operation in _operations(schema):
+        headers = {p["name"]: p for p in operation.get("parameters", []) if p["in"] == "header"}
+        if operation.get("security") == []:
+            assert "401" not in operation["responses"], f"{method} {path} reads no token"
+            continue
+        assert "x-gr4vy-merchant-account-id" in headers, f"{method} {path}"
+        assert headers["x-gr4vy-merchant-account-id"]["description"]
+    create = schema["paths"]["/transactions"]["post"]
+    key = next(p for p in create["parameters"] if p["name"] == "idempotency-key")
+    assert "replayed" in key["description"]
+    assert "409" in create["responses"]
+    assert schema["paths"]["/checkout/sessions/{session_id}/fields"]["put"]["security"] == []
+
+
+def test_the_security_scheme_says_how_to_get_a_token(schema):
+    bearer = schema["components"]["securitySchemes"]["BearerAuth"]
+
+    assert bearer["bearerFormat"] == "JWT"
+    assert "issue_token" in bearer["description"]
+    assert "create_api_key" in bearer["description"]
+    assert "ES512" in schema["info"]["description"]
+
+
+class _Documented:
+    """A viewset's docstring sections document the actions it inherits."""
+
+    def list(self, request):
+        pass
+
+    def create(self, request):
+        """Create a widget.
+
+        Makes one widget for the merchant account.
+        It may take a while, and a name already taken is a
+        409: a status wrapped into a sentence stays text.
+
+        409: A widget with this name exists
+            in the merchant account.
+        429: Too many widgets
+            today.
+        """
+
+
+_Documented.__doc__ = """Widgets (a note for developers, not in the document).
+
+list:
+    List widgets
+    The widgets, newest first.
+"""
+
+
+def test_operation_text_comes_from_the_action_docstring_or_the_viewset_section():
+    from payments.rest.schema import operation_text
+
+    created = operation_text(_Documented, "create")
+    listed = operation_text(_Documented, "list")
+
+    assert created.summary == "Create a widget"
+    assert created.description == (
+        "Makes one widget for the merchant account.\nIt may take a while, and a name already taken is a\n"
+        "409: a status wrapped into a sentence stays text."
+    )
+    assert created.statuses == {
+        "409": "A widget with this name exists in the merchant account.",
+        "429": "Too many widgets today.",
+    }
+    assert (listed.summary, listed.description, listed.statuses) == ("List widgets", "The widgets, newest first.", {})
+    assert operation_text(_Documented, "retrieve").summary == ""

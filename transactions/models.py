@@ -85,6 +85,10 @@ class Transaction(TimestampedModel):
     card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
     card_fingerprint = models.CharField(max_length=64, null=True, blank=True)
     checkout_session_id = models.UUIDField(null=True, blank=True)
+    # The stored payment method that paid, or that `store: true` made; the link is cut if the method is deleted.
+    payment_method = models.ForeignKey(
+        "paymentmethods.PaymentMethod", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
+    )
 
     # The processor's answer to the authorization.
     payment_service_transaction_id = models.CharField(max_length=255, null=True, blank=True)
@@ -161,6 +165,9 @@ class Transaction(TimestampedModel):
             ),
             models.Index(
                 fields=["merchant_account", "card_fingerprint", "-created_at", "-id"], name="transaction_card_print"
+            ),
+            models.Index(
+                fields=["merchant_account", "payment_method", "-created_at", "-id"], name="transaction_payment_method"
             ),
             # Recovery looks for the few pending transactions among all: a partial index holds only them.
             models.Index(fields=["updated_at"], name="transaction_pending", condition=Q(status__in=PENDING_STATUSES)),

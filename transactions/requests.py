@@ -15,10 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 from uuid import UUID
 
+from buyers.models import Buyer
 from checkout.selectors import checkout_session_get
+from paymentmethods.models import PaymentMethod
+from paymentmethods.selectors import payment_method_for_payment
 from payments.connectors import BrowserInfo, CardDetails, PurchaseDetails, StatementDescriptor, ThreeDSecureData
 from payments.errors import DomainError
 from payments.models import MerchantAccount, VaultedCard
+from payments.vault import cards
 
 MAX_GIFT_CARDS = 10
 # What a checkout session may declare for the transactions that pay with it.
@@ -39,6 +43,9 @@ class PaymentCard:
     checkout_session_id: UUID | None = None
     session_hints: dict[str, Any] = field(default_factory=dict)
     postal_code: str | None = None
+    # A stored payment method paying, and the security code the buyer typed for this payment (never stored).
+    payment_method: PaymentMethod | None = None
+    security_code: str | None = field(default=None, repr=False)
 
 
 class PaymentMethodRequest(Protocol):
@@ -46,8 +53,9 @@ class PaymentMethodRequest(Protocol):
 
     method: ClassVar[str]
 
-    def resolve(self, *, merchant_account: MerchantAccount) -> PaymentCard:
-        """The card to authorize; refuses (DomainError, pointing into the body) what cannot pay."""
+    def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
+        """The card to authorize (for `buyer`, when the transaction names one); refuses (DomainError, pointing into
+        the body) what cannot pay."""
         ...
 
 
@@ -61,7 +69,7 @@ class CardRequest:
     expiration_year: int
     security_code: str | None = field(default=None, repr=False)
 
-    def resolve(self, *, merchant_account: MerchantAccount) -> PaymentCard:
+    def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         details = CardDetails(
             number=self.number,
             expiration_month=self.expiration_month,
@@ -78,7 +86,7 @@ class CheckoutSessionRequest:
     method: ClassVar[str] = "checkout-session"
     session_id: UUID
 
-    def resolve(self, *, merchant_account: MerchantAccount) -> PaymentCard:
+    def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         session = checkout_session_get(merchant_account=merchant_account, id=self.session_id)
         if session.card is None:
             raise DomainError("The checkout session has no card details yet.", pointer="/payment_method/id")
@@ -86,6 +94,28 @@ class CheckoutSessionRequest:
         return PaymentCard(
             vaulted=session.card, checkout_session_id=session.id, session_hints=hints, postal_code=session.postal_code
         )
+
+
+@dataclass(frozen=True)
+class StoredPaymentMethodRequest:
+    """`{"method": "id", "id": ..., "security_code"?}`: a buyer's stored payment method, with the security code the
+    buyer typed when present (customer-initiated)."""
+
+    method: ClassVar[str] = "id"
+    id: UUID
+    security_code: str | None = field(default=None, repr=False)
+
+    def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
+        pointer = "/payment_method/id"
+        method = payment_method_for_payment(
+            merchant_account=merchant_account, id=self.id, buyer_id=buyer.pk if buyer else None, pointer=pointer
+        )
+        if self.security_code is not None:
+            try:
+                cards.validate_security_code(self.security_code, method.card.scheme)
+            except cards.CardDataError as error:
+                raise DomainError(error.message, pointer="/payment_method/security_code") from None
+        return PaymentCard(vaulted=method.card, payment_method=method, security_code=self.security_code)
 
 
 @dataclass(frozen=True)
@@ -111,12 +141,16 @@ class TransactionRequest:
     buyer_id: UUID | None = None
     buyer_external_identifier: str | None = None
     guest_buyer: dict[str, Any] | None = None
+    # One of the named buyer's stored shipping details; the transaction keeps a copy of them.
+    shipping_details_id: UUID | None = None
     country: str | None = None
     external_identifier: str | None = None
     metadata: dict[str, str] | None = None
     cart_items: list[dict[str, Any]] | None = None
     airline: dict[str, Any] | None = None
     payment_source: str | None = None
+    # Keep the card for the buyer once its authorization succeeds (a new stored payment method).
+    store: bool = False
     merchant_initiated: bool = False
     is_subsequent_payment: bool = False
     account_funding_transaction: bool = False

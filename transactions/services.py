@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from dataclasses import fields as dataclass_fields
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,11 +27,18 @@ from django.db.models import QuerySet, Sum
 from django.utils import timezone
 
 from buyers.models import Buyer
-from buyers.selectors import buyer_get
+from buyers.selectors import buyer_get, shipping_details_get
+from buyers.services import SHIPPING_DETAILS_FIELDS
 from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard
 from giftcards.selectors import issued_card_for_payment
 from giftcards.services import issued_card_redeem, issued_card_refund
+from paymentmethods.services import (
+    CardToStore,
+    payment_method_mark_replaced,
+    payment_method_record_use,
+    payment_method_store,
+)
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
     AuthorizationRequest,
@@ -401,11 +408,16 @@ def _open(
         )
     elif vaulted is not None:
         details = vaulted_card_reveal(card=vaulted, consume_security_code=True)
+        if card is not None and card.security_code is not None:  # typed by the buyer for this payment
+            details = replace(details, security_code=card.security_code)
     if vaulted is not None:
         _set_card(txn, vaulted)
     elif gift_cards:
         txn.method = "gift-card"
+    txn.payment_method = card.payment_method if card is not None else None
     txn.save(force_insert=True)
+    if txn.payment_method is not None:
+        payment_method_record_use(method=txn.payment_method, merchant_initiated=txn.merchant_initiated)
     _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
     _redeem(txn, gift_cards, actor)
     return details
@@ -434,8 +446,16 @@ def transaction_create(
             return transaction_sync(txn=earlier, actor=actor, abandoned=True)
     gift_cards = _gift_card_charges(merchant_account, request.gift_cards)
     buyer = _buyer(merchant_account, request)
-    card = request.payment_method.resolve(merchant_account=merchant_account) if request.payment_method else None
+    card = (
+        request.payment_method.resolve(merchant_account=merchant_account, buyer=buyer)
+        if request.payment_method
+        else None
+    )
+    if card is not None and card.payment_method is not None:
+        buyer = card.payment_method.buyer  # a stored method pays for its own buyer
+    shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
+    _check_store(request, card=card, buyer=buyer)
     _check_connection_options(request.connection_options)
     hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
     txn = Transaction(
@@ -470,6 +490,8 @@ def transaction_create(
     if id is not None:
         txn.pk = id
     _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    if shipping_details is not None:
+        txn.shipping_details = shipping_details
     try:
         clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     except IntegrityError:
@@ -485,7 +507,8 @@ def transaction_create(
     result = get_connector().authorize(
         _authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code)
     )
-    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor)
+    keep = _card_to_keep(request, card=card, clear_card=clear_card)
+    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
     return txn if gift_cards else _known_without_redemptions(txn)
 
 
@@ -496,6 +519,27 @@ def _known_without_redemptions(txn: Transaction) -> Transaction:
         GiftCardRedemption.objects.none()
     )
     return txn
+
+
+def _check_store(request: TransactionRequest, *, card: PaymentCard | None, buyer: Buyer | None) -> None:
+    """`store: true` keeps a card for a buyer: it needs both (a stored method paying is kept already)."""
+    if not request.store:
+        return
+    if card is None:
+        raise DomainError("store: true keeps a card, and this transaction pays with gift cards only.", pointer="/store")
+    if buyer is None:
+        raise DomainError(
+            "store: true keeps the card for a buyer: give buyer_id or buyer_external_identifier.", pointer="/store"
+        )
+
+
+def _card_to_keep(
+    request: TransactionRequest, *, card: PaymentCard | None, clear_card: CardDetails
+) -> CardToStore | None:
+    """The card `store: true` asks to keep, unless a stored method is paying already."""
+    if not request.store or card is None or card.payment_method is not None:
+        return None
+    return CardToStore(clear_card.number, clear_card.expiration_month, clear_card.expiration_year)
 
 
 def _gift_card_charges(merchant_account: MerchantAccount, items: Sequence[GiftCardRequest]) -> list[GiftCardCharge]:
@@ -535,6 +579,29 @@ def _buyer(merchant_account: MerchantAccount, request: TransactionRequest) -> Bu
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
+def _shipping_details(
+    merchant_account: MerchantAccount, buyer: Buyer | None, shipping_details_id: UUID | None
+) -> dict[str, Any] | None:
+    """A copy of the buyer's stored shipping details the request names, as they are now (later edits of the stored
+    details do not change the transaction). Another buyer's details are not found, exactly like missing ones."""
+    if shipping_details_id is None:
+        return None
+    if buyer is None:
+        raise DomainError(
+            "Shipping details belong to a buyer: name the buyer with buyer_id or buyer_external_identifier.",
+            pointer="/shipping_details_id",
+        )
+    try:
+        details = shipping_details_get(merchant_account=merchant_account, buyer_id=buyer.pk, id=shipping_details_id)
+    except NotFound as exc:
+        raise NotFound(exc.message, pointer="/shipping_details_id") from exc
+    return {
+        "id": str(details.pk),
+        "buyer_id": str(buyer.pk),
+        **{name: getattr(details, name) for name in SHIPPING_DETAILS_FIELDS},
+    }
+
+
 @transaction.atomic
 def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
     """Gift cards alone: their debits are the authorization (and the capture, for `intent: capture`)."""
@@ -548,8 +615,11 @@ def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
 
 
 @transaction.atomic
-def _record_authorization(txn: Transaction, *, result: ConnectorResult, card_amount: int, actor: Actor) -> Transaction:
-    """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money."""
+def _record_authorization(
+    txn: Transaction, *, result: ConnectorResult, card_amount: int, actor: Actor, keep: CardToStore | None = None
+) -> Transaction:
+    """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money. An
+    approved card the request asked to `keep` becomes the buyer's stored payment method."""
     txn = _locked(txn)
     if txn.status != S.PROCESSING:
         if result is NEVER_RECEIVED or (
@@ -567,11 +637,17 @@ def _record_authorization(txn: Transaction, *, result: ConnectorResult, card_amo
             )
         return txn
     now = timezone.now()
-    answer = {
+    answer: dict[str, Any] = {
         **_answer(result),
         "cvv_response_code": result.cvv_response_code,
         "payment_service_transaction_id": result.processor_reference,
     }
+    if result.card_replaced and txn.payment_method is not None:
+        payment_method_mark_replaced(method=txn.payment_method)
+    if result.approved and keep is not None and txn.buyer is not None:
+        answer["payment_method"] = payment_method_store(
+            merchant_account=txn.merchant_account, buyer=txn.buyer, card=keep
+        )
     if not result.approved:
         to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
         _move(txn, to, name=to, actor=actor, amount=card_amount, **answer)

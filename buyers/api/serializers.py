@@ -2,7 +2,13 @@
 
 from rest_framework import serializers
 
-from payments.rest.fields import BillingDetailsSerializer, StrictSerializer, TimestampField, optional_text
+from payments.rest.fields import (
+    BillingDetailsSerializer,
+    StrictSerializer,
+    TimestampField,
+    optional_text,
+)
+from payments.rest.order import ShippingDetailsOutput
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 
 
@@ -28,3 +34,9 @@ class BuyerOutput(OutputSerializer):
     account_number = serializers.CharField(allow_null=True)
     created_at = TimestampField()
     updated_at = TimestampField()
+
+
+class ShippingDetailsListOutput(OutputSerializer):
+    """The upstream `ShippingDetailsList`: all of a buyer's shipping details, newest first (there are no pages)."""
+
+    items = ShippingDetailsOutput(many=True)

@@ -1,8 +1,20 @@
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from buyers.api.views import BuyerViewSet
+from buyers.api.views import BuyerViewSet, ShippingDetailsViewSet
 
 router = SimpleRouter(trailing_slash=False)
 router.register("buyers", BuyerViewSet, basename="buyer")
 
-urlpatterns = router.urls
+shipping_details_list = ShippingDetailsViewSet.as_view({"get": "list", "post": "create"})
+shipping_details_detail = ShippingDetailsViewSet.as_view({"get": "retrieve", "put": "update", "delete": "destroy"})
+
+urlpatterns = [
+    *router.urls,
+    path("buyers/<str:buyer_id>/shipping-details", shipping_details_list, name="buyer-shipping-details-list"),
+    path(
+        "buyers/<str:buyer_id>/shipping-details/<str:shipping_details_id>",
+        shipping_details_detail,
+        name="buyer-shipping-details-detail",
+    ),
+]

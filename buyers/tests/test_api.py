@@ -407,15 +407,6 @@ def test_overlong_filter_is_400_naming_it(writer, name):
 # --- query counts ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def warm_reader(api_client, merchant_account, settings):
-    """A client whose key, account and last-used mark are cached: what every request but the first sees."""
-    settings.API_KEY_CACHE_SECONDS = 3600
-    client = api_client(scopes=["buyers.read"])
-    assert client.get("/buyers").status_code == 200
-    return client
-
-
 @pytest.mark.parametrize("rows", [1, 20])
 def test_list_is_one_query_whatever_the_page_size(warm_reader, merchant_account, django_assert_num_queries, rows):
     BuyerFactory.create_batch(rows, merchant_account=merchant_account)

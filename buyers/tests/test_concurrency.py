@@ -6,14 +6,16 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from buyers.models import Buyer
+from buyers.models import Buyer, ShippingDetails
+from buyers.services import MAX_SHIPPING_DETAILS_PER_BUYER
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def test_two_creates_with_the_same_external_identifier_give_one_201_and_one_409(token_for, merchant_account):
-    token = token_for(["buyers.write"])
-    start = threading.Barrier(2)
+def _race(token: str, path: str, body: dict, writers: int = 2) -> list[int]:
+    """POST `body` to `path` from `writers` threads released together; their statuses."""
+    start = threading.Barrier(writers)
     statuses: list[int] = []
 
     def create() -> None:
@@ -21,15 +23,30 @@ def test_two_creates_with_the_same_external_identifier_give_one_201_and_one_409(
             client = APIClient()
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
             start.wait(timeout=10)
-            statuses.append(client.post("/buyers", {"external_identifier": "race"}, format="json").status_code)
+            statuses.append(client.post(path, body, format="json").status_code)
         finally:
             connection.close()  # each thread has its own connection; the test database must be droppable
 
-    threads = [threading.Thread(target=create) for _ in range(2)]
+    threads = [threading.Thread(target=create) for _ in range(writers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=30)
+    return statuses
+
+
+def test_two_creates_with_the_same_external_identifier_give_one_201_and_one_409(token_for, merchant_account):
+    statuses = _race(token_for(["buyers.write"]), "/buyers", {"external_identifier": "race"})
 
     assert sorted(statuses) == [201, 409]
     assert Buyer.objects.filter(external_identifier="race").count() == 1
+
+
+def test_racing_shipping_details_creates_never_pass_the_bound(token_for, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    ShippingDetailsFactory.create_batch(MAX_SHIPPING_DETAILS_PER_BUYER - 1, buyer=buyer)
+
+    statuses = _race(token_for(["buyers.write"]), f"/buyers/{buyer.pk}/shipping-details", {"first_name": "Ada"}, 3)
+
+    assert sorted(statuses) == [201, 409, 409]
+    assert ShippingDetails.objects.filter(buyer=buyer).count() == MAX_SHIPPING_DETAILS_PER_BUYER

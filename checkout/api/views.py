@@ -24,6 +24,18 @@ from payments.rest.query import KnownQueryParameters
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    """Checkout sessions: where a buyer's browser leaves card details (Secure Fields) for a payment to use.
+
+    retrieve:
+        Get a checkout session
+        The session, its expiry, and once card details arrived the masked card (scheme, BIN, last four digits).
+        An expired or deleted session is not found.
+
+    destroy:
+        Delete a checkout session
+        Ends the session at once; any card details it held are deleted with it.
+    """
+
     scope_resource = "checkout-sessions"
     serializer_class = CheckoutSessionOutput
     queryset = CheckoutSession.objects.none()  # names the model for the schema; reads go through selectors
@@ -37,6 +49,12 @@ class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin
 
     @extend_schema(request=CheckoutSessionInput, responses={201: CheckoutSessionOutput})
     def create(self, request):
+        """Create a checkout session
+
+        Starts a session for a buyer's browser to send card details to (`POST /checkout/sessions/{id}/fields`).
+        It lives `expires_in` seconds (3600 to 86400, 3600 by default), and at most 5 minutes once card details
+        arrive. The body is optional: amount, currency, cart items and metadata may be set here or later.
+        """
         # The body is optional: the SDK sends none at all for an empty create, and `null` is allowed too.
         body = {} if request.data is None else request.data
         session = checkout_session_create(
@@ -46,6 +64,11 @@ class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin
 
     @extend_schema(request=CheckoutSessionInput, responses={200: CheckoutSessionOutput})
     def update(self, request, session_id=None):
+        """Update a checkout session
+
+        Changes the fields the body carries (amount, currency, cart items, metadata, expiry) on a session that
+        has not expired.
+        """
         session = self.get_object()
         session = checkout_session_update(session=session, **validated(CheckoutSessionInput(data=request.data)))
         return Response(CheckoutSessionOutput(session).data)
@@ -69,6 +92,12 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
 
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
     def put(self, request, session_id: uuid.UUID):
+        """Store card details on a checkout session
+
+        Secure Fields: the buyer's browser sends the card number, expiry (`MM/YY`, not in the past) and security
+        code. No bearer token: the session id is the credential. The card is encrypted at once; a transaction
+        with `payment_method.method` `checkout-session` then uses it. Limited per session.
+        """
         session = checkout_session_get_by_id(id=session_id)
         data = validated(SecureFieldsInput(data=request.data))
         card = data["payment_method"]
@@ -84,4 +113,9 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
 
     @extend_schema(request=SecureFieldsInput, responses={204: None}, auth=[])
     def post(self, request, session_id: uuid.UUID):
+        """Store card details on a checkout session
+
+        The same as `PUT`: the buyer's browser sends the card number, expiry (`MM/YY`, not in the past) and
+        security code, with the session id as the only credential. Limited per session.
+        """
         return self.put(request, session_id)

@@ -44,6 +44,22 @@ class GiftCardViewSet(
     mixins.DestroyModelMixin,
     viewsets.GenericViewSet,
 ):
+    """Gift cards stored for buyers, and balance checks.
+
+    list:
+        List stored gift cards
+        The gift cards stored in the merchant account, newest first, a page at a time, each with its current
+        balance; `buyer_id` or `buyer_external_identifier` narrows the list to one buyer's cards.
+
+    retrieve:
+        Get a stored gift card
+        One stored gift card: its masked number (BIN and last four digits), currency, balance and expiry.
+
+    destroy:
+        Delete a stored gift card
+        Forgets the stored card. The card itself, and its balance, are untouched: it can be stored again.
+    """
+
     queryset = GiftCard.objects.none()  # the model, for the schema; requests use get_queryset()
     scope_resource = "gift-cards"
     embed_actions = ("create",)
@@ -62,6 +78,13 @@ class GiftCardViewSet(
 
     @extend_schema(request=GiftCardCreateInput, responses={201: GiftCardOutput})
     def create(self, request):
+        """Store a gift card
+
+        Checks the card's number and PIN against the gift card program and stores the card, optionally for a
+        buyer (`buyer_id` or `buyer_external_identifier`). A wrong number and a wrong PIN give the same 400, and
+        repeated wrong PINs lock the card for a while. An embed token may store cards only for the buyer its
+        `embed` claim names.
+        """
         data = validated(GiftCardCreateInput(data=request.data))
         _require_pinned_buyer(request, data)
         gift_card = gift_card_store(
@@ -75,6 +98,11 @@ class GiftCardViewSet(
     @extend_schema(request=GiftCardBalancesInput, responses={200: GiftCardSummariesOutput})
     @action(detail=False, methods=["post"], url_path="balances")
     def balances(self, request):
+        """Check gift card balances
+
+        Answers, for each item (a number and PIN, or the `id` of a stored card), the card's balance, or a
+        `balance_error_code` saying why it has none. One bad item does not fail the others.
+        """
         data = validated(GiftCardBalancesInput(data=request.data))
         balances = gift_card_balances(
             merchant_account=request_merchant_account(request),
@@ -85,7 +113,13 @@ class GiftCardViewSet(
 
 
 class BuyerGiftCardViewSet(viewsets.GenericViewSet):
-    """`GET /buyers/gift-cards`: a buyer's stored cards with their balances, unpaginated as upstream."""
+    """`GET /buyers/gift-cards`: a buyer's stored cards with their balances, unpaginated as upstream.
+
+    list:
+        List a buyer's gift cards
+        Every gift card stored for one buyer, named by exactly one of `buyer_id` or `buyer_external_identifier`,
+        with its balance, in one answer (no pages). `sort_by` and `order_by` order the cards.
+    """
 
     queryset = GiftCard.objects.none()  # the model, for the schema
     scope_resource = "gift-cards"

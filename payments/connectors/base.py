@@ -170,6 +170,8 @@ class ConnectorResult:
     raw_response_code: str | None = None
     raw_response_description: str | None = None
     cvv_response_code: str | None = None
+    # The issuer reported that the card was replaced (a new number or expiry): a stored copy of it is out of date.
+    card_replaced: bool = False
 
     @property
     def approved(self) -> bool:

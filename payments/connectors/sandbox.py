@@ -40,6 +40,7 @@ class SandboxCard:
     raw_response_description: str
     cvv_response_code: str | None = None
     delay: Delay | None = None
+    card_replaced: bool = False
 
 
 APPROVED = SandboxCard(Outcome.APPROVED, None, "00", "Approved")
@@ -55,7 +56,16 @@ TEST_CARDS: dict[str, SandboxCard] = {
     "4000000000000119": SandboxCard(Outcome.FAILED, "service_error", "96", "System malfunction"),
     "4000000000000259": SandboxCard(Outcome.APPROVED, None, "00", "Approved", delay=Delay.BEFORE_DECIDING),
     "4000000000000267": SandboxCard(Outcome.APPROVED, None, "00", "Approved", delay=Delay.AFTER_DECIDING),
+    "4000000000000358": SandboxCard(
+        Outcome.DECLINED, "card_replaced", "25", "Card replaced by the issuer", card_replaced=True
+    ),
 }
+# Stored-credential behaviour (docs/test-cards.md): approved while the buyer is present, declined for every
+# merchant-initiated charge. (`4000000000000358` above is the card its issuer reports replaced.)
+MERCHANT_INITIATED_REFUSED = "4000000000000341"
+MERCHANT_INITIATED_DECLINED = SandboxCard(
+    Outcome.DECLINED, "issuer_decline", "R1", "The cardholder refused merchant-initiated charges"
+)
 # The issuer refused to authenticate the cardholder (3-D Secure status N or R): no issuer approves that payment.
 THREE_D_SECURE_DECLINED = SandboxCard(
     Outcome.DECLINED, "failed_three_d_secure", "05", "Cardholder authentication failed"
@@ -103,6 +113,8 @@ class SandboxConnector:
 
     def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
         test_card = TEST_CARDS.get(request.card.number, APPROVED)
+        if request.card.number == MERCHANT_INITIATED_REFUSED and request.merchant_initiated:
+            test_card = MERCHANT_INITIATED_DECLINED
         if request.three_d_secure is not None and request.three_d_secure.status is ThreeDSecureStatus.DECLINED:
             test_card = THREE_D_SECURE_DECLINED
         _wait(test_card, Delay.BEFORE_DECIDING)
@@ -114,6 +126,7 @@ class SandboxConnector:
             raw_response_code=test_card.raw_response_code,
             raw_response_description=test_card.raw_response_description,
             cvv_response_code=cvv if test_card.outcome is not Outcome.FAILED else None,
+            card_replaced=test_card.card_replaced,
         )
         _remember(
             SandboxOperation.Operation.AUTHORIZATION,

@@ -11,10 +11,11 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
 from payments.errors import DomainError, detail
+from payments.rest.outputs import ConstantField, OutputSerializer
 from payments.vault.masking import mask_card_numbers
 
 logger = logging.getLogger("payments.errors")
@@ -135,3 +136,22 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if isinstance(exc, exceptions.APIException):
         return _api_exception_response(exc)
     return None  # unexpected: the middleware logs it with the request id and answers a 500 envelope
+
+
+class ErrorDetailOutput(OutputSerializer):
+    """One problem with the request: where it is and what is wrong."""
+
+    location = serializers.ChoiceField(choices=["query", "body", "path", "header", "unknown"])
+    pointer = serializers.CharField(help_text="A JSON pointer to the offending query parameter, field or header.")
+    message = serializers.CharField()
+    type = serializers.CharField(help_text="The kind of problem, e.g. `required`, `invalid`, `unsupported`.")
+
+
+class ErrorOutput(OutputSerializer):
+    """The body of every error answer."""
+
+    type = ConstantField("error")
+    code = serializers.ChoiceField(choices=sorted(set(CODES.values())))
+    status = serializers.IntegerField(help_text="The HTTP status of the answer, repeated.")
+    message = serializers.CharField(help_text="What went wrong, for a developer to read.")
+    details = ErrorDetailOutput(many=True, help_text="One entry per problem found; empty when there is no detail.")

@@ -211,6 +211,16 @@ TAX_ID_KINDS = [
 ]
 
 
+E164 = r"^\+[1-9]\d{1,14}$"
+
+
+def optional_phone() -> serializers.RegexField:
+    """An optional, nullable E.164 phone number (`+` and up to 15 digits)."""
+    return serializers.RegexField(
+        E164, required=False, allow_null=True, error_messages={"invalid": "Must be an E.164 number."}
+    )
+
+
 class AddressSerializer(StrictSerializer):
     city = optional_text(100)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
@@ -228,16 +238,20 @@ class TaxIdSerializer(StrictSerializer):
     kind = serializers.ChoiceField(choices=TAX_ID_KINDS)
 
 
-class BillingDetailsSerializer(StrictSerializer):
-    """Names, contact details, address and tax id of a buyer or a payment."""
+class ShippingDetailsSerializer(StrictSerializer):
+    """Names, contact details and address: where an order goes. Billing details are these and a tax id, so both
+    are validated by this one definition."""
 
     first_name = optional_text(255)
     last_name = optional_text(255)
     email_address = serializers.EmailField(required=False, allow_null=True, max_length=320)
-    phone_number = serializers.RegexField(
-        r"^\+[1-9]\d{1,14}$", required=False, allow_null=True, error_messages={"invalid": "Must be an E.164 number."}
-    )
+    phone_number = optional_phone()
     address = AddressSerializer(required=False, allow_null=True)
+
+
+class BillingDetailsSerializer(ShippingDetailsSerializer):
+    """Names, contact details, address and tax id of a buyer or a payment."""
+
     tax_id = TaxIdSerializer(required=False, allow_null=True)
 
 

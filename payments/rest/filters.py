@@ -41,6 +41,7 @@ class QueryFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
         if not _has_filter_params(request, view):
             return queryset  # nothing to filter: skip building and validating a form on every list page
         _require_shallow_values(request)
+        _require_typed_values(request, view)
         filterset = self.get_filterset(request, queryset, view)
         if filterset is None:
             return queryset
@@ -61,6 +62,24 @@ def _require_shallow_values(request: Request) -> None:
     }
     if deep:
         raise QueryValidationError(deep)
+
+
+def _require_typed_values(request: Request, view: APIView) -> None:
+    """An empty id, date-time, number or flag (`?buyer_id=`) is a 400, as any other value that is none of these:
+    django-filter would drop it and answer the whole list, which a client cannot tell from a real answer."""
+    filters = getattr(getattr(view, "filterset_class", None), "base_filters", {})
+    empty = {
+        name: ["Give a value, or leave the parameter out."]
+        for name, values in request.query_params.lists()
+        if name in filters and "" in values and _typed(filters[name].field_class)
+    }
+    if empty:
+        raise QueryValidationError(empty)
+
+
+def _typed(field_class: type[forms.Field]) -> bool:
+    """Any form field but free text (Django's UUIDField is a CharField too)."""
+    return issubclass(field_class, forms.UUIDField) or not issubclass(field_class, forms.CharField)
 
 
 def _has_filter_params(request: Request, view: APIView) -> bool:

@@ -55,6 +55,8 @@ _POINTER = "/idempotency-key"
 _CLAIM_ATTEMPTS = 3
 # Where the wrapper leaves the request's claimed record for the action (a DRF request takes any attribute).
 _RECORD_ATTRIBUTE = "idempotency_record"
+# Marks an action wrapped by `idempotent`, so the API document lists the header and the 409 it may answer.
+_MARK = "honours_idempotency_key"
 # Headers the framework sets on every response; replaying them from storage would only go stale.
 _UNSTORED_HEADERS = {"content-type", "content-length", "vary", "allow", "x-request-id"}
 
@@ -267,4 +269,10 @@ def idempotent(
             )
         return response
 
+    setattr(wrapper, _MARK, True)  # read by the API document (`honours_idempotency_key`)
     return wrapper
+
+
+def honours_idempotency_key(action: object) -> bool:
+    """Whether `action` (a view's handler) is wrapped by `idempotent`."""
+    return getattr(action, _MARK, False) is True

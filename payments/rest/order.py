@@ -15,10 +15,13 @@ from payments.rest.fields import (
     AmountField,
     BillingDetailsSerializer,
     CountryField,
+    ShippingDetailsSerializer,
     StrictBooleanField,
     StrictSerializer,
+    optional_phone,
     optional_text,
 )
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 
 PRODUCT_TYPES = [
     "physical",
@@ -30,7 +33,6 @@ PRODUCT_TYPES = [
     "store_credit",
     "surcharge",
 ]
-E164 = r"^\+[1-9]\d{1,14}$"
 
 
 # This field and the next parse as DRF's date fields do (and are documented as such) but keep text: their internal
@@ -67,12 +69,6 @@ def optional_country() -> CountryField:
     return CountryField(required=False, allow_null=True)
 
 
-def optional_phone() -> serializers.RegexField:
-    return serializers.RegexField(
-        E164, required=False, allow_null=True, error_messages={"invalid": "Must be an E.164 number."}
-    )
-
-
 class CartItemSerializer(StrictSerializer):
     """One line of the order."""
 
@@ -101,12 +97,18 @@ class CartItemSerializer(StrictSerializer):
     shipping_amount = optional_amount()
 
 
-class ShippingDetailsSerializer(StrictSerializer):
-    first_name = optional_text(255)
-    last_name = optional_text(255)
-    email_address = optional_text(320)
-    phone_number = optional_phone()
-    address = AddressSerializer(required=False, allow_null=True)
+class ShippingDetailsOutput(OutputSerializer):
+    """The upstream `ShippingDetails`: a buyer's stored details (with their `id` and `buyer_id`), or the copy a
+    transaction keeps (the stored details' ids when it used some, none for a guest buyer's own)."""
+
+    type = ConstantField("shipping-details")
+    id = serializers.UUIDField(allow_null=True)
+    buyer_id = serializers.UUIDField(allow_null=True)
+    first_name = serializers.CharField(allow_null=True)
+    last_name = serializers.CharField(allow_null=True)
+    email_address = serializers.CharField(allow_null=True)
+    phone_number = serializers.CharField(allow_null=True)
+    address = StoredJsonField(AddressSerializer(allow_null=True), allow_null=True)
 
 
 class GuestBuyerSerializer(StrictSerializer):

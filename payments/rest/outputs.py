@@ -15,9 +15,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import is_simple_callable
 
-from payments.rest.schema import CONSTANT_KEY
-
 Step = tuple[str, Callable[[Any], Any]]
+
+# Marks a constant's schema until `payments.rest.schema.inline_constants` turns it into a one-value enum in place.
+CONSTANT_KEY = "x-constant"
 
 
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", str: "string", dict: "object", list: "array"}

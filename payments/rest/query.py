@@ -39,6 +39,8 @@ class KnownQueryParameters(BasePermission):
     authentication and scope checks, so a caller without access learns nothing about parameters)."""
 
     def has_permission(self, request: Request, view: APIView) -> bool:
+        if getattr(view, (request.method or "").lower(), None) is None:
+            return True  # a method the endpoint does not have: its 405 comes first
         unknown = sorted(set(request.query_params) - query_parameters(view))
         if unknown:
             raise QueryValidationError({name: [UNSUPPORTED_PARAMETER] for name in unknown}, code="unsupported")

@@ -141,6 +141,17 @@ def vaulted_card_shorten_expiry(*, card: VaultedCard, expires_at: datetime) -> N
 
 
 @transaction.atomic
+def vaulted_card_set_expiration(
+    *, card: VaultedCard, expiration_month: int, expiration_year: int, expires_at: datetime
+) -> None:
+    """Record the card's new expiry date (the issuer renewed it) and keep it until `expires_at`."""
+    if not 1 <= expiration_month <= 12:
+        raise cards.CardDataError("Expiration month must be between 1 and 12.", code="invalid_month")
+    card.expiration_month, card.expiration_year, card.expires_at = expiration_month, expiration_year, expires_at
+    card.save(update_fields=["expiration_month", "expiration_year", "expires_at"])
+
+
+@transaction.atomic
 def vaulted_card_delete(*, card: VaultedCard) -> None:
     """Delete the card and both ciphertexts; references to it become null. Deleting twice is harmless."""
     VaultedCard.objects.filter(pk=card.pk).delete()

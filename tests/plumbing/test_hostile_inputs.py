@@ -12,10 +12,12 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from buyers.models import Buyer
-from buyers.tests.factories import BuyerFactory
+from buyers.models import Buyer, ShippingDetails
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
+from paymentmethods.models import PaymentMethod
+from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
@@ -38,6 +40,8 @@ def nested(depth: int) -> str:
 BODY_OPERATIONS = [
     ("post", "/buyers", {}),
     ("put", "/buyers/{buyer_id}", {}),
+    ("post", "/buyers/{buyer_id}/shipping-details", {}),
+    ("put", "/buyers/{buyer_id}/shipping-details/{shipping_details_id}", {}),
     ("post", "/gift-cards", {}),
     ("post", "/gift-cards/balances", {}),
     ("post", "/checkout/sessions", {}),
@@ -51,6 +55,9 @@ BODY_OPERATIONS = [
     ("post", "/transactions/{transaction_id}/void", {"HTTP_IDEMPOTENCY_KEY": "deep-2"}),
     ("post", "/transactions/{transaction_id}/refunds", {}),
     ("post", "/transactions/{transaction_id}/refunds/all", {}),
+    ("post", "/payment-options", {}),
+    ("post", "/payment-methods", {}),
+    ("put", "/payment-methods/{payment_method_id}", {}),
     ("post", "/webhook-subscriptions", {}),
     ("put", "/webhook-subscriptions/{subscription_id}", {}),
     ("post", "/webhook-subscriptions/{subscription_id}/rotate-secret", {}),
@@ -60,16 +67,29 @@ BODY_OPERATIONS = [
 @pytest.fixture
 def objects(merchant_account, settings):
     settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]  # no delivery is made: the deep bodies are refused first
+    buyer = BuyerFactory(merchant_account=merchant_account)
     return {
-        "buyer_id": BuyerFactory(merchant_account=merchant_account).id,
+        "buyer_id": buyer.id,
+        "shipping_details_id": ShippingDetailsFactory(buyer=buyer).id,
         "session_id": CheckoutSessionFactory(merchant_account=merchant_account).id,
         "transaction_id": TransactionFactory(merchant_account=merchant_account, captured=True).id,
         "subscription_id": subscription_for(merchant_account, "http://127.0.0.1:9/payments").id,
+        "payment_method_id": PaymentMethodFactory(merchant_account=merchant_account).id,
     }
 
 
 def _counts() -> tuple[int, ...]:
-    models = (Buyer, CheckoutSession, Transaction, TransactionEvent, Refund, IdempotencyRecord, WebhookSubscription)
+    models = (
+        Buyer,
+        ShippingDetails,
+        CheckoutSession,
+        Transaction,
+        TransactionEvent,
+        Refund,
+        IdempotencyRecord,
+        WebhookSubscription,
+        PaymentMethod,
+    )
     return tuple(model.objects.count() for model in models)
 
 

@@ -139,8 +139,7 @@ class TransactionFilter(django_filters.FilterSet):
     payment_method_country = django_filters.CharFilter(
         method=matches_nothing, validators=[RegexValidator(r"^[A-Z]{2}$", "Must be an ISO 3166-1 alpha-2 code.")]
     )
-    # Stored payment methods do not exist yet; with them, this becomes `UUIDFilter(field_name="payment_method_id")`.
-    payment_method_id = django_filters.UUIDFilter(method=matches_nothing)
+    payment_method_id = django_filters.UUIDFilter(field_name="payment_method_id")
 
     # The processor's answer
     error_code = ValuesFilter(field_name="error_code")

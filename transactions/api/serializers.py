@@ -24,9 +24,8 @@ from payments.rest.authorization import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
-from payments.rest.cards import CardDetailsSerializer
+from payments.rest.cards import CardDetailsSerializer, SecurityCodeField
 from payments.rest.fields import (
-    AddressSerializer,
     AmountField,
     BillingDetailsSerializer,
     CountryField,
@@ -40,7 +39,7 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer, ShippingDetailsOutput
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from transactions.models import (
     RedemptionStatus,
@@ -56,6 +55,7 @@ from transactions.requests import (
     CheckoutSessionRequest,
     GiftCardRequest,
     PaymentMethodRequest,
+    StoredPaymentMethodRequest,
     TransactionRequest,
 )
 from transactions.services import ActionResult
@@ -88,7 +88,7 @@ class MetadataField(serializers.DictField):
 
 # The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
 # input's `method` lists them all, so the schema has one enum of methods.
-PAYMENT_METHODS = ["card", "checkout-session"]
+PAYMENT_METHODS = ["card", "checkout-session", "id"]
 
 
 class PaymentMethodInput(StrictSerializer):
@@ -98,8 +98,11 @@ class PaymentMethodInput(StrictSerializer):
         raise NotImplementedError
 
 
-# Fields of a payment method that only matter when the method is stored for a buyer (`store: true`).
-_ONLY_WHEN_STORED = "the payment method is not stored (store: true is not supported), so there is nothing to name."
+# Fields upstream keeps with a newly stored method; here the transaction's own buyer is the one it is kept for.
+_ONLY_WHEN_STORED = (
+    "a card kept with store: true belongs to the transaction's buyer (buyer_id or buyer_external_identifier) and "
+    "takes no reference of its own; store it with POST /payment-methods to set one."
+)
 _NO_REDIRECT = "no payment method this server takes sends the buyer anywhere (3-D Secure runs before the request)."
 
 
@@ -137,8 +140,25 @@ class CheckoutSessionPaymentMethodInput(PaymentMethodInput):
         return CheckoutSessionRequest(session_id=data["id"])
 
 
+class StoredPaymentMethodInput(PaymentMethodInput):
+    """`{"method": "id", "id": ..., "security_code"?}`: a buyer's stored payment method; the security code, which is
+    never stored, may be typed again by the buyer for a customer-initiated payment."""
+
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
+    id = serializers.UUIDField()
+    security_code = SecurityCodeField(required=False, allow_null=True)
+    redirect_url = UnsupportedField(_NO_REDIRECT)
+
+    def to_payment_method(self, data: dict[str, Any]) -> StoredPaymentMethodRequest:
+        return StoredPaymentMethodRequest(id=data["id"], security_code=data.get("security_code"))
+
+
 PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
-    zip(PAYMENT_METHODS, [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput], strict=True)
+    zip(
+        PAYMENT_METHODS,
+        [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput, StoredPaymentMethodInput],
+        strict=True,
+    )
 )
 
 
@@ -249,8 +269,11 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     purchase_order_number = optional_text(100)
     customer_reference_number = optional_text(100)
     supplier_order_number = optional_text(100)
+    # One of the buyer's stored shipping details, copied onto the transaction.
+    shipping_details_id = serializers.UUIDField(required=False, allow_null=True)
+    # Keep the card (sent inline or held by a checkout session) for the buyer once its authorization succeeds.
+    store = StrictBooleanField(default=False)
     # Asked of upstream's platform, which this server does not have.
-    store = UnsupportedField("payment methods are not stored yet: send store false.", accepts=False)
     async_capture = UnsupportedField(
         "captures are made while the request waits: send async_capture false.", accepts=False
     )
@@ -261,7 +284,6 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     payment_service_id = UnsupportedField(
         "there are no payment services to choose from: the built-in connector processes every payment."
     )
-    shipping_details_id = UnsupportedField("buyers have no stored shipping details here; send buyer.shipping_details.")
     anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
     integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
     approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")
@@ -272,6 +294,17 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             raise serializers.ValidationError({named[1]: [f"Give only one of {', '.join(named)}."]})
         if attrs.get("payment_method") is None and not attrs.get("gift_cards"):
             raise serializers.ValidationError({"payment_method": ["A payment method or gift cards are required."]})
+        method = attrs.get("payment_method")
+        if attrs["merchant_initiated"] and isinstance(method, StoredPaymentMethodRequest) and method.security_code:
+            raise serializers.ValidationError(
+                {
+                    "payment_method": {
+                        "security_code": [
+                            "A merchant-initiated payment is made without the buyer: send no security code."
+                        ]
+                    }
+                }
+            )
         return attrs
 
     def to_request(self, data: dict[str, Any]) -> TransactionRequest:
@@ -284,6 +317,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             buyer_id=data.get("buyer_id"),
             buyer_external_identifier=data.get("buyer_external_identifier"),
             guest_buyer=data.get("buyer"),
+            shipping_details_id=data.get("shipping_details_id"),
             country=data.get("country"),
             external_identifier=data.get("external_identifier"),
             metadata=data.get("metadata"),
@@ -293,6 +327,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
             statement_descriptor=StatementDescriptorSerializer.build(data.get("statement_descriptor")),
             recipient=data.get("recipient"),
             payment_source=data.get("payment_source"),
+            store=data["store"],
             merchant_initiated=data["merchant_initiated"],
             is_subsequent_payment=data["is_subsequent_payment"],
             previous_scheme_transaction_id=data.get("previous_scheme_transaction_id"),
@@ -416,7 +451,11 @@ class TransactionPaymentMethodOutput(OutputSerializer):
     expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
     fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
     details = CardDetailsOutput(source="*")
-    id = ConstantField(None, schema=_NULL_STRING)
+    id = serializers.UUIDField(
+        source="payment_method_id",
+        allow_null=True,
+        help_text="The stored payment method that paid, or that store: true made.",
+    )
     approval_url = ConstantField(None, schema=_NULL_STRING)
     country = ConstantField(None, schema=_NULL_STRING)
     currency = ConstantField(None, schema=_NULL_STRING)
@@ -432,19 +471,6 @@ class TransactionBuyerOutput(OutputSerializer):
     external_identifier = serializers.CharField(allow_null=True)
     billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
     account_number = serializers.CharField(allow_null=True)
-
-
-class ShippingDetailsOutput(OutputSerializer):
-    """The upstream `ShippingDetails` a guest buyer gave with the transaction."""
-
-    type = ConstantField("shipping-details")
-    id = ConstantField(None, schema=_NULL_STRING)
-    buyer_id = ConstantField(None, schema=_NULL_STRING)
-    first_name = serializers.CharField(allow_null=True)
-    last_name = serializers.CharField(allow_null=True)
-    email_address = serializers.CharField(allow_null=True)
-    phone_number = serializers.CharField(allow_null=True)
-    address = StoredJsonField(AddressSerializer(allow_null=True), allow_null=True)
 
 
 _PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDING}
@@ -756,3 +782,40 @@ class TransactionActionsOutput(OutputSerializer):
     """The upstream `TransactionActions`: `{"items": [...]}`, unpaginated."""
 
     items = TransactionActionOutput(many=True)
+
+
+# --- payment options --------------------------------------------------------------------------------------
+
+
+class PaymentOptionsInput(StrictSerializer):
+    """Body of `POST /payment-options`: the checkout the options are for."""
+
+    amount = AmountField(required=False, allow_null=True)
+    currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
+    # Validated; no method this server takes depends on the buyer's country.
+    country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
+    # Validated; labels are English whatever the locale (docs/transactions.md).
+    locale = StrictCharField(required=False, min_length=1, max_length=50, default="en", trim_whitespace=False)
+    metadata = UnsupportedField("there are no checkout rules to evaluate metadata against.", json_type="object")
+    cart_items = UnsupportedField("there are no checkout rules to evaluate cart items against.", json_type="array")
+
+
+class PaymentOptionOutput(OutputSerializer):
+    """The upstream `PaymentOption`: one way to pay the checkout can show."""
+
+    type = ConstantField("payment-option")
+    method = serializers.CharField()
+    mode = serializers.CharField()
+    # `label` and `context` are also attributes of a serializer; DRF's metaclass takes declared fields out of the
+    # class body, so the fields win, but the stubs see the attributes.
+    label = serializers.CharField()  # type: ignore[assignment]
+    icon_url = ConstantField(None, schema=_NULL_STRING)
+    can_store_payment_method = serializers.BooleanField()
+    can_delay_capture = serializers.BooleanField()
+    context = ConstantField(None, schema=_NULL_OBJECT)  # type: ignore[assignment]
+
+
+class PaymentOptionsOutput(OutputSerializer):
+    """The upstream `PaymentOptions`."""
+
+    items = PaymentOptionOutput(many=True)

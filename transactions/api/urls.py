@@ -2,6 +2,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from transactions.api.views import (
+    PaymentOptionsViewSet,
     RefundViewSet,
     TransactionEventViewSet,
     TransactionRefundViewSet,
@@ -25,5 +26,6 @@ urlpatterns = [
         TransactionEventViewSet.as_view({"get": "list"}),
         name="transaction-event-list",
     ),
+    path("payment-options", PaymentOptionsViewSet.as_view({"post": "create"}), name="payment-options"),
     path("refunds/<str:refund_id>", RefundViewSet.as_view({"get": "retrieve"}), name="refund-detail"),
 ]

@@ -15,8 +15,10 @@ from payments.rest.idempotency import idempotency_reserved_id, idempotency_resum
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import require_pinned_claims
+from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
 from transactions.api.serializers import (
+    PaymentOptionsInput,
+    PaymentOptionsOutput,
     RefundAllInput,
     RefundCreateInput,
     RefundOutput,
@@ -33,6 +35,7 @@ from transactions.api.serializers import (
     TransactionVoidOutput,
 )
 from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.payment_options import payment_options_list
 from transactions.selectors import (
     refund_get,
     refund_list,
@@ -92,6 +95,20 @@ def _transaction_or(wrapper: type[TransactionCaptureOutput | TransactionVoidOutp
 
 
 class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Transactions: payments by card, checkout session or stored gift cards, and what happens to them.
+
+    list:
+        List transactions
+        The merchant account's transactions, newest first, a page at a time, each as a summary. Every filter of
+        the query narrows the list (amounts, currencies, statuses, dates, buyer, payment method, gift cards...);
+        repeat a parameter (`status=a&status=b`) to accept several values.
+
+    retrieve:
+        Get a transaction
+        One transaction with its payment method, gift card redemptions, amounts captured and refunded, and the
+        processor's answer.
+    """
+
     queryset = Transaction.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
     embed_actions = ("create",)
@@ -119,6 +136,13 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request) -> Response:
+        """Create a transaction
+
+        Authorizes (`intent: authorize`) or authorizes and captures (`intent: capture`) a payment of `amount`
+        minor units in `currency`, with a card, a checkout session's card, gift cards, or a card and gift cards
+        together. A decline is not an error: it answers 201 with a declined status (see the test cards in
+        docs/test-cards.md). Send an `Idempotency-Key` to retry safely.
+        """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
         require_pinned_claims(request_principal(request), transaction_request)
@@ -133,6 +157,11 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
 
     @extend_schema(request=TransactionUpdateInput, responses={200: TransactionOutput})
     def update(self, request: Request, transaction_id=None) -> Response:
+        """Update a transaction
+
+        Replaces the transaction's `external_identifier`, `metadata` or `connection_options`, each as a whole;
+        nothing about its money changes.
+        """
         data = validated(TransactionUpdateInput(data=request.data))
         txn = transaction_update(txn=self.get_object(), actor=_actor(request), **data)
         return Response(TransactionOutput(txn).data)
@@ -145,6 +174,13 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @action(detail=True, methods=["post"])
     @idempotent
     def capture(self, request: Request, transaction_id=None) -> Response:
+        """Capture a transaction
+
+        Captures an authorized transaction, all of it or a partial `amount`. `Prefer: resource=transaction-capture`
+        answers the capture with its status instead of the transaction.
+
+        409: The transaction is not in a state that can be captured (not authorized, or already captured or voided).
+        """
         data = validated(TransactionCaptureInput(data=request.data))
         txn = self.get_object()
         outcome = _resumed(request, txn, TransactionStatus.CAPTURE_SUCCEEDED) or transaction_capture(
@@ -160,6 +196,13 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @action(detail=True, methods=["post"])
     @idempotent
     def void(self, request: Request, transaction_id=None) -> Response:
+        """Void a transaction
+
+        Releases an authorization that was not captured and returns the money of every gift card it redeemed.
+        `Prefer: resource=transaction-void` answers the void with its status instead of the transaction.
+
+        409: The transaction is not in a state that can be voided (not authorized, or already captured or voided).
+        """
         txn = self.get_object()
         outcome = _resumed(request, txn, TransactionStatus.AUTHORIZATION_VOIDED) or transaction_void(
             txn=txn, actor=_actor(request)
@@ -171,24 +214,46 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     @extend_schema(responses={200: TransactionActionsOutput})
     @action(detail=True, methods=["get"])
     def actions(self, request: Request, transaction_id=None) -> Response:
+        """List a transaction's routing actions
+
+        The routing rules that acted on the transaction. This server has no routing rules (every transaction goes
+        to the one configured processor), so the list is always empty.
+        """
         items = transaction_action_list(txn=self.get_object())
         return Response(TransactionActionsOutput({"items": items}).data)
 
     @extend_schema(request=None, responses={200: TransactionCancelOutput})
     @action(detail=True, methods=["post"])
     def cancel(self, request: Request, transaction_id=None) -> Response:
+        """Cancel a transaction
+
+        Stops a transaction still waiting for its authorization and returns the money of its gift cards.
+
+        409: The transaction is no longer waiting for its authorization.
+        """
         txn = transaction_cancel(txn=self.get_object(), actor=_actor(request))
         return Response(TransactionCancelOutput(ActionResult(txn, None)).data)
 
     @extend_schema(request=None, responses={200: TransactionOutput})
     @action(detail=True, methods=["post"])
     def sync(self, request: Request, transaction_id=None) -> Response:
+        """Sync a transaction with its processor
+
+        Asks the processor what became of the transaction's pending operation and records its answer: a
+        transaction left pending by a failure is resolved, and gift card money held for a card payment that never
+        happened is returned. A transaction with nothing pending is answered as it is.
+        """
         txn = transaction_sync(txn=self.get_object(), actor=_actor(request))
         return Response(TransactionOutput(txn).data)
 
 
 class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
-    """`/transactions/{id}/refunds[...]`."""
+    """`/transactions/{id}/refunds[...]`.
+
+    list:
+        List a transaction's refunds
+        The refunds of one transaction, newest first, a page at a time.
+    """
 
     queryset = Refund.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
@@ -207,12 +272,23 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, transaction_id=None, refund_id=None) -> Response:
+        """Get a transaction's refund
+
+        One refund of the transaction: its amount, status, target (the card or a gift card) and reason.
+        """
         refund = refund_get(merchant_account=request_merchant_account(request), id=refund_id, txn=self._transaction())
         return Response(RefundOutput(refund).data)
 
     @extend_schema(request=RefundCreateInput, responses={201: RefundOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def create(self, request: Request, transaction_id=None) -> Response:
+        """Refund a transaction
+
+        Refunds a captured transaction, all that is left or a partial `amount`, on the payment method or on one
+        gift card (`target_type`, `target_id`).
+
+        409: Nothing is left to refund on the target, or the transaction was never captured.
+        """
         data = validated(RefundCreateInput(data=request.data))
         refund = refund_create(txn=self._transaction(), actor=_actor(request), **data)
         return Response(RefundOutput(refund).data, status=status.HTTP_201_CREATED)
@@ -220,6 +296,13 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(request=RefundAllInput, responses={201: RefundsOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
     def all(self, request: Request, transaction_id=None) -> Response:
+        """Refund everything on a transaction
+
+        Refunds what is left on every instrument of the transaction, the payment method and each gift card, and
+        answers the refunds made.
+
+        409: Nothing is left to refund on this transaction.
+        """
         data = validated(RefundAllInput(data=request.data if request.data is not None else {}))
         refunds = refund_all(txn=self._transaction(), actor=_actor(request), **data)
         page = {"items": refunds, "limit": max(len(refunds), 1)}
@@ -232,7 +315,13 @@ class TransactionEventPagination(KeysetCursorPagination):
 
 
 class TransactionEventViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
-    """`GET /transactions/{id}/events`: the transaction's history, newest first."""
+    """`GET /transactions/{id}/events`: the transaction's history, newest first.
+
+    list:
+        List a transaction's events
+        The transaction's history, newest first, 100 events a page by default: each authorization, capture,
+        void, refund and gift card redemption, with what the processor answered.
+    """
 
     queryset = TransactionEvent.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
@@ -253,4 +342,38 @@ class RefundViewSet(viewsets.GenericViewSet):
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, refund_id=None) -> Response:
+        """Get a refund
+
+        One refund of any transaction of the merchant account, by its id alone.
+        """
         return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)
+
+
+class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
+    """`POST /payment-options`: a read, with a body."""
+
+    scope_resource = "payment-options"
+    action_scopes = {"create": ("payment-options.read", "embed")}
+    rate_limits = {"create": (EmbedTokenThrottle,)}  # per embed token, like every embed call (docs/rate-limits.md)
+    serializer_class = PaymentOptionsOutput
+
+    @extend_schema(request=PaymentOptionsInput, responses={200: PaymentOptionsOutput})
+    def create(self, request: Request) -> Response:
+        """List the payment options of a checkout
+
+        The ways a buyer can pay a checkout of this `amount` and `currency`, in the order to show them: a card
+        (any amount, currency and country), and gift cards when the merchant's gift card program holds a card
+        that could pay in that currency. `country` and `locale` are validated; labels are in English. There are
+        no checkout rules, so `metadata` and `cart_items` are refused unless null.
+
+        Needs the `payment-options.read` or the `embed` scope. An embed token answers for the amount and
+        currency it pins (used when the body leaves them out; a different value is a 403) and is rate limited.
+        """
+        data = validated(PaymentOptionsInput(data=request.data))
+        checkout = pinned_checkout_values(request_principal(request), data)
+        options = payment_options_list(
+            merchant_account=request_merchant_account(request),
+            amount=checkout.get("amount"),
+            currency=checkout.get("currency"),
+        )
+        return Response(PaymentOptionsOutput({"items": options}).data)

@@ -187,6 +187,12 @@ def _minutes(offset: str) -> int:
         ({"payment_link_id": "nope"}, "/payment_link_id"),
         ({"payment_method_country": "usa"}, "/payment_method_country"),
         ({"amount_eq": "2147483648"}, "/amount_eq"),
+        # An empty typed value is no value, not "no filter": the whole list would come back.
+        ({"buyer_id": ""}, "/buyer_id"),
+        ({"created_at_gte": ""}, "/created_at_gte"),
+        ({"amount_eq": ""}, "/amount_eq"),
+        ({"has_refunds": ""}, "/has_refunds"),
+        ({"status": ""}, "/status"),
         ({"bogus_filter": "1"}, "/bogus_filter"),
         ({"Status": "processing"}, "/Status"),
     ],

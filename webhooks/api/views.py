@@ -28,6 +28,18 @@ from webhooks.services import (
 
 
 class WebhookSubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Webhook subscriptions: where the merchant account's events are delivered.
+
+    list:
+        List webhook subscriptions
+        The merchant account's webhook subscriptions, newest first, a page at a time.
+
+    retrieve:
+        Get a webhook subscription
+        One subscription: its URL, whether it is active, and its signing secrets (the current one, and the
+        previous one while a rotation overlaps).
+    """
+
     queryset = WebhookSubscription.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "webhook-subscriptions"
     serializer_class = WebhookSubscriptionOutput
@@ -44,12 +56,22 @@ class WebhookSubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixi
 
     @extend_schema(request=WebhookSubscriptionCreateInput, responses={201: WebhookSubscriptionOutput})
     def create(self, request: Request) -> Response:
+        """Create a webhook subscription
+
+        Sends every event of the merchant account to `url` (HTTPS on a public host), signed with a secret the
+        answer carries (`X-Gr4vy-Webhook-Signatures`), optionally with basic authentication.
+        """
         data = validated(WebhookSubscriptionCreateInput(data=request.data))
         subscription = webhook_subscription_create(merchant_account=request_merchant_account(request), **data)
         return Response(WebhookSubscriptionOutput(subscription).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=WebhookSubscriptionUpdateInput, responses={200: WebhookSubscriptionOutput})
     def update(self, request: Request, subscription_id=None) -> Response:
+        """Update a webhook subscription
+
+        Changes the fields the body carries: the URL, the authentication, or `active` to pause and resume
+        deliveries.
+        """
         serializer = WebhookSubscriptionUpdateInput(data=request.data)
         validated(serializer)
         subscription = webhook_subscription_update(subscription=self.get_object(), **serializer.changes())
@@ -57,12 +79,21 @@ class WebhookSubscriptionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixi
 
     @extend_schema(responses={204: None})
     def destroy(self, request: Request, subscription_id=None) -> Response:
+        """Delete a webhook subscription
+
+        Stops every delivery to the subscription's URL, pending ones included.
+        """
         webhook_subscription_delete(subscription=self.get_object())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(request=WebhookSubscriptionRotateSecretInput, responses={200: WebhookSubscriptionOutput})
     @action(detail=True, methods=["post"], url_path="rotate-secret")
     def rotate_secret(self, request: Request, subscription_id=None) -> Response:
+        """Rotate a webhook subscription's secret
+
+        Makes a new signing secret. For `delta` minutes (optional) deliveries are signed with both the old and
+        the new secret, so a receiver can switch over without dropping one.
+        """
         data = validated(WebhookSubscriptionRotateSecretInput(data=request.data if request.data is not None else {}))
         subscription = webhook_subscription_rotate_secret(
             subscription=self.get_object(), delta_minutes=data.get("delta")

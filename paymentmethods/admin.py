@@ -1,0 +1,65 @@
+"""Stored payment methods for support staff: masked cards, read-only; deleting one goes through the service.
+
+Support views; a user with the delete permission (the Payments operator role) may delete, which deletes the card
+data at once and is logged (the admin's own history and the `paymentmethods.admin` logger).
+"""
+
+import logging
+
+from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+
+from paymentmethods.models import PaymentMethod
+from paymentmethods.services import payment_method_delete
+from payments.staff.mixins import ReadOnlyAdminMixin
+
+logger = logging.getLogger("paymentmethods.admin")
+DELETE_PERMISSION = "paymentmethods.delete_paymentmethod"
+
+
+@admin.register(PaymentMethod)
+class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("id", "card_masked", "expiration_date", "buyer", "merchant_account", "usage_count", "created_at")
+    list_filter = ("merchant_account",)
+    list_select_related = ("card", "buyer", "merchant_account")
+    search_fields = ("=id", "=buyer__id", "=buyer__external_identifier", "=external_identifier")
+    search_help_text = "A payment method id, a buyer id or external identifier, or the method's external identifier."
+    fields = (
+        "id",
+        "card_masked",
+        "expiration_date",
+        "buyer",
+        "merchant_account",
+        "external_identifier",
+        "status",
+        "usage_count",
+        "last_used_at",
+        "cit_usage_count",
+        "cit_last_used_at",
+        "has_replacement",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+    ordering = ("-created_at", "-id")
+    show_full_result_count = False
+
+    @admin.display(description="Card")
+    def card_masked(self, method: PaymentMethod) -> str:
+        return str(method.card)  # scheme, BIN and last 4: never the number
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return request.user.has_perm(DELETE_PERMISSION)
+
+    def delete_model(self, request: HttpRequest, obj: PaymentMethod) -> None:
+        self._delete(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[PaymentMethod]) -> None:
+        for method in queryset.select_related("card"):
+            self._delete(request, method)
+
+    @staticmethod
+    def _delete(request: HttpRequest, method: PaymentMethod) -> None:
+        logger.info("Payment method %s of buyer %s deleted by staff user %s", method.pk, method.buyer_id, request.user)
+        payment_method_delete(method=method)

@@ -1,0 +1,203 @@
+"""HTTP for stored payment methods: validate, call one service or selector, render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from buyers.selectors import buyer_get
+from checkout.selectors import checkout_session_card
+from paymentmethods.api.serializers import (
+    BuyerPaymentMethodsQuery,
+    PaymentMethodCreateInput,
+    PaymentMethodOutput,
+    PaymentMethodSummariesOutput,
+    PaymentMethodUpdateInput,
+    payment_method_create_input,
+)
+from paymentmethods.models import PaymentMethod, PaymentMethodStatus
+from paymentmethods.selectors import payment_method_get, payment_method_list, payment_method_list_for_buyer
+from paymentmethods.services import (
+    CardToStore,
+    card_to_store_from_vault,
+    payment_method_delete,
+    payment_method_store,
+    payment_method_update,
+)
+from payments.errors import DomainError, NotFound
+from payments.rest.envelope import QueryValidationError
+from payments.rest.fields import validated
+from payments.rest.permissions import request_merchant_account, request_principal
+
+EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
+
+
+class PaymentMethodFilter(django_filters.FilterSet):
+    buyer_id = django_filters.UUIDFilter(field_name="buyer_id")
+    buyer_external_identifier = django_filters.CharFilter(field_name="buyer__external_identifier", max_length=200)
+    status = django_filters.MultipleChoiceFilter(
+        field_name="status", choices=PaymentMethodStatus.choices, distinct=False
+    )
+    external_identifier = django_filters.CharFilter(field_name="external_identifier", max_length=200)
+
+
+def _pinned_buyer(request: Request) -> dict[str, str]:
+    """The buyer an embed token is pinned to, by the claims it names; an embed token without one sees no method."""
+    pins = request_principal(request).embed
+    pinned = {name: str(pins[name]) for name in EMBED_BUYER_CLAIMS if pins.get(name) is not None}
+    if not pinned:
+        raise exceptions.PermissionDenied("This embed token names no buyer, so it may not use stored payment methods.")
+    return pinned
+
+
+def _embed_only(request: Request) -> bool:
+    principal = request_principal(request)
+    return principal.is_embed and not principal.has_scope("payment-methods.read")
+
+
+class PaymentMethodViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
+    """`/payment-methods`: a buyer's stored cards."""
+
+    queryset = PaymentMethod.objects.none()  # names the model for the schema; requests use get_queryset()
+    scope_resource = "payment-methods"
+    # As upstream, the buyer's own browser may remove one of its cards (only its pinned buyer's).
+    embed_actions = ("destroy",)
+    serializer_class = PaymentMethodOutput
+    filterset_class = PaymentMethodFilter
+    lookup_url_kwarg = "payment_method_id"
+    http_method_names = ["get", "post", "put", "delete"]
+
+    def get_queryset(self) -> QuerySet[PaymentMethod]:
+        return payment_method_list(merchant_account=request_merchant_account(self.request))
+
+    def get_object(self) -> PaymentMethod:
+        method = payment_method_get(
+            merchant_account=request_merchant_account(self.request), id=self.kwargs["payment_method_id"]
+        )
+        if _embed_only(self.request) and not _belongs_to(method, _pinned_buyer(self.request)):
+            raise NotFound("The payment method could not be found.")  # another buyer's: as if missing
+        return method
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """List stored payment methods
+
+        The account's stored payment methods, newest first, filtered by buyer, status or external
+        identifier. Card numbers are never shown: `label` is the last 4 digits and `details.bin` the first 6."""
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Get a stored payment method
+
+        One stored card of the merchant account, masked. Another merchant account's method answers 404, like a
+        missing one."""
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(request=PaymentMethodCreateInput, responses={201: PaymentMethodOutput})
+    def create(self, request: Request) -> Response:
+        """Store a payment method
+
+        Keeps a card for a buyer (named by `buyer_id` or `buyer_external_identifier`), sent as `method: card`
+        with its number and expiry date, or as `method: checkout-session` to keep the card a checkout session holds.
+        A security code may be sent and is checked, but is never stored. Storing a card the buyer already has answers
+        201 with that same method (same `id`), its expiry date and external identifier brought up to date."""
+        data = validated(payment_method_create_input(request.data))
+        account = request_merchant_account(request)
+        buyer = _buyer(account, data)
+        if data["method"] == "checkout-session":
+            card = card_to_store_from_vault(checkout_session_card(merchant_account=account, session_id=data["id"]))
+        else:
+            expiry = data["expiration_date"]
+            card = CardToStore(data["number"], expiry.month, expiry.year)
+        method = payment_method_store(
+            merchant_account=account, buyer=buyer, card=card, external_identifier=data.get("external_identifier")
+        )
+        return Response(PaymentMethodOutput(method).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=PaymentMethodUpdateInput, responses={200: PaymentMethodOutput})
+    def update(self, request: Request, payment_method_id: str | None = None) -> Response:
+        """Update a stored payment method
+
+        Updates a stored card: a new `expiration_date` when the issuer renewed it, and the scheme transaction id
+        and transaction link id kept for merchant-initiated payments. Fields left out keep their value."""
+        serializer = PaymentMethodUpdateInput(data=request.data)
+        changes = serializer.to_changes(validated(serializer))
+        method = payment_method_update(method=self.get_object(), **changes)
+        return Response(PaymentMethodOutput(method).data)
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        """Delete a stored payment method
+
+        Deletes the method and its card data, at once. Payments made with it keep their masked copy
+        of the card; paying with its id afterwards answers 404. An embed token may delete only a card of the buyer
+        it is pinned to."""
+        return super().destroy(request, *args, **kwargs)
+
+    def perform_destroy(self, instance: PaymentMethod) -> None:
+        payment_method_delete(method=instance)
+
+
+def _belongs_to(method: PaymentMethod, pinned: dict[str, str]) -> bool:
+    buyer = method.buyer
+    actual = {"buyer_id": str(buyer.pk), "buyer_external_identifier": buyer.external_identifier}
+    return all(actual[name] == value for name, value in pinned.items())
+
+
+def _buyer(account: Any, data: dict[str, Any]) -> Any:
+    """The buyer the body names; a missing one is a 400 pointing at the field that named it."""
+    pointer = "/buyer_id" if data.get("buyer_id") is not None else "/buyer_external_identifier"
+    try:
+        return buyer_get(
+            merchant_account=account, id=data.get("buyer_id"), external_identifier=data.get("buyer_external_identifier")
+        )
+    except NotFound as exc:
+        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
+
+
+class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
+    """`GET /buyers/payment-methods`."""
+
+    queryset = PaymentMethod.objects.none()  # names the model for the schema
+    scope_resource = "payment-methods"
+    embed_actions = ("list",)
+    pagination_class = None
+    filterset_class = None
+    query_parameters = frozenset(BuyerPaymentMethodsQuery().fields)
+
+    @extend_schema(parameters=[BuyerPaymentMethodsQuery], responses={200: PaymentMethodSummariesOutput})
+    def list(self, request: Request) -> Response:
+        """List a buyer's stored payment methods
+
+        One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
+        sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
+        parameter. A buyer that does not exist has no methods."""
+        query = BuyerPaymentMethodsQuery(data=request.query_params)
+        if not query.is_valid():
+            raise QueryValidationError(query.errors)
+        params = dict(query.validated_data)
+        params.pop("country", None), params.pop("currency", None)
+        if _embed_only(request):
+            params.update(_embed_buyer(request, params))
+        elif not any(params.get(name) for name in EMBED_BUYER_CLAIMS):
+            raise QueryValidationError({"buyer_id": ["Give buyer_id or buyer_external_identifier."]})
+        methods = payment_method_list_for_buyer(merchant_account=request_merchant_account(request), **params)
+        return Response(PaymentMethodSummariesOutput({"items": methods}).data)
+
+
+def _embed_buyer(request: Request, params: dict[str, Any]) -> dict[str, str]:
+    """An embed token lists its pinned buyer's methods: naming another buyer is refused."""
+    pinned = _pinned_buyer(request)
+    for name in EMBED_BUYER_CLAIMS:
+        if params.get(name) is not None and str(params[name]) != pinned.get(name, str(params[name])):
+            raise exceptions.PermissionDenied("This embed token may only list the payment methods of its own buyer.")
+    return pinned

@@ -1,0 +1,17 @@
+from payments.staff import config
+
+
+class PaymentMethodsConfig(config.StaffAppConfig):
+    """Stored payment methods: a buyer's cards kept in the vault for later payments."""
+
+    name = "paymentmethods"
+    # Operators may delete a stored card from the admin (through the service, logged); Support only views.
+    operator_permissions = ("delete_paymentmethod",)
+
+    def ready(self) -> None:
+        from paymentmethods import notifications, signals
+        from paymentmethods.api.targets import payment_method_target
+        from payments import outbox
+
+        signals.connect()
+        outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)

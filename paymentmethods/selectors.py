@@ -1,0 +1,75 @@
+"""Reads of stored payment methods, always scoped to one merchant account, and the lookup a payment makes."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from uuid import UUID
+
+from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from buyers.selectors import buyer_owned
+from paymentmethods.models import PaymentMethod
+from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
+
+_NOT_FOUND = "The payment method could not be found."
+SORT_FIELDS = ("last_used_at", "usage_count", "cit_last_used_at", "cit_usage_count")
+
+
+def payment_method_list(*, merchant_account: MerchantAccount) -> QuerySet[PaymentMethod]:
+    """The account's stored methods with their card and buyer, in one query; pagination orders them."""
+    return PaymentMethod.objects.filter(merchant_account=merchant_account).select_related("card", "buyer")
+
+
+def payment_method_get(*, merchant_account: MerchantAccount, id: UUID | str) -> PaymentMethod:
+    """One stored method; another account's method is not found, like a missing one."""
+    try:
+        return payment_method_list(merchant_account=merchant_account).get(id=id)
+    except (PaymentMethod.DoesNotExist, ValueError, ValidationError) as exc:
+        raise NotFound(_NOT_FOUND) from exc
+
+
+def payment_method_list_for_buyer(
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    sort_by: str | None = None,
+    order_by: str = "desc",
+) -> QuerySet[PaymentMethod]:
+    """One buyer's methods, newest first unless sorted by use; an unknown buyer has none."""
+    return buyer_owned(
+        payment_method_list(merchant_account=merchant_account),
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        sort_field=sort_by,
+        order_by=order_by,
+    )
+
+
+def payment_method_expired(method: PaymentMethod, *, now: datetime | None = None) -> bool:
+    """A card is valid to the end of its expiry month."""
+    today = timezone.localdate(now or timezone.now(), timezone=timezone.get_fixed_timezone(0))
+    return (method.card.expiration_year, method.card.expiration_month) < (today.year, today.month)
+
+
+def payment_method_for_payment(
+    *, merchant_account: MerchantAccount, id: UUID, buyer_id: UUID | None, pointer: str
+) -> PaymentMethod:
+    """The method a payment names: not found unless it is the account's and, when the payment names a buyer, that
+    buyer's (another buyer's method answers exactly as a missing one); an expired card is refused."""
+    queryset = payment_method_list(merchant_account=merchant_account).filter(id=id)
+    if buyer_id is not None:
+        queryset = queryset.filter(buyer_id=buyer_id)
+    method = queryset.first()
+    if method is None:
+        raise NotFound(_NOT_FOUND, pointer=pointer)
+    if payment_method_expired(method):
+        raise DomainError(
+            f"The stored card expired at the end of {method.expiration_date}: update its expiration_date "
+            "(PUT /payment-methods/{id}) if the issuer renewed it, or store the new card.",
+            pointer=pointer,
+        )
+    return method

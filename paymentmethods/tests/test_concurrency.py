@@ -1,0 +1,64 @@
+"""Real concurrent writers against PostgreSQL: the unique constraint, not luck, makes one method of one card."""
+
+import threading
+
+import pytest
+from django.db import connection
+from rest_framework.test import APIClient
+
+from buyers.tests.factories import BuyerFactory
+from paymentmethods.models import PaymentMethod
+from payments.models import VaultedCard
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+WRITERS = 4
+
+
+def _race(token: str, requests: list[tuple[str, dict]]) -> list:
+    start = threading.Barrier(len(requests))
+    responses: list = []
+
+    def send(path: str, body: dict) -> None:
+        try:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+            start.wait(timeout=10)
+            responses.append(client.post(path, body, format="json"))
+        finally:
+            connection.close()  # each thread has its own connection; the test database must be droppable
+
+    threads = [threading.Thread(target=send, args=request) for request in requests]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return responses
+
+
+def test_concurrent_stores_of_one_card_make_one_method(token_for, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    body = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "buyer_id": str(buyer.pk)}
+
+    responses = _race(token_for(["payment-methods.write"]), [("/payment-methods", body)] * WRITERS)
+
+    assert [response.status_code for response in responses] == [201] * WRITERS
+    assert len({response.json()["id"] for response in responses}) == 1
+    assert PaymentMethod.objects.count() == 1
+    assert VaultedCard.objects.count() == 1  # the losers' sealed copies rolled back with their insert
+
+
+def test_concurrent_store_true_payments_make_one_method(token_for, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    body = {
+        "amount": 100,
+        "currency": "USD",
+        "store": True,
+        "buyer_id": str(buyer.pk),
+        "payment_method": {"method": "card", "number": "5555555555554444", "expiration_date": "12/39"},
+    }
+
+    responses = _race(token_for(["transactions.write"]), [("/transactions", body)] * WRITERS)
+
+    assert [response.status_code for response in responses] == [201] * WRITERS
+    method = PaymentMethod.objects.get()
+    assert {response.json()["payment_method"]["id"] for response in responses} == {str(method.pk)}

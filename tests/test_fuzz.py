@@ -1,0 +1,119 @@
+"""schemathesis over every operation of the app's own API document, against a real gunicorn on the test database.
+
+Authenticated with a real token carrying every scope and the merchant account header; bounded (a few examples per
+operation) and seeded: the seed is printed, and `FUZZ_SEED=<seed>` replays a run. Every check runs but one:
+zero 5xx, zero answers that break the document, zero status codes it does not list, 405 for a method an endpoint
+does not have, no request the document calls invalid accepted. Left out is `positive_data_acceptance` (a
+request the document allows must succeed): the document cannot state every rule a request must meet (a signed
+cursor, a Luhn-valid card number, a real ISO 4217 code, an id that exists), so a request valid by the document
+may still rightly be refused with a 400.
+
+Costs about a minute on two shared cores; `FUZZ_MAX_EXAMPLES` raises the bound for a deeper run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
+from checkout.tests.factories import CheckoutSessionFactory
+from giftcards.tests.factories import GiftCardFactory
+from payments.accounts.keys import mint_token
+from tests.servers import database_url, gunicorn
+from tests.test_openapi import registered_api_endpoints
+from transactions.tests.factories import RefundFactory, TransactionFactory
+from webhooks.tests.factories import subscription_for
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "5"))
+# Coverage (every boundary of every field) is left out: on the transaction input alone it runs for many minutes.
+PHASES = "examples,fuzzing,stateful"
+EXCLUDED_CHECKS = "positive_data_acceptance"
+
+
+# How often a generated path id is one of the objects below rather than a random one (a 404).
+KNOWN_ID_PROBABILITY = 0.7
+
+
+def _objects(account, settings) -> dict[str, list[str]]:
+    """Real objects for every id a path takes, so the fuzzer reaches past 404 into each operation's own rules."""
+    settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]
+    gift_card = GiftCardFactory(merchant_account=account)
+    authorized = TransactionFactory(merchant_account=account, authorized=True)
+    refund = RefundFactory(transaction__merchant_account=account)
+    shipping_details = ShippingDetailsFactory(buyer__merchant_account=account)
+    return {
+        "buyer_id": [str(shipping_details.buyer_id), str(BuyerFactory(merchant_account=account).pk)],
+        "shipping_details_id": [str(shipping_details.pk)],
+        "gift_card_id": [str(gift_card.pk)],
+        "session_id": [str(CheckoutSessionFactory(merchant_account=account).pk)],
+        "transaction_id": [
+            str(authorized.pk),
+            str(TransactionFactory(merchant_account=account, captured=True).pk),
+            str(refund.transaction_id),
+        ],
+        "refund_id": [str(refund.pk)],
+        "subscription_id": [str(subscription_for(account, "http://127.0.0.1:9/payments").pk)],
+    }
+
+
+def _config(objects: dict[str, list[str]]) -> str:
+    """schemathesis.toml: each path id drawn from its objects most of the time."""
+    lines = [f"[dictionaries.{name}]\nvalues = {json.dumps(ids)}\n" for name, ids in objects.items()]
+    lines.append("[parameters]")
+    lines += [f'"path.{name}" = {{ dictionary = "{name}", probability = {KNOWN_ID_PROBABILITY} }}' for name in objects]
+    return "\n".join(lines) + "\n"
+
+
+def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_account, private_key_pem, settings, tmp_path):
+    seed = int(os.environ.get("FUZZ_SEED") or random.randrange(2**31))
+    print(f"schemathesis seed: {seed} (replay with FUZZ_SEED={seed})")
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(_config(_objects(merchant_account, settings)))
+    token = mint_token(private_key_pem, scopes=["*.read", "*.write"], expires_in=3600)
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "WEB_CONCURRENCY": "2",
+        "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+    }
+    with gunicorn(env) as server:
+        run = subprocess.run(
+            [
+                str(SCHEMATHESIS),
+                f"--config-file={config}",
+                "run",
+                f"{server.url}/openapi.json",
+                "--checks=all",
+                f"--exclude-checks={EXCLUDED_CHECKS}",
+                f"--phases={PHASES}",
+                f"--max-examples={MAX_EXAMPLES}",
+                f"--seed={seed}",
+                "--workers=2",
+                "--no-shrink",
+                f"--header=Authorization: Bearer {token}",
+                "--header=x-gr4vy-merchant-account-id: default",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            cwd=tmp_path,  # where schemathesis keeps its cache
+            env={**os.environ, "NO_COLOR": "1", "SCHEMATHESIS_TELEMETRY": "false"},
+        )
+
+    print(run.stdout[-3000:])  # the summary: shown with `-s`, and with the failure
+    report = run.stdout[-20000:] + run.stderr[-5000:]
+    assert run.returncode == 0, f"seed {seed}:\n{report}"
+    operations = len(registered_api_endpoints())
+    assert re.search(rf"Selected: {operations}/{operations}\s+Tested: {operations}\b", run.stdout), report

@@ -1,0 +1,169 @@
+"""`POST /payment-options`: what a checkout can offer, who may ask, and the request fields honoured or refused."""
+
+import pytest
+
+from giftcards.models import IssuedGiftCard
+from giftcards.tests.factories import IssuedGiftCardFactory
+from payments.tests.assertions import assert_error
+
+pytestmark = pytest.mark.django_db
+
+CARD = {
+    "type": "payment-option",
+    "method": "card",
+    "mode": "card",
+    "label": "Card",
+    "icon_url": None,
+    "can_store_payment_method": False,
+    "can_delay_capture": True,
+    "context": None,
+}
+GIFT_CARD = {**CARD, "method": "gift-card", "mode": "gift-card", "label": "Gift card"}
+
+
+@pytest.fixture
+def reader(api_client, merchant_account):
+    return api_client(scopes=["payment-options.read"])
+
+
+def _options(client, **body):
+    return client.post("/payment-options", body, format="json")
+
+
+def _methods(response) -> list[str]:
+    assert response.status_code == 200, response.content
+    return [item["method"] for item in response.json()["items"]]
+
+
+def test_a_card_is_always_offered(reader):
+    response = _options(reader, amount=1299, currency="USD", country="US", locale="en")
+
+    assert response.status_code == 200
+    assert response.json() == {"items": [CARD]}
+
+
+def test_an_empty_body_asks_about_any_checkout(reader):
+    assert _methods(_options(reader)) == ["card"]
+
+
+def test_gift_cards_are_offered_when_the_program_has_a_card_in_the_currency(reader, merchant_account):
+    IssuedGiftCardFactory(merchant_account=merchant_account, currency="USD")
+
+    assert _options(reader, amount=1299, currency="USD").json()["items"] == [CARD, GIFT_CARD]
+    assert _methods(_options(reader, amount=1299, currency="EUR")) == ["card"]
+    assert _methods(_options(reader, amount=1299)) == ["card", "gift-card"]
+
+
+def _spent(card: IssuedGiftCard) -> None:
+    IssuedGiftCard.objects.filter(pk=card.pk).update(balance=0)  # as redemptions would leave it
+
+
+@pytest.mark.parametrize(
+    ("card", "then"),
+    [({"status": "inactive"}, None), ({"expired": True}, None), ({}, _spent)],
+    ids=["inactive", "expired", "spent"],
+)
+def test_no_gift_cards_when_no_program_card_could_pay(reader, merchant_account, card, then):
+    issued = IssuedGiftCardFactory(merchant_account=merchant_account, currency="USD", **card)
+    if then:
+        then(issued)
+
+    assert _methods(_options(reader, amount=1299, currency="USD")) == ["card"]
+
+
+def test_another_accounts_program_does_not_count(reader, other_merchant_account):
+    IssuedGiftCardFactory(merchant_account=other_merchant_account, currency="USD")
+
+    assert _methods(_options(reader, amount=1299, currency="USD")) == ["card"]
+
+
+def test_nothing_to_pay_offers_no_gift_card(reader, merchant_account):
+    IssuedGiftCardFactory(merchant_account=merchant_account, currency="USD")
+
+    assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
+
+
+def test_the_answer_is_one_query(reader, merchant_account, django_assert_max_num_queries, settings):
+    settings.API_KEY_CACHE_SECONDS = 3600
+    _options(reader)  # warms the key and account caches
+
+    with django_assert_max_num_queries(1):
+        assert _options(reader, amount=100, currency="USD").status_code == 200
+
+
+BAD_INPUT = [
+    ({"amount": -1}, "/amount"),
+    ({"amount": 100_000_000}, "/amount"),
+    ({"amount": "12"}, "/amount"),
+    ({"amount": 1.5}, "/amount"),
+    ({"currency": "usd"}, "/currency"),
+    ({"currency": "XYZ"}, "/currency"),
+    ({"country": "XX"}, "/country"),
+    ({"locale": ""}, "/locale"),
+    ({"locale": "x" * 51}, "/locale"),
+    ({"locale": 5}, "/locale"),
+    ({"metadata": {"cohort": "a"}}, "/metadata"),
+    ({"cart_items": [{"name": "Book", "quantity": 1, "unit_amount": 100}]}, "/cart_items"),
+    ({"bogus": 1}, "/bogus"),
+]
+
+
+@pytest.mark.parametrize(("body", "pointer"), BAD_INPUT, ids=[pointer for _, pointer in BAD_INPUT])
+def test_bad_or_unsupported_input_is_400_naming_the_field(reader, body, pointer):
+    assert_error(_options(reader, **body), 400, pointer, location="body")
+
+
+def test_fields_that_ask_for_nothing_pass(reader):
+    assert _methods(_options(reader, metadata=None, cart_items=None, amount=None, currency=None)) == ["card"]
+
+
+def test_a_body_that_is_not_an_object_is_400(reader):
+    assert_error(reader.post("/payment-options", [1], format="json"), 400)
+
+
+@pytest.mark.parametrize(
+    ("scopes", "status"),
+    [
+        (["payment-options.read"], 200),
+        (["*.read"], 200),
+        (["embed"], 200),
+        (["payment-options.write"], 403),
+        (["transactions.read", "transactions.write", "buyers.read"], 403),
+    ],
+)
+def test_scopes(api_client, merchant_account, scopes, status):
+    client = api_client(scopes=scopes, embed={"amount": 1299, "currency": "USD"})
+
+    assert _options(client, amount=1299, currency="USD").status_code == status
+
+
+def test_no_token_is_401(client):
+    assert_error(client.post("/payment-options", {}, format="json"), 401)
+
+
+def test_an_embed_token_answers_for_its_pinned_checkout(api_client, merchant_account):
+    IssuedGiftCardFactory(merchant_account=merchant_account, currency="EUR")
+    embed = api_client(scopes=["embed"], embed={"amount": 1299, "currency": "EUR"})
+
+    assert _methods(_options(embed)) == ["card", "gift-card"]  # the pinned currency, though the body has none
+
+
+@pytest.mark.parametrize("body", [{"amount": 1}, {"currency": "USD"}], ids=["amount", "currency"])
+def test_an_embed_token_cannot_ask_about_another_checkout(api_client, merchant_account, body):
+    embed = api_client(scopes=["embed"], embed={"amount": 1299, "currency": "EUR"})
+
+    assert_error(_options(embed, **body), 403)
+
+
+def test_embed_calls_are_rate_limited_per_token(api_client, merchant_account, settings):
+    from django.core.cache import caches
+
+    settings.RATELIMIT_EMBED = "2/m"
+    caches["ratelimit"].clear()
+    embed = api_client(scopes=["embed"], embed={"amount": 1299, "currency": "EUR"})
+    server = api_client(scopes=["payment-options.read"])
+
+    statuses = [_options(embed).status_code for _ in range(3)]
+
+    assert statuses == [200, 200, 429]
+    assert all(_options(server).status_code == 200 for _ in range(3))  # server tokens are never limited
