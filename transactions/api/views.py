@@ -154,6 +154,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
             actor=_actor(request),
             request=transaction_request,
             id=idempotency_reserved_id(request),
+            resumed=idempotency_resumed(request),
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
