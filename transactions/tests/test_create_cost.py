@@ -2,8 +2,9 @@
 
 The test runs with real transactions (`transaction=True`), so every BEGIN, COMMIT and savepoint the request
 makes is counted, as on a server. A card authorization with a new Idempotency-Key: the key's claim (with the
-id it reserves), the sealed card, the `processing` row, its event and its audit log entry in one transaction, the processor's
-decision, the outcome and its event in a second, and the stored answer. docs/performance.md keeps the list.
+id it reserves), the sealed card, the `processing` row, its event and its audit log entry in one transaction,
+the processor's decision, the outcome and its event in a second, and the stored answer. docs/performance.md
+keeps the list.
 """
 
 import pytest
