@@ -1,14 +1,14 @@
 """Buyers for support staff: find one among millions, see it, and (with change permission) correct it."""
 
 import uuid
-from functools import cached_property
 from typing import Any
 
 from django import forms
 from django.contrib import admin
-from django.core.paginator import Paginator
 from django.db.models import Q, QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from rest_framework.exceptions import ValidationError
 
 from buyers.models import Buyer
@@ -16,23 +16,20 @@ from buyers.selectors import buyer_list
 from buyers.services import buyer_create, buyer_update
 from payments.rest.envelope import validation_details
 from payments.rest.fields import BillingDetailsSerializer
+from payments.staff.pagination import CappedCountPaginator
+from payments.staff.pivots import PivotsMixin
 
 
-class CappedCountPaginator(Paginator):
-    """Counts at most `CAP` rows: a bounded index scan instead of COUNT(*) over millions.
-
-    Below the cap the count is exact (the usual case once a search or filter is applied); above it the
-    admin shows the cap and offers pages up to it, which is as deep as anyone reads.
-    """
-
-    CAP = 10_000
-
-    @cached_property
-    def count(self) -> int:
-        rows = self.object_list
-        if not isinstance(rows, QuerySet):  # the admin pages querysets; anything else is counted as Django does
-            return super().count
-        return rows.order_by()[: self.CAP].count()
+def billing_lines(details: dict[str, Any] | None) -> str:
+    """Billing details as a person reads them: name, email, phone, then the address, one per line."""
+    if not details:
+        return "-"
+    address = details.get("address") or {}
+    name = " ".join(part for part in (details.get("first_name"), details.get("last_name")) if part)
+    street = ", ".join(part for part in (address.get("line1"), address.get("line2")) if part)
+    place = " ".join(part for part in (address.get("postal_code"), address.get("city")) if part)
+    lines = [name, details.get("email_address"), details.get("phone_number"), street, place, address.get("country")]
+    return format_html_join(mark_safe("<br>"), "{}", ((line,) for line in lines if line))
 
 
 class BuyerAdminForm(forms.ModelForm):
@@ -66,7 +63,7 @@ class BuyerAdminForm(forms.ModelForm):
 
 
 @admin.register(Buyer)
-class BuyerAdmin(admin.ModelAdmin):
+class BuyerAdmin(PivotsMixin, admin.ModelAdmin):
     """Support staff find a buyer by name, external identifier, email or id; saves use the buyer services."""
 
     form = BuyerAdminForm
@@ -74,14 +71,23 @@ class BuyerAdmin(admin.ModelAdmin):
     list_filter = ("merchant_account", ("created_at", admin.DateFieldListFilter))
     search_fields = ("display_name", "external_identifier", "id")  # the actual lookups: get_search_results
     search_help_text = "Display name (contains), external identifier or email address (exact), or a buyer id."
-    readonly_fields = ("id", "reconciliation_id", "created_at", "updated_at")
+    readonly_fields = ("id", "reconciliation_id", "created_at", "updated_at", "related", "billing")
     ordering = ("-created_at", "-id")  # the keyset index order: no sort of the whole table
     paginator = CappedCountPaginator
     show_full_result_count = False
     list_per_page = 50
 
     def get_fields(self, request: HttpRequest, obj: Buyer | None = None) -> tuple[str, ...]:
-        return ("id", "reconciliation_id", *BuyerAdminForm.Meta.fields, "created_at", "updated_at")
+        editable: tuple[str, ...] = BuyerAdminForm.Meta.fields
+        if obj is not None and not self.has_change_permission(request, obj):
+            # Read as an address card, not the JSON an editor types.
+            editable = tuple("billing" if name == "billing_details" else name for name in editable)
+        pivots = ("related",) if obj is not None else ()
+        return ("id", "reconciliation_id", *editable, *pivots, "created_at", "updated_at")
+
+    @admin.display(description="Billing details")
+    def billing(self, buyer: Buyer) -> str:
+        return billing_lines(buyer.billing_details)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Buyer | None = None) -> tuple[str, ...]:
         # A buyer never moves between merchant accounts: other records refer to it within its account.

@@ -7,10 +7,12 @@ class BuyersConfig(config.StaffAppConfig):
     name = "buyers"
 
     def ready(self) -> None:
+        from buyers import pivots
         from buyers.demo import seed_demo_buyers_run
         from buyers.models import Buyer
         from payments.ops import demo
 
+        pivots.register()
         demo.register(
             demo.DemoSeeder(
                 name="buyers",

@@ -69,3 +69,9 @@ def buyer_owned(
         field = F(sort_field)
         ordering.insert(0, field.desc(nulls_last=True) if order_by == "desc" else field.asc(nulls_last=True))
     return queryset.order_by(*ordering)
+
+
+def buyer_ids_named(term: str, *, limit: int) -> QuerySet[Buyer, uuid.UUID]:
+    """Ids of up to `limit` buyers of any account whose display name contains `term`, in any case (the trigram
+    index of docs/admin.md serves it on PostgreSQL)."""
+    return Buyer.objects.filter(display_name__icontains=term).values_list("id", flat=True)[:limit]

@@ -10,12 +10,12 @@ from django.utils import timezone
 
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_delete
+from payments.money import format_money
 
 _SHOWN_FIELDS = (
     "id",
     "merchant_account",
-    "amount",
-    "currency",
+    "amount_shown",
     "country",
     "card_summary",
     "postal_code",
@@ -33,7 +33,7 @@ _SHOWN_FIELDS = (
 
 @admin.register(CheckoutSession)
 class CheckoutSessionAdmin(admin.ModelAdmin):
-    list_display = ("id", "merchant_account_id", "amount", "currency", "card_summary", "expires_at", "is_live")
+    list_display = ("id", "merchant_account_id", "amount_shown", "card_summary", "expires_at", "is_live")
     list_filter = ("merchant_account",)
     search_fields = ("=id",)
     search_help_text = "A checkout session id."
@@ -41,6 +41,10 @@ class CheckoutSessionAdmin(admin.ModelAdmin):
     ordering = ("-created_at", "-id")
     show_full_result_count = False
     fields = readonly_fields = _SHOWN_FIELDS
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_shown(self, session: CheckoutSession) -> str:
+        return format_money(session.amount, session.currency)
 
     @admin.display(description="Card")
     def card_summary(self, session: CheckoutSession) -> str:

@@ -37,7 +37,7 @@ SECRET_KEY = _required_in_production("DJANGO_SECRET_KEY", "insecure-development-
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]", "testserver"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "payments.staff.apps.SupportDeskAdminConfig",  # django.contrib.admin with the support desk site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -11,7 +11,9 @@ from django.http import HttpRequest
 from giftcards.hashing import number_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, issued_card_deactivate
+from payments.money import format_money
 from payments.staff.mixins import ReadOnlyAdminMixin
+from payments.staff.pivots import PivotsMixin
 
 DEACTIVATE_PERMISSION = "giftcards.deactivate_issuedgiftcard"
 
@@ -22,15 +24,26 @@ def masked(last4: str) -> str:
 
 class LedgerEntryInline(ReadOnlyAdminMixin, admin.TabularInline):
     model = LedgerEntry
-    fields = ("created_at", "kind", "amount", "balance_after", "reference")
+    fields = ("created_at", "kind", "amount_shown", "balance_shown", "reference")
     readonly_fields = fields
     ordering = ("created_at", "id")
     extra = 0
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LedgerEntry]:
+        return super().get_queryset(request).select_related("card")
+
+    @admin.display(description="Amount")
+    def amount_shown(self, entry: LedgerEntry) -> str:
+        return format_money(entry.amount, entry.card.currency)
+
+    @admin.display(description="Balance after")
+    def balance_shown(self, entry: LedgerEntry) -> str:
+        return format_money(entry.balance_after, entry.card.currency)
+
 
 @admin.register(IssuedGiftCard)
-class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("card", "merchant_account", "currency", "balance", "status", "expires_at", "created_at")
+class IssuedGiftCardAdmin(PivotsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("card", "merchant_account", "balance_shown", "status", "expires_at", "created_at")
     list_filter = ("status", "currency", "service__merchant_account")
     list_select_related = ("service",)
     search_fields = ("=last4",)
@@ -38,13 +51,13 @@ class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     fields = (
         "card",
         "merchant_account",
-        "currency",
-        "balance",
+        "balance_shown",
         "status",
         "expires_at",
         "locked_until",
         "created_at",
         "updated_at",
+        "related",
     )
     readonly_fields = fields
     inlines = (LedgerEntryInline,)
@@ -54,6 +67,13 @@ class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="Card")
     def card(self, card: IssuedGiftCard) -> str:
         return masked(card.last4)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[IssuedGiftCard]:
+        return super().get_queryset(request).select_related("service")
+
+    @admin.display(description="Balance", ordering="balance")
+    def balance_shown(self, card: IssuedGiftCard) -> str:
+        return format_money(card.balance, card.currency)
 
     @admin.display(description="Merchant account", ordering="service__merchant_account")
     def merchant_account(self, card: IssuedGiftCard) -> str:
@@ -79,7 +99,7 @@ class IssuedGiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("created_at", "card", "kind", "amount", "balance_after", "reference")
+    list_display = ("created_at", "card", "kind", "amount_shown", "balance_shown", "reference")
     list_filter = ("kind",)
     list_select_related = ("card",)
     search_fields = ("=reference",)
@@ -87,10 +107,12 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     fields = list_display
     readonly_fields = fields
     show_full_result_count = False
+    amount_shown = LedgerEntryInline.amount_shown
+    balance_shown = LedgerEntryInline.balance_shown
 
 
 @admin.register(GiftCard)
-class GiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class GiftCardAdmin(PivotsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     """Stored gift cards; deleting one forgets the reference through the service, never the card's money."""
 
     list_display = ("id", "card", "buyer", "merchant_account", "usage_count", "last_used_at", "created_at")
@@ -98,7 +120,17 @@ class GiftCardAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_select_related = ("issued_card", "buyer", "merchant_account")
     search_fields = ("=id", "=buyer__external_identifier", "=issued_card__last4")
     raw_id_fields = ("buyer",)
-    fields = ("id", "card", "buyer", "merchant_account", "usage_count", "last_used_at", "created_at", "updated_at")
+    fields = (
+        "id",
+        "card",
+        "buyer",
+        "merchant_account",
+        "usage_count",
+        "last_used_at",
+        "created_at",
+        "updated_at",
+        "related",
+    )
     readonly_fields = fields
     show_full_result_count = False
 

@@ -9,6 +9,7 @@ class GiftCardsConfig(config.StaffAppConfig):
     operator_permissions = ("deactivate_issuedgiftcard",)
 
     def ready(self) -> None:
+        from giftcards import pivots
         from giftcards.api.targets import gift_card_balance_target
         from giftcards.demo import seed_demo_gift_cards
         from giftcards.models import IssuedGiftCard
@@ -16,6 +17,7 @@ class GiftCardsConfig(config.StaffAppConfig):
         from payments import outbox
         from payments.ops import demo
 
+        pivots.register()
         outbox.register_target(BALANCE_TARGET, gift_card_balance_target)
 
         demo.register(

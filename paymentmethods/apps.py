@@ -9,9 +9,10 @@ class PaymentMethodsConfig(config.StaffAppConfig):
     operator_permissions = ("delete_paymentmethod",)
 
     def ready(self) -> None:
-        from paymentmethods import notifications, signals
+        from paymentmethods import notifications, pivots, signals
         from paymentmethods.api.targets import payment_method_target
         from payments import outbox
 
         signals.connect()
+        pivots.register()
         outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)

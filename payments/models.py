@@ -199,6 +199,8 @@ class OutboxEvent(models.Model):
         verbose_name = "outbox event"
         indexes = [
             models.Index(fields=["created_at"], name="outbox_event_created"),
+            # The admin's transaction timeline and the delivery search find a resource's events by its id.
+            models.Index(fields=["target_id"], name="outbox_event_target"),
             models.Index(
                 fields=["created_at"], name="outbox_event_undispatched", condition=models.Q(dispatched_at__isnull=True)
             ),

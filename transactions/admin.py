@@ -1,89 +1,185 @@
-"""Admin for transactions: everything read-only, cards masked; capture, void and refund as confirmed actions.
+"""Admin for transactions: everything read-only, cards masked, money in major units; capture, void and refund
+as buttons on the transaction's own page.
 
-The actions are admin actions (so POST only), show a confirmation page first, run the same services as
-the API with the admin user as the actor, need `transactions.operate_transaction` (the Payments operator
-group), and write one admin log entry per transaction they change.
+An action asks for a reason and shows what will happen before anything moves; it runs the same service as
+the API, with the admin user (and the reason) as the actor, needs `transactions.operate_transaction` (the
+Payments operator group), is POST only, and writes an admin log entry. Its outcome is on the timeline.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 
 from payments.errors import DomainError
+from payments.money import AmountError, format_money, parse_money
+from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
-from transactions.models import GiftCardRedemption, Refund, Transaction, TransactionEvent
-from transactions.services import Actor, refund_all, refund_create, transaction_capture, transaction_void
+from payments.staff.pagination import CappedCountPaginator
+from transactions.models import Refund, Transaction
+from transactions.selectors import transaction_staff_search, transaction_timeline
+from transactions.services import ALLOWED_FROM, Actor, refund_all, refund_create, transaction_capture, transaction_void
+
+if TYPE_CHECKING:
+    TransactionAdminBase = admin.ModelAdmin[Transaction]
+    RefundAdminBase = admin.ModelAdmin[Refund]
+else:
+    TransactionAdminBase = RefundAdminBase = admin.ModelAdmin
 
 OPERATE_PERMISSION = "transactions.operate_transaction"
 
 
-class ReadOnlyInline(ReadOnlyAdminMixin, admin.TabularInline):
-    extra = 0
-    can_delete = False
-    show_change_link = False
-
-    def get_readonly_fields(self, request: HttpRequest, obj=None):
-        return self.fields
+def readable(status: str | None) -> str:
+    """`capture_succeeded` as `capture succeeded`."""
+    return (status or "-").replace("_", " ")
 
 
-class GiftCardRedemptionInline(ReadOnlyInline):
-    model = GiftCardRedemption
-    fields = ("id", "card", "amount", "refunded_amount", "status", "error_code", "created_at")
-
-    @admin.display(description="Gift card")
-    def card(self, redemption: GiftCardRedemption) -> str:
-        return f"•••• {redemption.last4}"
+def admin_link(obj: Any, text: str) -> str:
+    """A link to `obj`'s admin change page."""
+    url = reverse(f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk])
+    return format_html('<a href="{}">{}</a>', url, text)
 
 
-class RefundInline(ReadOnlyInline):
-    model = Refund
-    fk_name = "transaction"
-    fields = ("id", "amount", "target_type", "redemption", "status", "reason", "error_code", "created_at")
-    ordering = ("created_at", "id")
+class ActionForm(forms.Form):
+    """What an operator gives for capture, void or refund: an amount in major units (capture and refund, empty
+    for everything left) and always a reason, recorded on the transaction's events."""
+
+    amount = forms.CharField(required=False, max_length=32)
+    reason = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"size": 60}))
+
+    def __init__(self, *args: Any, txn: Transaction, takes_amount: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.txn = txn
+        if takes_amount:
+            self.fields["amount"].help_text = f"In {txn.currency}, e.g. {format_money(1250, txn.currency)}. " + (
+                "Empty means everything left."
+            )
+        else:
+            del self.fields["amount"]
+
+    def clean_amount(self) -> int | None:
+        text = self.cleaned_data.get("amount") or ""
+        if not text.strip():
+            return None
+        try:
+            return parse_money(text, self.txn.currency)
+        except AmountError as exc:
+            raise forms.ValidationError(str(exc)) from exc
 
 
-class TransactionEventInline(ReadOnlyInline):
-    model = TransactionEvent
-    fields = ("created_at", "name", "from_status", "to_status", "amount", "actor_type", "actor")
-    ordering = ("created_at", "id")
+class TransactionAction:
+    """One button of the transaction page: when it is offered, what it says it will do, and the service it runs."""
+
+    def __init__(
+        self,
+        name: str,
+        label: str,
+        run: Callable[[Transaction, Actor, int | None], str],
+        *,
+        takes_amount: bool,
+        left: Callable[[Transaction], int],
+    ) -> None:
+        self.name, self.label, self.run, self.takes_amount, self.left = name, label, run, takes_amount, left
+
+    def offered(self, txn: Transaction) -> bool:
+        """The service's own rule for the status, and something left to act on."""
+        return txn.status in ALLOWED_FROM[self.name] and self.left(txn) > 0
+
+    def promise(self, txn: Transaction) -> str:
+        left = format_money(self.left(txn), txn.currency)
+        return {
+            "capture": f"Capture up to {left} of the authorization. The buyer is charged; this cannot be undone.",
+            "void": f"Release the whole authorization of {left}; gift cards get their money back. The transaction "
+            "can no longer be captured.",
+            "refund": f"Give back up to {left} to the buyer's card and gift cards. Money leaves at once; this "
+            "cannot be undone here.",
+        }[self.name]
 
 
-class AmountForm(forms.Form):
-    """The optional amount of a capture or refund; only offered when one transaction is selected."""
+def refundable_amount(txn: Transaction) -> int:
+    """What is left to refund: on the card, and on each gift card (one query)."""
+    gift_cards = sum(redemption.refundable_amount for redemption in txn.gift_card_redemptions.all())
+    return txn.captured_amount - txn.refunded_amount + gift_cards
 
-    amount = forms.IntegerField(min_value=1, required=False, help_text="Minor units; empty means everything left.")
+
+def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
+    txn = transaction_capture(txn=txn, actor=actor, amount=amount).transaction
+    return f"Captured {format_money(txn.captured_amount, txn.currency)}; the transaction is {readable(txn.status)}."
+
+
+def _void(txn: Transaction, actor: Actor, amount: int | None) -> str:
+    txn = transaction_void(txn=txn, actor=actor).transaction
+    return f"Voided the authorization; the transaction is {readable(txn.status)}."
+
+
+def _refund(txn: Transaction, actor: Actor, amount: int | None) -> str:
+    refunds = (
+        [refund_create(txn=txn, actor=actor, amount=amount, reason=actor.reason)]
+        if amount
+        else refund_all(txn=txn, actor=actor, reason=actor.reason)
+    )
+    parts = ", ".join(f"{format_money(refund.amount, refund.currency)} {readable(refund.status)}" for refund in refunds)
+    return f"Refund: {parts}."
+
+
+ACTIONS = {
+    action.name: action
+    for action in (
+        TransactionAction("capture", "Capture", _capture, takes_amount=True, left=lambda t: t.authorized_amount),
+        TransactionAction("void", "Void", _void, takes_amount=False, left=lambda t: t.amount),
+        TransactionAction("refund", "Refund", _refund, takes_amount=True, left=lambda t: refundable_amount(t)),
+    )
+}
 
 
 @admin.register(Transaction)
-class TransactionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
+    """Find a transaction by what a customer says; see whether it went through and why not; act on it."""
+
     list_display = (
-        "id",
-        "merchant_account",
-        "status",
-        "amount",
-        "currency",
-        "card",
-        "captured_amount",
-        "refunded_amount",
+        "short_id",
         "created_at",
+        "status_shown",
+        "amount_shown",
+        "card",
+        "buyer_shown",
+        "error_code",
+        "merchant_account_id",
     )
-    list_filter = ("status", "currency", "merchant_account")
-    search_fields = ("=id", "=external_identifier", "=buyer_external_identifier", "=payment_service_transaction_id")
-    search_help_text = "A transaction id, external identifier, buyer external identifier or processor id."
-    date_hierarchy = "created_at"
+    list_filter = (
+        "status",
+        recent_values_filter("error_code", "decline reason"),
+        recent_values_filter("currency", "currency"),
+        recent_values_filter("method", "method"),
+        ("created_at", admin.DateFieldListFilter),
+        "merchant_account",
+    )
+    search_help_text = (
+        "A transaction id, card last 4 (narrow with the BIN, 411111…1111, or the expiry, 1111 12/29), buyer email "
+        "address, amount (120.00 or JPY 500), external identifier or buyer name."
+    )
+    search_fields = ("external_identifier",)  # shows the box; the lookups are transaction_staff_search's
+    ordering = ("-created_at", "-id")
+    paginator = CappedCountPaginator
     show_full_result_count = False
+    list_per_page = 50
+    change_form_template = "admin/transactions/transaction/change_form.html"
     fieldsets = (
-        (None, {"fields": ("id", "merchant_account", "status", "intent", "external_identifier", "metadata")}),
-        ("Amounts", {"fields": ("amount", "currency", "authorized_amount", "captured_amount", "refunded_amount")}),
-        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "checkout_session_id")}),
-        ("Buyer", {"fields": ("buyer", "buyer_external_identifier")}),
+        (None, {"fields": ("id", "merchant_account", "status_shown", "intent", "external_identifier", "metadata")}),
+        ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded")}),
+        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
+        ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
         (
             "Processor",
             {
@@ -98,104 +194,218 @@ class TransactionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         ),
         ("Times", {"fields": ("created_at", "authorized_at", "captured_at", "voided_at", "canceled_at", "updated_at")}),
     )
-    inlines = (GiftCardRedemptionInline, RefundInline, TransactionEventInline)
-    actions = ("capture", "void", "refund")
 
-    def get_readonly_fields(self, request: HttpRequest, obj=None):
-        return [field for _, options in self.fieldsets for field in options["fields"]]
+    def get_readonly_fields(self, request: HttpRequest, obj: Transaction | None = None) -> list[str]:
+        return [str(field) for _, options in self.fieldsets for field in options["fields"]]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Transaction]:
+        return super().get_queryset(request).select_related("buyer", "merchant_account")
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Transaction | None:
+        # Read once per request: change_view below and Django's own view both ask for it.
+        cache: dict[str, Transaction | None] = request.__dict__.setdefault("_transactions", {})
+        if object_id not in cache:
+            queryset = self.get_queryset(request).select_related("payment_method__card")
+            try:
+                cache[object_id] = queryset.get(pk=uuid.UUID(str(object_id)))
+            except (Transaction.DoesNotExist, ValueError):
+                cache[object_id] = None
+        return cache[object_id]
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Transaction], search_term: str
+    ) -> tuple[QuerySet[Transaction], bool]:
+        if not search_term.strip():
+            return queryset, False
+        return transaction_staff_search(queryset, search_term), False
+
+    # --- columns and fields -----------------------------------------------------------------------------
+
+    @admin.display(description="Transaction", ordering="id")
+    def short_id(self, txn: Transaction) -> str:
+        # The first block of the id is what people read out; the full id is on the page and in the search.
+        return str(txn.pk).split("-")[0]
+
+    @admin.display(description="Status", ordering="status")
+    def status_shown(self, txn: Transaction) -> str:
+        return readable(txn.status)
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_shown(self, txn: Transaction) -> str:
+        return format_money(txn.amount, txn.currency)
+
+    @admin.display(description="Authorized")
+    def authorized(self, txn: Transaction) -> str:
+        return format_money(txn.authorized_amount, txn.currency)
+
+    @admin.display(description="Captured")
+    def captured(self, txn: Transaction) -> str:
+        return format_money(txn.captured_amount, txn.currency)
+
+    @admin.display(description="Refunded")
+    def refunded(self, txn: Transaction) -> str:
+        return format_money(txn.refunded_amount, txn.currency)
 
     @admin.display(description="Card")
     def card(self, txn: Transaction) -> str:
         if txn.method != "card":
-            return "-"
+            return txn.method or "-"
         return f"{txn.card_scheme or 'card'} {txn.card_bin}… •••• {txn.card_last4}"
+
+    @admin.display(description="Buyer")
+    def buyer_shown(self, txn: Transaction) -> str:
+        # From the transaction's own copy of the buyer: no join on the list.
+        name = (txn.buyer_details or {}).get("display_name") if isinstance(txn.buyer_details, dict) else None
+        return " · ".join(part for part in (name, txn.buyer_email_address) if part) or "-"
+
+    @admin.display(description="Buyer")
+    def buyer_link(self, txn: Transaction) -> str:
+        if txn.buyer is None:
+            return self.buyer_shown(txn)
+        return admin_link(txn.buyer, txn.buyer.display_name or str(txn.buyer.pk))
+
+    @admin.display(description="Stored payment method")
+    def stored_method(self, txn: Transaction) -> str:
+        if txn.payment_method is None:
+            return "-"
+        return admin_link(txn.payment_method, str(txn.payment_method.card))
+
+    @admin.display(description="Checkout session")
+    def session(self, txn: Transaction) -> str:
+        if txn.checkout_session_id is None:
+            return "-"
+        url = reverse("admin:checkout_checkoutsession_change", args=[txn.checkout_session_id])
+        return format_html('<a href="{}">{}</a>', url, txn.checkout_session_id)
+
+    # --- the page: timeline and buttons -----------------------------------------------------------------
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        txn = self.get_object(request, object_id)
+        extra: dict[str, Any] = dict(extra_context or {})
+        if txn is not None:
+            extra["timeline"] = _timeline_rows(txn)
+            if self.has_operate_permission(request):
+                extra["actions_offered"] = [action for action in ACTIONS.values() if action.offered(txn)]
+        return super().change_view(request, object_id, form_url, extra)
 
     def has_operate_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(OPERATE_PERMISSION)
 
-    @admin.action(description="Capture selected transactions", permissions=["operate"])
-    def capture(self, request: HttpRequest, queryset: QuerySet[Transaction]):
-        def run(txn: Transaction, actor: Actor, amount: int | None) -> str:
-            txn = transaction_capture(txn=txn, actor=actor, amount=amount).transaction
-            return f"Capture: status {txn.status}, captured {txn.captured_amount} {txn.currency}."
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.action_view)
+        own = [
+            path(f"<uuid:object_id>/{name}/", view, {"action": name}, name=f"transactions_transaction_{name}")
+            for name in ACTIONS
+        ]
+        return own + super().get_urls()
 
-        return self._operate(request, queryset, "capture", run, takes_amount=True)
+    def action_view(self, request: HttpRequest, object_id: uuid.UUID, action: str) -> HttpResponse:
+        """GET: what will happen, and the form; POST: run the service, say the outcome, back to the page."""
+        if not self.has_operate_permission(request):
+            raise PermissionDenied
+        txn = get_object_or_404(Transaction, pk=object_id)
+        chosen = ACTIONS[action]
+        form = ActionForm(request.POST if request.method == "POST" else None, txn=txn, takes_amount=chosen.takes_amount)
+        if request.method != "POST" or not form.is_valid():
+            return self._confirmation(request, txn, chosen, form)
+        actor = Actor.admin(request.user.get_username(), reason=form.cleaned_data["reason"])
+        try:
+            outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"))
+        except DomainError as exc:
+            self.message_user(request, f"Nothing was done. {exc.message}", messages.ERROR)
+            return self._redirect_to(object_id)
+        self.log_change(request, txn, f"{outcome} Reason: {actor.reason}")
+        self.message_user(request, outcome, messages.SUCCESS)
+        return self._redirect_to(object_id)
 
-    @admin.action(description="Void selected transactions", permissions=["operate"])
-    def void(self, request: HttpRequest, queryset: QuerySet[Transaction]):
-        def run(txn: Transaction, actor: Actor, amount: int | None) -> str:
-            return f"Void: status {transaction_void(txn=txn, actor=actor).transaction.status}."
+    def _redirect_to(self, object_id: uuid.UUID) -> HttpResponseRedirect:
+        return HttpResponseRedirect(reverse("admin:transactions_transaction_change", args=[object_id]))
 
-        return self._operate(request, queryset, "void", run)
-
-    @admin.action(description="Refund selected transactions", permissions=["operate"])
-    def refund(self, request: HttpRequest, queryset: QuerySet[Transaction]):
-        def run(txn: Transaction, actor: Actor, amount: int | None) -> str:
-            refunds = (
-                [refund_create(txn=txn, actor=actor, amount=amount)]
-                if amount
-                else refund_all(txn=txn, actor=actor, reason="Refunded by support")
-            )
-            return (
-                "Refund: " + ", ".join(f"{refund.amount} {refund.currency} {refund.status}" for refund in refunds) + "."
-            )
-
-        return self._operate(request, queryset, "refund", run, takes_amount=True)
-
-    def _operate(
-        self,
-        request: HttpRequest,
-        queryset: QuerySet[Transaction],
-        name: str,
-        run: Callable[[Transaction, Actor, int | None], str],
-        *,
-        takes_amount: bool = False,
-    ):
-        """Show the confirmation page; once confirmed, run the service per transaction and log each change."""
-        single = takes_amount and queryset.count() == 1
-        form = AmountForm(request.POST if request.POST.get("confirmed") else None)
-        if not request.POST.get("confirmed") or (single and not form.is_valid()):
-            return self._confirmation(request, queryset, name, form if single else None)
-        amount = form.cleaned_data.get("amount") if single else None
-        actor = Actor.admin(request.user.get_username())
-        for txn in queryset:
-            try:
-                message = run(txn, actor, amount)
-            except DomainError as exc:
-                self.message_user(request, f"{txn.pk}: {exc.message}", messages.ERROR)
-                continue
-            self.log_change(request, txn, message)
-            self.message_user(request, f"{txn.pk}: {message}", messages.SUCCESS)
-        return None
-
-    def _confirmation(self, request: HttpRequest, queryset, name: str, form: AmountForm | None) -> TemplateResponse:
+    def _confirmation(
+        self, request: HttpRequest, txn: Transaction, action: TransactionAction, form: ActionForm
+    ) -> TemplateResponse:
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Confirm: {name}",
+            "title": f"{action.label} transaction {str(txn.pk).split('-')[0]}",
             "opts": self.model._meta,
-            "action": name,
-            "transactions": queryset,
+            "original": txn,
+            "action": action,
+            "promise": action.promise(txn),
+            "amount": format_money(txn.amount, txn.currency),
             "form": form,
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
         }
-        return TemplateResponse(request, "admin/transactions/transaction/confirm_action.html", context)
+        return TemplateResponse(request, "admin/transactions/transaction/action.html", context)
+
+
+def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
+    """The timeline as the template shows it: when, what, how much, who, and a link where there is a page."""
+    rows = []
+    for entry in transaction_timeline(txn=txn):
+        item: Any = entry.item
+        row: dict[str, Any] = {"at": entry.at, "kind": entry.kind, "who": "", "amount": "", "link": ""}
+        if entry.kind == "event":
+            row["what"] = f"{readable(item.name)} ({readable(item.from_status)} → {readable(item.to_status)})"
+            row["who"] = f"{item.get_actor_type_display()} {item.actor}".strip()
+            row["amount"] = format_money(item.amount, txn.currency) if item.amount is not None else ""
+            row["note"] = item.details.get("reason", "") if isinstance(item.details, dict) else ""
+        elif entry.kind == "refund":
+            row["what"] = f"refund to {item.get_target_type_display().lower()}, {readable(item.status)}"
+            row["amount"] = format_money(item.amount, item.currency)
+            row["note"] = item.reason or ""
+            row["link"] = admin_link(item, "refund")
+        elif entry.kind == "redemption":
+            row["what"] = f"gift card •••• {item.last4} redeemed, {readable(item.status)}"
+            row["amount"] = format_money(item.amount, txn.currency)
+            row["note"] = item.error_code or ""
+        else:
+            row["what"] = f"webhook {item.event.name} to {item.subscription.url}: {item.get_state_display().lower()}"
+            row["note"] = f"{item.attempt_count} attempt(s)"
+            row["link"] = admin_link(item, "delivery")
+        rows.append(row)
+    return rows
 
 
 @admin.register(Refund)
-class RefundAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = (
-        "id",
-        "transaction",
-        "merchant_account",
-        "amount",
-        "currency",
-        "target_type",
-        "status",
-        "created_at",
-    )
+class RefundAdmin(ReadOnlyAdminMixin, RefundAdminBase):
+    list_display = ("short_id", "transaction_link", "amount_shown", "target_type", "status", "reason", "created_at")
     list_filter = ("status", "target_type", "merchant_account")
     search_fields = ("=id", "=transaction__id", "=external_identifier")
+    list_select_related = ("transaction",)
+    ordering = ("-created_at", "-id")
+    paginator = CappedCountPaginator
     show_full_result_count = False
+    fields = (
+        "id",
+        "transaction_link",
+        "merchant_account",
+        "amount_shown",
+        "target_type",
+        "redemption",
+        "status",
+        "reason",
+        "external_identifier",
+        "payment_service_refund_id",
+        "error_code",
+        "raw_response_code",
+        "raw_response_description",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
 
-    def get_readonly_fields(self, request: HttpRequest, obj=None):
-        return [field.name for field in Refund._meta.fields]
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Refund]:
+        return super().get_queryset(request).select_related("transaction", "merchant_account", "redemption")
+
+    @admin.display(description="Refund", ordering="id")
+    def short_id(self, refund: Refund) -> str:
+        return str(refund.pk).split("-")[0]
+
+    @admin.display(description="Transaction")
+    def transaction_link(self, refund: Refund) -> str:
+        return admin_link(refund.transaction, str(refund.transaction_id).split("-")[0])
+
+    @admin.display(description="Amount", ordering="amount")
+    def amount_shown(self, refund: Refund) -> str:
+        return format_money(refund.amount, refund.currency)

@@ -169,6 +169,15 @@ class Transaction(TimestampedModel):
             models.Index(
                 fields=["merchant_account", "payment_method", "-created_at", "-id"], name="transaction_payment_method"
             ),
+            # The admin's searches and filters across accounts (docs/admin.md), each followed by the list's order.
+            models.Index(fields=["card_last4", "-created_at", "-id"], name="transaction_staff_last4"),
+            models.Index(fields=["buyer_email_address", "-created_at", "-id"], name="transaction_staff_email"),
+            models.Index(fields=["external_identifier"], name="transaction_staff_external_id"),
+            models.Index(fields=["amount", "-created_at", "-id"], name="transaction_staff_amount"),
+            models.Index(fields=["status", "-created_at", "-id"], name="transaction_staff_status"),
+            models.Index(fields=["error_code", "-created_at", "-id"], name="transaction_staff_error_code"),
+            models.Index(fields=["currency", "-created_at", "-id"], name="transaction_staff_currency"),
+            models.Index(fields=["-created_at", "-id"], name="transaction_staff_page"),
             # Recovery looks for the few pending transactions among all: a partial index holds only them.
             models.Index(fields=["updated_at"], name="transaction_pending", condition=Q(status__in=PENDING_STATUSES)),
         ]

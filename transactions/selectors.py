@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import re
 import uuid
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Sum
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import TruncHour
 
+from buyers.selectors import buyer_ids_named
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.models import MerchantAccount
-from transactions.models import PENDING_STATUSES, GiftCardRedemption, Refund, Transaction, TransactionEvent
+from payments.money import AmountError, parse_money
+from transactions.models import (
+    PENDING_STATUSES,
+    GiftCardRedemption,
+    Refund,
+    Transaction,
+    TransactionEvent,
+    TransactionStatus,
+)
+from webhooks.models import WebhookDelivery
+from webhooks.selectors import webhook_deliveries_about
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -60,6 +74,38 @@ def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[T
     if pk is not None:
         match |= Q(pk=pk)
     return queryset.filter(match)
+
+
+# What support staff type: 4 digits are a card's last 4, optionally with its BIN before (`411111…1111`,
+# `411111 1111`) or its expiry after (`1111 12/29`); an amount has decimals or a currency code (`120.00`, `JPY 500`).
+_LAST4 = re.compile(r"^(?:(?P<bin>\d{6})\s*(?:…|\.{3}|\*+|\s)\s*)?(?P<last4>\d{4})(?:\s+(?P<expiry>\d{2}/\d{2}))?$")
+_AMOUNT = re.compile(r"^(?:(?P<currency>[A-Za-z]{3})\s*)?(?P<amount>\d[\d,]*(?:\.\d+)?)$")
+# A name matching more buyers than this is too vague to list their transactions: the first ones are shown.
+BUYER_NAME_MATCHES = 500
+
+
+def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
+    """What a customer tells support, read as one kind of term so that one index serves it (docs/admin.md):
+    a transaction id, card last 4 (with BIN or expiry), email address, amount, external identifier or name."""
+    term = term.strip()
+    pk = _as_uuid(term)
+    if pk is not None:
+        return queryset.filter(pk=pk)
+    if card := _LAST4.match(term):
+        narrowed = {"card_bin": card["bin"], "card_expiration_date": card["expiry"]}
+        return queryset.filter(card_last4=card["last4"], **{k: v for k, v in narrowed.items() if v})
+    if "@" in term:
+        return queryset.filter(buyer_email_address=term.lower())
+    amount = _AMOUNT.match(term)
+    if amount and ("." in term or amount["currency"]):
+        currency = (amount["currency"] or "USD").upper()
+        try:
+            minor = parse_money(amount["amount"], currency)
+        except AmountError:
+            return queryset.none()
+        return queryset.filter(amount=minor, **({"currency": currency} if amount["currency"] else {}))
+    buyers = list(buyer_ids_named(term, limit=BUYER_NAME_MATCHES))
+    return queryset.filter(Q(external_identifier=term) | Q(buyer_id__in=buyers))
 
 
 def transaction_with_refunds(queryset: QuerySet[Transaction], has_refunds: bool) -> QuerySet[Transaction]:
@@ -139,3 +185,86 @@ def transaction_action_list(*, txn: Transaction) -> list[dict[str, object]]:
     """The routing rule actions that acted on the transaction: none, since this server has no routing rules
     (every transaction goes to the one configured connector)."""
     return []
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One thing that happened to a transaction: `kind` says which row `item` is."""
+
+    at: datetime
+    kind: str  # "event", "refund", "redemption" or "webhook"
+    item: TransactionEvent | Refund | GiftCardRedemption | WebhookDelivery
+
+
+def transaction_timeline(*, txn: Transaction) -> list[TimelineEntry]:
+    """Events, refunds, gift card redemptions and webhook deliveries of the transaction, oldest first: four
+    queries, whatever the history's length."""
+    refunds = list(Refund.objects.filter(transaction=txn).order_by("created_at", "id"))
+    entries = [TimelineEntry(event.created_at, "event", event) for event in txn.events.order_by("created_at", "id")]
+    entries += [TimelineEntry(refund.created_at, "refund", refund) for refund in refunds]
+    entries += [TimelineEntry(r.created_at, "redemption", r) for r in txn.gift_card_redemptions.order_by("created_at")]
+    targets = [str(txn.pk), *(str(refund.pk) for refund in refunds)]
+    entries += [
+        TimelineEntry(delivery.created_at, "webhook", delivery)
+        for delivery in webhook_deliveries_about(target_ids=targets)
+    ]
+    return sorted(entries, key=lambda entry: entry.at)
+
+
+@dataclass(frozen=True)
+class DaySummary:
+    """The last 24 hours of every account, for the staff start page."""
+
+    since: datetime
+    by_currency: list[tuple[str, int, int]]  # (currency, approved count, approved volume in minor units)
+    approved: int
+    declined: int
+    failed: int
+    declines_by_reason: list[tuple[str, int]]
+    per_hour: list[tuple[datetime, int, int]]  # (hour, approvals, declines and failures), oldest first
+    recent_failures: list[Transaction]
+
+    @property
+    def approval_rate(self) -> float | None:
+        decided = self.approved + self.declined + self.failed
+        return self.approved / decided if decided else None
+
+
+_REFUSED = (TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED)
+
+
+def transaction_day_summary(*, now: datetime, recent: int = 10) -> DaySummary:
+    """Two queries over a bounded window: one range scan of the `created_at` index for the last 24 hours,
+    grouped by hour, currency, outcome and decline reason, and the newest refusals."""
+    since = now - timedelta(hours=24)
+    window = Transaction.objects.filter(created_at__gte=since, created_at__lte=now).order_by()
+    approved = ExpressionWrapper(Q(authorized_at__isnull=False), output_field=BooleanField())
+    groups = window.values("currency", "status", "error_code", hour=TruncHour("created_at"), approved=approved)
+    groups = groups.annotate(count=Count("id"), volume=Sum("amount"))
+    currencies: dict[str, list[int]] = {}
+    reasons: dict[str, int] = {}
+    hours = {since.replace(minute=0, second=0, microsecond=0) + timedelta(hours=h): [0, 0] for h in range(25)}
+    totals = {"approved": 0, "declined": 0, "failed": 0}
+    for group in groups:
+        hour = hours.setdefault(group["hour"], [0, 0])
+        if group["approved"]:
+            totals["approved"] += group["count"]
+            hour[0] += group["count"]
+            entry = currencies.setdefault(group["currency"], [0, 0])
+            entry[0] += group["count"]
+            entry[1] += group["volume"]
+        elif group["status"] in _REFUSED:
+            refused = "declined" if group["status"] == TransactionStatus.AUTHORIZATION_DECLINED else "failed"
+            totals[refused] += group["count"]
+            hour[1] += group["count"]
+            reason = group["error_code"] or "unknown"
+            reasons[reason] = reasons.get(reason, 0) + group["count"]
+    failures = window.filter(status__in=_REFUSED).order_by("-created_at", "-id")[:recent]
+    return DaySummary(
+        since=since,
+        by_currency=sorted(((code, n, volume) for code, (n, volume) in currencies.items()), key=lambda c: -c[1]),
+        declines_by_reason=sorted(reasons.items(), key=lambda reason: -reason[1]),
+        per_hour=[(hour, counts[0], counts[1]) for hour, counts in sorted(hours.items())],
+        recent_failures=list(failures),
+        **totals,
+    )

@@ -129,14 +129,16 @@ class Actor:
 
     type: str
     id: str = ""
+    # Why a person acts (the admin asks for it); recorded on every event the action writes.
+    reason: str = ""
 
     @classmethod
     def api_key(cls, kid: str) -> Actor:
         return cls(TransactionEvent.ActorType.API_KEY, kid)
 
     @classmethod
-    def admin(cls, username: str) -> Actor:
-        return cls(TransactionEvent.ActorType.ADMIN, username)
+    def admin(cls, username: str, *, reason: str = "") -> Actor:
+        return cls(TransactionEvent.ActorType.ADMIN, username, reason)
 
 
 SYSTEM = Actor(TransactionEvent.ActorType.SYSTEM)
@@ -183,7 +185,7 @@ def _event(
         from_status=from_status,
         to_status=txn.status,
         amount=amount,
-        details=details,
+        details={**details, "reason": actor.reason} if actor.reason else details,
     )
 
 

@@ -88,3 +88,12 @@ def subscriptions_failing(*, since: datetime) -> QuerySet[WebhookSubscription]:
         )
         .order_by("failing_since", "id")
     )
+
+
+def webhook_deliveries_about(*, target_ids: list[str]) -> QuerySet[WebhookDelivery]:
+    """The deliveries of the events about these targets (a transaction and its refunds), oldest first."""
+    return (
+        WebhookDelivery.objects.filter(event__target_id__in=target_ids)
+        .select_related("event", "subscription")
+        .order_by("created_at", "id")
+    )

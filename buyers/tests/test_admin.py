@@ -19,8 +19,9 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/buyers/buyer/"
 # session, user, user and group permissions, merchant accounts (for the filter), bounded count, page
 CHANGELIST_QUERIES = 7
-# session, user, buyer, user and group permissions, merchant account
-CHANGE_PAGE_QUERIES = 6
+# session, user, buyer, user and group permissions, merchant account, and per pivot (shipping details, gift cards,
+# stored payment methods, transactions) a bounded count and the newest rows
+CHANGE_PAGE_QUERIES = 14
 
 
 def listed(response) -> list[str]:
@@ -64,6 +65,36 @@ def test_change_page_query_count_is_fixed(support_client, merchant_account, djan
 
     assert response.status_code == 200
     assert buyer.display_name in response.content.decode()
+
+
+@pytest.mark.parametrize("transactions", [0, 7])
+def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
+    support_client, merchant_account, django_assert_num_queries, transactions
+):
+    from transactions.tests.factories import TransactionFactory
+
+    address = {"line1": "1 Demo Street", "city": "Lagos", "postal_code": "100001", "country": "NG"}
+    billing = {"first_name": "Felix", "last_name": "Okafor", "email_address": "felix@example.com", "address": address}
+    buyer = BuyerFactory(merchant_account=merchant_account, billing_details=billing)
+    made = TransactionFactory.create_batch(transactions, merchant_account=merchant_account, buyer=buyer, amount=12000)
+    TransactionFactory(merchant_account=merchant_account)  # someone else's
+    url = f"/admin/buyers/buyer/{buyer.pk}/change/"
+    support_client.get(url)
+
+    with django_assert_num_queries(CHANGE_PAGE_QUERIES):
+        html = support_client.get(url).content.decode()
+
+    assert f"Transactions ({transactions})" in html
+    assert "Gift cards (0)" in html
+    assert "Stored payment methods (0)" in html
+    assert "Shipping details (0)" in html
+    assert "Felix Okafor<br>felix@example.com<br>1 Demo Street<br>100001 Lagos<br>NG" in html
+    assert '"email_address"' not in html  # not the raw JSON
+    if transactions:
+        assert f"/admin/transactions/transaction/?buyer__id__exact={buyer.pk}" in html
+        assert html.count("USD 120.00") == 5  # the newest five
+        listed = support_client.get(f"/admin/transactions/transaction/?buyer__id__exact={buyer.pk}")
+        assert {txn.pk for txn in listed.context["cl"].result_list} == {txn.pk for txn in made}
 
 
 def test_capped_paginator_counts_exactly_below_the_cap_and_stops_at_it(merchant_account, monkeypatch):

@@ -1,9 +1,12 @@
 """`manage.py seed_demo`: realistic, deterministic, resumable demo buyers."""
 
 import io
+import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from buyers.api.serializers import BuyerInput
 from buyers.demo import demo_buyer_fields, seed_demo_buyers
@@ -39,6 +42,26 @@ def test_seeded_buyers_pass_the_apis_own_validation(merchant_account):
         assert serializer.is_valid(), serializer.errors
         assert buyer.created_at is not None
         assert buyer.updated_at is not None
+
+
+def test_seeded_buyers_have_distinct_increasing_times_over_the_last_year(merchant_account):
+    _seed(buyers=25, batch_size=10)
+
+    times = list(Buyer.objects.order_by("external_identifier").values_list("created_at", flat=True))
+    assert len(set(times)) == 25
+    assert times == sorted(times)
+    assert timedelta(days=300) < times[-1] - times[0] < timedelta(days=366)
+
+
+@pytest.mark.parametrize("number", [1, 3, 42, 624, 999_999])
+def test_the_copy_line_holds_the_demo_fields(number):
+    from buyers.demo import _copy_line
+
+    values = _copy_line("default", number, timezone.now()).rstrip("\n").split("\t")
+
+    fields = demo_buyer_fields(number)
+    assert values[2:5] == [fields["display_name"], fields["external_identifier"], fields["account_number"] or "\\N"]
+    assert json.loads(values[5]) == fields["billing_details"]
 
 
 def test_running_twice_creates_nothing_the_second_time(merchant_account):

@@ -2,9 +2,11 @@
 
 import csv
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from giftcards.models import IssuedGiftCard
 from transactions.demo import demo_transactions
@@ -19,15 +21,49 @@ def _seed(**options) -> str:
     return out.getvalue()
 
 
-def test_transactions_are_created_through_the_service_for_demo_buyers(merchant_account):
-    _seed(buyers=3, transactions=5)
+def test_transactions_are_written_as_the_service_leaves_sandbox_payments_for_demo_buyers(merchant_account):
+    _seed(buyers=3, transactions=40)
 
     transactions = list(demo_transactions(merchant_account).order_by("external_identifier"))
-    assert [t.external_identifier for t in transactions] == [f"demo-transaction-00000{n}" for n in range(1, 6)]
-    assert all(t.buyer is not None and t.buyer.merchant_account_id == "default" for t in transactions)
+    assert [t.external_identifier for t in transactions] == [f"demo-transaction-{n:06d}" for n in range(1, 41)]
+    for txn in transactions:
+        assert txn.buyer is not None
+        assert txn.buyer.merchant_account_id == "default"
+        assert txn.buyer_details["id"] == str(txn.buyer_id)
+        assert txn.buyer_email_address == txn.buyer.billing_details["email_address"]
+        names = [event.name for event in txn.events.all()]
+        assert names[0] == "transaction_created"
+        assert len(names) == 2
+        assert txn.events.last().to_status == txn.status
+        if txn.status == "capture_succeeded":
+            assert txn.captured_amount == txn.authorized_amount == txn.amount
+        if txn.status == "authorization_declined":
+            assert txn.error_code
+            assert txn.authorized_amount == 0
     statuses = {t.status for t in transactions}
-    assert {"authorization_declined"} < statuses  # the test cards give a mix of outcomes
-    assert statuses & {"authorization_succeeded", "capture_succeeded"}
+    assert {"authorization_declined", "authorization_succeeded", "capture_succeeded"} <= statuses
+    assert {t.currency for t in transactions} >= {"USD", "EUR", "JPY"}
+
+
+def test_seeded_transactions_read_back_through_the_api(merchant_account, api_client):
+    _seed(buyers=2, transactions=12)
+
+    response = api_client(scopes=["transactions.read"]).get("/transactions", {"limit": 20})
+
+    assert response.status_code == 200
+    assert len(response.json()["items"]) == 12
+
+
+def test_seeded_transactions_have_distinct_increasing_times_over_the_last_90_days(merchant_account):
+    _seed(transactions=30)
+
+    times = list(
+        demo_transactions(merchant_account).order_by("external_identifier").values_list("created_at", flat=True)
+    )
+    assert len(set(times)) == 30
+    assert times == sorted(times)
+    assert times[-1] - times[0] > timedelta(days=80)
+    assert times[-1] <= timezone.now()
 
 
 def test_transactions_carry_on_where_the_last_run_stopped(merchant_account):

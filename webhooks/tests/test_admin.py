@@ -2,10 +2,13 @@
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.urls import reverse
 
+from buyers.tests.factories import BuyerFactory
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
-from transactions.services import SYSTEM, transaction_void
-from transactions.tests.factories import TransactionFactory
+from transactions.requests import CardRequest, TransactionRequest
+from transactions.services import SYSTEM, transaction_create, transaction_void
+from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
 from webhooks.services import webhook_subscription_secret
 from webhooks.tests.conftest import run_tasks
@@ -58,3 +61,26 @@ def test_support_cannot_send_again_and_a_get_changes_nothing(client, staff_login
 
     assert len(receiver.received) == sent
     assert not LogEntry.objects.exists()
+
+
+def _captured_for(merchant_account, buyer):
+    card = CardRequest(number="4111111111111111", expiration_month=12, expiration_year=2039, security_code="123")
+    request = TransactionRequest(amount=1000, currency="USD", payment_method=card, intent="capture", buyer_id=buyer.pk)
+    return transaction_create(merchant_account=merchant_account, actor=SYSTEM, request=request)
+
+
+def test_the_transaction_page_leads_to_buyer_refunds_and_deliveries(client, merchant_account, staff_login, receiver):
+    subscription_for(merchant_account, receiver.url)
+    buyer = BuyerFactory(merchant_account=merchant_account, display_name="Felix Okafor")
+    txn = _captured_for(merchant_account, buyer)
+    refund = RefundFactory(transaction=txn)
+    run_tasks()
+    staff_login(SUPPORT)
+
+    html = client.get(reverse("admin:transactions_transaction_change", args=[txn.pk])).content.decode()
+
+    assert reverse("admin:buyers_buyer_change", args=[buyer.pk]) in html
+    assert reverse("admin:transactions_refund_change", args=[refund.pk]) in html
+    delivery = WebhookDelivery.objects.filter(event__target_id=str(txn.pk)).first()
+    assert delivery is not None
+    assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in html

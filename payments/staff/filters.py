@@ -1,0 +1,46 @@
+"""Admin list filters whose choices cost one bounded query, never a DISTINCT over the whole table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+
+RECENT_ROWS = 1_000
+
+
+class RecentValuesFilter(admin.SimpleListFilter):
+    """Offers the values of `field_name` seen in the newest `RECENT_ROWS` rows (by `created_at`), plus the one
+    selected: what support staff look for is what happens now, and Django's own `SELECT DISTINCT` over a
+    million-row table would scan all of it on every page."""
+
+    field_name = ""
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
+        model: type[Model] = model_admin.model
+        newest = model._default_manager.order_by("-created_at").values("pk")[:RECENT_ROWS]
+        values = set(
+            model._default_manager.filter(pk__in=newest)
+            .exclude(**{f"{self.field_name}__isnull": True})
+            .values_list(self.field_name, flat=True)
+            .distinct()
+        )
+        if self.value():
+            values.add(self.value())
+        return [(value, value) for value in sorted(values)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value():
+            return queryset.filter(**{self.field_name: self.value()})
+        return queryset
+
+
+def recent_values_filter(field_name: str, title: str) -> type[RecentValuesFilter]:
+    """A `RecentValuesFilter` on one field: `recent_values_filter("currency", "currency")`."""
+    return type(
+        f"Recent{field_name.title().replace('_', '')}Filter",
+        (RecentValuesFilter,),
+        {"field_name": field_name, "title": title, "parameter_name": field_name},
+    )

@@ -1,0 +1,58 @@
+"""The transactions app's pivots (payments.staff.pivots): a buyer's transactions, a gift card's redemptions."""
+
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from payments.money import format_money
+from payments.staff import pivots
+from transactions.models import GiftCardRedemption, Transaction
+
+
+def _transaction(txn: Transaction) -> SafeString:
+    url = reverse("admin:transactions_transaction_change", args=[txn.pk])
+    return format_html(
+        '<a href="{}">{}</a> {} {}, {}',
+        url,
+        str(txn.pk).split("-")[0],
+        txn.created_at.strftime("%Y-%m-%d %H:%M"),
+        format_money(txn.amount, txn.currency),
+        txn.status.replace("_", " "),
+    )
+
+
+def _redemption(redemption: GiftCardRedemption) -> SafeString:
+    url = reverse("admin:transactions_transaction_change", args=[redemption.transaction_id])
+    return format_html(
+        '<a href="{}">transaction {}</a> {} {} ({} refunded), {}',
+        url,
+        str(redemption.transaction_id).split("-")[0],
+        redemption.created_at.strftime("%Y-%m-%d %H:%M"),
+        format_money(redemption.amount, redemption.issued_card.currency),
+        format_money(redemption.refunded_amount, redemption.issued_card.currency),
+        redemption.status,
+    )
+
+
+def register() -> None:
+    pivots.register(
+        pivots.Pivot(
+            target="buyers.buyer",
+            title="Transactions",
+            model=Transaction,
+            lookup="buyer_id",
+            describe=_transaction,
+            changelist_param="buyer__id__exact",
+        )
+    )
+    for target, lookup in (("giftcards.issuedgiftcard", "issued_card_id"), ("giftcards.giftcard", "gift_card_id")):
+        pivots.register(
+            pivots.Pivot(
+                target=target,
+                title="Redemptions",
+                model=GiftCardRedemption,
+                lookup=lookup,
+                describe=_redemption,
+                select_related=("issued_card",),
+            )
+        )
