@@ -110,7 +110,10 @@ class PaymentMethodViewSet(
         Keeps a card for a buyer (named by `buyer_id` or `buyer_external_identifier`), sent as `method: card`
         with its number and expiry date, or as `method: checkout-session` to keep the card a checkout session holds.
         A security code may be sent and is checked, but is never stored. Storing a card the buyer already has answers
-        201 with that same method (same `id`), its expiry date and external identifier brought up to date."""
+        201 with that same method (same `id`), its expiry date and external identifier brought up to date.
+
+        404: The buyer, or the checkout session, does not exist in the merchant account (or the session expired).
+        """
         data = validated(payment_method_create_input(request.data))
         account = request_merchant_account(request)
         buyer = _buyer(account, data)
