@@ -11,6 +11,7 @@ from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from buyers.models import Buyer
 from buyers.selectors import buyer_get
 from checkout.selectors import checkout_session_card
 from paymentmethods.api.serializers import (
@@ -31,6 +32,7 @@ from paymentmethods.services import (
     payment_method_update,
 )
 from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
@@ -112,7 +114,7 @@ class PaymentMethodViewSet(
         A security code may be sent and is checked, but is never stored. Storing a card the buyer already has answers
         201 with that same method (same `id`), its expiry date and external identifier brought up to date.
 
-        404: The buyer, or the checkout session, does not exist in the merchant account (or the session expired).
+        404: The checkout session named by `id` does not exist, has expired or belongs to another merchant account.
         """
         data = validated(payment_method_create_input(request.data))
         account = request_merchant_account(request)
@@ -156,7 +158,7 @@ def _belongs_to(method: PaymentMethod, pinned: dict[str, str]) -> bool:
     return all(actual[name] == value for name, value in pinned.items())
 
 
-def _buyer(account: Any, data: dict[str, Any]) -> Any:
+def _buyer(account: MerchantAccount, data: dict[str, Any]) -> Buyer:
     """The buyer the body names; a missing one is a 400 pointing at the field that named it."""
     pointer = "/buyer_id" if data.get("buyer_id") is not None else "/buyer_external_identifier"
     try:
@@ -187,8 +189,8 @@ class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
         query = BuyerPaymentMethodsQuery(data=request.query_params)
         if not query.is_valid():
             raise QueryValidationError(query.errors)
-        params = dict(query.validated_data)
-        params.pop("country", None), params.pop("currency", None)
+        # Every card here is usable in any country and currency: those two filters keep them all.
+        params = {name: value for name, value in query.validated_data.items() if name not in ("country", "currency")}
         if _embed_only(request):
             params.update(_embed_buyer(request, params))
         elif not any(params.get(name) for name in EMBED_BUYER_CLAIMS):

@@ -143,8 +143,8 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         a card and gift cards together. A decline is not an error: it answers 201 with a declined status (see the
         test cards in docs/test-cards.md). Send an `Idempotency-Key` to retry safely.
 
-        404: The checkout session (missing, expired, or without card details yet) or the stored payment method in
-            `payment_method.id` does not exist in the merchant account.
+        404: The checkout session, stored payment method or shipping details the body names do not exist (or belong
+        to another merchant account).
         """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
