@@ -102,7 +102,9 @@ def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_accoun
                 f"--phases={PHASES}",
                 f"--max-examples={MAX_EXAMPLES}",
                 f"--seed={seed}",
-                "--workers=2",
+                # One thread: on Python 3.11 `ast.parse` in two threads at once can raise "AST constructor recursion
+                # depth mismatch" (CPython gh-106905), which schemathesis reports as an error of the run.
+                "--workers=1",
                 "--no-shrink",
                 f"--header=Authorization: Bearer {token}",
                 "--header=x-gr4vy-merchant-account-id: default",

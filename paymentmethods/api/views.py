@@ -92,20 +92,30 @@ class PaymentMethodViewSet(
         return method
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """List the account's stored payment methods, newest first, filtered by buyer, status or external
+        """List stored payment methods
+
+        The account's stored payment methods, newest first, filtered by buyer, status or external
         identifier. Card numbers are never shown: `label` is the last 4 digits and `details.bin` the first 6."""
         return super().list(request, *args, **kwargs)
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """Get one stored payment method. Another merchant account's method answers 404, like a missing one."""
+        """Get a stored payment method
+
+        One stored card of the merchant account, masked. Another merchant account's method answers 404, like a
+        missing one."""
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(request=PaymentMethodCreateInput, responses={201: PaymentMethodOutput})
     def create(self, request: Request) -> Response:
-        """Store a card for a buyer (named by `buyer_id` or `buyer_external_identifier`), sent as `method: card`
+        """Store a payment method
+
+        Keeps a card for a buyer (named by `buyer_id` or `buyer_external_identifier`), sent as `method: card`
         with its number and expiry date, or as `method: checkout-session` to keep the card a checkout session holds.
         A security code may be sent and is checked, but is never stored. Storing a card the buyer already has answers
-        201 with that same method (same `id`), its expiry date and external identifier brought up to date."""
+        201 with that same method (same `id`), its expiry date and external identifier brought up to date.
+
+        404: The checkout session named by `id` does not exist, has expired or belongs to another merchant account.
+        """
         data = validated(payment_method_create_input(request.data))
         account = request_merchant_account(request)
         buyer = _buyer(account, data)
@@ -121,7 +131,9 @@ class PaymentMethodViewSet(
 
     @extend_schema(request=PaymentMethodUpdateInput, responses={200: PaymentMethodOutput})
     def update(self, request: Request, payment_method_id: str | None = None) -> Response:
-        """Update a stored card: a new `expiration_date` when the issuer renewed it, and the scheme transaction id
+        """Update a stored payment method
+
+        Updates a stored card: a new `expiration_date` when the issuer renewed it, and the scheme transaction id
         and transaction link id kept for merchant-initiated payments. Fields left out keep their value."""
         serializer = PaymentMethodUpdateInput(data=request.data)
         changes = serializer.to_changes(validated(serializer))
@@ -129,7 +141,9 @@ class PaymentMethodViewSet(
         return Response(PaymentMethodOutput(method).data)
 
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        """Delete a stored payment method and its card data, at once. Payments made with it keep their masked copy
+        """Delete a stored payment method
+
+        Deletes the method and its card data, at once. Payments made with it keep their masked copy
         of the card; paying with its id afterwards answers 404. An embed token may delete only a card of the buyer
         it is pinned to."""
         return super().destroy(request, *args, **kwargs)
@@ -167,7 +181,9 @@ class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
 
     @extend_schema(parameters=[BuyerPaymentMethodsQuery], responses={200: PaymentMethodSummariesOutput})
     def list(self, request: Request) -> Response:
-        """List one buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
+        """List a buyer's stored payment methods
+
+        One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
         parameter. A buyer that does not exist has no methods."""
         query = BuyerPaymentMethodsQuery(data=request.query_params)
