@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 DEEP_OFFSET = 900_000
 MERCHANT_ACCOUNT = "default"
+SUBSCRIBED_ACCOUNT = "bench-subscribed"
 
 
 @dataclass
@@ -84,6 +85,7 @@ def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
         "BENCH_PEER_VERIFYING_KEY": public_pem(private_key),
         "BENCH_PRIVATE_KEY_PEM": private_pem,
         "LOG_LEVEL": "INFO",  # the servers log every request, as in production
+        "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",  # the bench's own receiver
     }
 
 
@@ -163,7 +165,26 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
         fixtures["transactions_token"] = mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
         fixtures["transaction_body"] = json.dumps(TRANSACTION)
         fixtures["queries_per_transaction"] = str(_queries_per_create(fixtures["transactions_token"]))
+        fixtures.update(subscribed_account())
     return fixtures
+
+
+def subscribed_account() -> dict[str, str]:
+    """A second merchant account with one active webhook subscription (to the bench's receiver) and its own key."""
+    from payments.accounts.keys import generate_private_key, mint_token, public_pem
+    from payments.accounts.services import api_key_register
+    from payments.models import MerchantAccount
+    from webhooks.models import WebhookSubscription
+    from webhooks.services import webhook_subscription_create
+
+    account, _ = MerchantAccount.objects.get_or_create(id=SUBSCRIBED_ACCOUNT, defaults={"display_name": "Hooked"})
+    port = free_port()
+    WebhookSubscription.objects.filter(merchant_account=account).delete()
+    webhook_subscription_create(merchant_account=account, url=f"http://127.0.0.1:{port}/hook")
+    private_key, private_pem = generate_private_key()
+    api_key_register(public_key_pem=public_pem(private_key), merchant_account=account)
+    token = mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
+    return {"subscribed_token": token, "receiver_port": str(port)}
 
 
 # What the SDK sends for a card authorization (with its model defaults); 4111... is approved by the sandbox.
@@ -260,7 +281,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(env: dict[str, str], workers: int, log: Path) -> tuple[subprocess.Popen, str]:
+def start_server(
+    env: dict[str, str], workers: int, log: Path, ready_path: str = "/readyz"
+) -> tuple[subprocess.Popen, str]:
     port = free_port()
     # No recycling of workers during the run: a fresh worker would start with cold caches.
     server_env = {
@@ -271,7 +294,8 @@ def start_server(env: dict[str, str], workers: int, log: Path) -> tuple[subproce
         "WEB_CONCURRENCY": str(workers),
         "WEB_MAX_REQUESTS": "0",
     }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "config/gunicorn.conf.py"]
+    # The project's config plus a per-worker request count (bench/gunicorn.conf.py).
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "bench/gunicorn.conf.py"]
     process = subprocess.Popen(
         command, cwd=ROOT, env=server_env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), start_new_session=True
     )
@@ -279,7 +303,7 @@ def start_server(env: dict[str, str], workers: int, log: Path) -> tuple[subproce
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"{base}/readyz", timeout=2) as response:  # noqa: S310 - loopback
+            with urllib.request.urlopen(base + ready_path, timeout=2) as response:  # noqa: S310 - loopback
                 if response.status == 200:
                     return process, base
         except (urllib.error.URLError, ConnectionError):
@@ -418,6 +442,8 @@ def buyer_cases(fixtures: dict[str, str]) -> list[Case]:
         Case("offset peer @900k", f"/bench/offset-peer/buyers?limit=20&offset={DEEP_OFFSET}", auth),
         Case("floor", "/bench/floor/buyers?limit=20", {}),
         Case("floor @900k", f"/bench/floor/buyers?{fixtures['floor_deep']}", {}),
+        Case("bare floor", "/bare/buyers?limit=20", {}, server="bare"),
+        Case("bare floor @900k", f"/bare/buyers?{fixtures['floor_deep']}", {}, server="bare"),
     ]
 
 
@@ -426,15 +452,16 @@ def transaction_cases(fixtures: dict[str, str]) -> list[Case]:
     if "transaction_body" not in fixtures:
         return []
     headers = {"Authorization": f"Bearer {fixtures['transactions_token']}", "Content-Type": "application/json"}
+    subscribed = {
+        "Authorization": f"Bearer {fixtures['subscribed_token']}",
+        "Content-Type": "application/json",
+        "x-gr4vy-merchant-account-id": SUBSCRIBED_ACCOUNT,
+    }
+    body, key = fixtures["transaction_body"], "Idempotency-Key"
     return [
-        Case(
-            "create transaction",
-            "/transactions",
-            headers,
-            "POST",
-            fixtures["transaction_body"],
-            unique_header="Idempotency-Key",
-        )
+        Case("create transaction", "/transactions", headers, "POST", body, unique_header=key),
+        Case("create, subscribed", "/transactions", subscribed, "POST", body, unique_header=key),
+        Case("write floor", "/bare/transactions", {"Content-Type": "application/json"}, "POST", body, "bare", key),
     ]
 
 
@@ -448,6 +475,195 @@ def gift_card_cases(fixtures: dict[str, str]) -> list[Case]:
         Case("balances limited", "/gift-cards/balances", headers, "POST", body),
         Case("balances limits off", "/gift-cards/balances", headers, "POST", body, server="limits-off"),
     ]
+
+
+# --- fair workers --------------------------------------------------------------------------------
+
+# (workers, keep-alive connections): more connections than workers, and many more.
+FAIRNESS_LAYOUTS = ((2, 8), (5, 64))
+FAIRNESS_TOLERANCE = 0.25  # every worker serves within 25% of the mean
+
+
+def worker_counts(path: Path) -> list[int]:
+    """Requests served so far by each worker slot (bench/gunicorn.conf.py)."""
+    import struct
+
+    data = path.read_bytes()
+    return list(struct.unpack(f"<{len(data) // 8}Q", data))
+
+
+def fairness(
+    wrk: str, env: dict[str, str], fixtures: dict[str, str], rounds: int, seconds: float, workdir: Path
+) -> list[str]:
+    """Drive `GET /buyers?limit=20` with more keep-alive connections than workers; count each worker's share."""
+    auth = {"Authorization": f"Bearer {fixtures['token']}"}
+    case = Case("fair workers", "/buyers?limit=20", auth)
+    lines = [
+        "| workers | connections | round | req/s | requests per worker | furthest from the mean |",
+        "|---:|---:|---:|---:|---|---:|",
+    ]
+    worst = 0.0
+    for workers, connections in FAIRNESS_LAYOUTS:
+        counts_path = workdir / f"counts-{workers}.bin"
+        counts_path.write_bytes(bytes(8 * 64))
+        counted = {**env, "BENCH_WORKER_COUNTS": str(counts_path)}
+        server = start_server(counted, workers, workdir / f"fair-{workers}.log")
+        try:
+            drive(wrk, server, case, 1, connections, workdir)
+            for round_number in range(rounds):
+                before = worker_counts(counts_path)
+                result = drive(wrk, server, case, seconds, connections, workdir)
+                served = [after - was for after, was in zip(worker_counts(counts_path), before, strict=True)]
+                served = [count for index, count in enumerate(served) if 1 <= index <= workers]
+                mean = statistics.mean(served)
+                spread = max(abs(count - mean) for count in served) / mean if mean else 1.0
+                worst = max(worst, spread)
+                shares = " / ".join(f"{count:,}" for count in served)
+                lines.append(
+                    f"| {workers} | {connections} | {round_number + 1} | {result.rps:,.0f} | {shares} | {spread:.0%} |"
+                )
+                print(f"  fair workers {workers}w/{connections}c round {round_number + 1}: {shares} ({spread:.0%})")
+        finally:
+            stop_server(server[0])
+    verdict = "ok" if worst <= FAIRNESS_TOLERANCE else "MISSED"
+    lines.append("")
+    lines.append(f"- every worker within {FAIRNESS_TOLERANCE:.0%} of the mean, each round: worst {worst:.0%} {verdict}")
+    return lines
+
+
+# --- webhook deliveries --------------------------------------------------------------------------
+
+WEBHOOK_BACKLOG_CREATES = 100
+WEBHOOK_PACED_CREATES = 100
+WEBHOOK_PACE_SECONDS = 0.1
+
+
+class Receiver:
+    """A local webhook receiver: answers 200 at once and notes when each delivery (by its id) arrived."""
+
+    def __init__(self, port: int) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.received: dict[str, float] = {}
+        received = self.received
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                arrived = time.time()
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                received.setdefault(self.headers["X-Gr4vy-Webhook-Id"], arrived)
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, count: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.received) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _subscribed_creates(fixtures: dict[str, str], count: int, pace: float = 0.0) -> None:
+    """`count` approved card authorizations for the subscribed account, through the project's own view."""
+    from django.test import Client
+
+    client = Client(
+        HTTP_HOST="127.0.0.1",
+        HTTP_AUTHORIZATION=f"Bearer {fixtures['subscribed_token']}",
+        HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID=SUBSCRIBED_ACCOUNT,
+    )
+    for _ in range(count):
+        started = time.monotonic()
+        key = secrets.token_hex(8)
+        client.post("/transactions", TRANSACTION, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key)
+        time.sleep(max(0.0, pace - (time.monotonic() - started)))
+
+
+def _forget_webhook_backlog() -> None:
+    """Drop what earlier runs left queued (the create cases run with no worker), so each measure starts empty."""
+    from django_tasks_db.models import DBTaskResult
+
+    from payments.models import OutboxEvent
+
+    OutboxEvent.objects.filter(merchant_account_id=SUBSCRIBED_ACCOUNT).delete()
+    DBTaskResult.objects.all().delete()
+
+
+def _start_workers(env: dict[str, str], count: int, log: Path) -> list[subprocess.Popen]:
+    command = [sys.executable, "manage.py", "run_worker", "--no-clock", "--verbosity", "0"]
+    return [
+        subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log.open("ab"))
+        for _ in range(count)
+    ]
+
+
+def _stop_workers(workers: list[subprocess.Popen]) -> None:
+    for worker in workers:
+        worker.terminate()
+    for worker in workers:
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def webhook_deliveries(env: dict[str, str], fixtures: dict[str, str], workdir: Path) -> list[str]:
+    """Deliveries per second per worker process (a backlog drained by 1, then 2 workers), and the delay from a
+    state change (its outbox event's time) to the receiver, with one idle worker and changes 10 a second."""
+    from payments.models import OutboxEvent
+    from webhooks.models import WebhookDelivery
+
+    def events() -> int:  # one delivery each: the account has one subscription
+        return OutboxEvent.objects.filter(merchant_account_id=SUBSCRIBED_ACCOUNT).count()
+
+    receiver = Receiver(int(fixtures["receiver_port"]))
+    lines = ["| measure | workers | deliveries | result |", "|---|---:|---:|---:|"]
+    try:
+        for count in (1, 2):
+            _forget_webhook_backlog()
+            receiver.received.clear()
+            _subscribed_creates(fixtures, WEBHOOK_BACKLOG_CREATES)
+            workers = _start_workers(env, count, workdir / "workers.log")
+            try:
+                receiver.wait_for(events(), timeout=300)
+            finally:
+                _stop_workers(workers)
+            times = sorted(receiver.received.values())
+            rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
+            lines.append(f"| backlog drained, per worker process | {count} | {len(times)} | {rate / count:,.0f}/s |")
+            print(f"  webhook backlog, {count} worker(s): {len(times)} deliveries, {rate / count:,.0f}/s per worker")
+
+        _forget_webhook_backlog()
+        receiver.received.clear()
+        workers = _start_workers(env, 1, workdir / "workers.log")
+        try:
+            time.sleep(3)  # the worker is up and polling
+            _subscribed_creates(fixtures, WEBHOOK_PACED_CREATES, pace=WEBHOOK_PACE_SECONDS)
+            receiver.wait_for(events(), timeout=60)
+        finally:
+            _stop_workers(workers)
+        changed = dict(
+            WebhookDelivery.objects.filter(pk__in=list(receiver.received)).values_list("pk", "event__created_at")
+        )
+        delays = sorted(1000 * (receiver.received[str(pk)] - at.timestamp()) for pk, at in changed.items())
+        if delays:
+            p50, p99 = delays[len(delays) // 2], delays[min(len(delays) - 1, int(len(delays) * 0.99))]
+            lines.append(f"| change to receipt, p50 / p99 | 1 | {len(delays)} | {p50:,.0f} / {p99:,.0f} ms |")
+            print(f"  webhook delay: p50 {p50:,.0f} ms, p99 {p99:,.0f} ms over {len(delays)} deliveries")
+    finally:
+        receiver.close()
+        _forget_webhook_backlog()
+    return lines
 
 
 # --- report ----------------------------------------------------------------------------------------
@@ -507,6 +723,36 @@ TARGETS = [
     Target("ours / peer req/s >= 1.2", lambda s: s["ours"].rps / s["peer"].rps, lambda v: v >= 1.2, ("ours", "peer")),
     Target(
         "ours / floor req/s >= 0.6", lambda s: s["ours"].rps / s["floor"].rps, lambda v: v >= 0.6, ("ours", "floor")
+    ),
+    Target(
+        "ours / bare floor req/s >= 0.6",
+        lambda s: s["ours"].rps / s["bare floor"].rps,
+        lambda v: v >= 0.6,
+        ("ours", "bare floor"),
+    ),
+    Target(
+        "same, by CPU per request (app + db): bare floor / ours >= 0.6",
+        lambda s: _cpu(s["bare floor"]) / _cpu(s["ours"]),
+        lambda v: v >= 0.6,
+        ("ours", "bare floor"),
+    ),
+    Target(
+        "create transaction / write floor req/s >= 0.5",
+        lambda s: s["create transaction"].rps / s["write floor"].rps,
+        lambda v: v >= 0.5,
+        ("create transaction", "write floor"),
+    ),
+    Target(
+        "create with one active webhook subscription / none req/s >= 0.9",
+        lambda s: s["create, subscribed"].rps / s["create transaction"].rps,
+        lambda v: v >= 0.9,
+        ("create transaction", "create, subscribed"),
+    ),
+    Target(
+        "same, by CPU per request (app + db): none / subscribed >= 0.9",
+        lambda s: _cpu(s["create transaction"]) / _cpu(s["create, subscribed"]),
+        lambda v: v >= 0.9,
+        ("create transaction", "create, subscribed"),
     ),
     Target(
         "same, by CPU per request (app + db): floor / ours >= 0.6",
@@ -572,10 +818,19 @@ def main() -> None:
     fixtures = prepare(args.rows, env)
     every_case = buyer_cases(fixtures) + gift_card_cases(fixtures) + transaction_cases(fixtures)
     cases = [case for case in every_case if not args.only or case.name in args.only]
+    run_fairness = not args.only or "fair workers" in args.only
+    run_webhooks = "subscribed_token" in fixtures and (not args.only or "webhook deliveries" in args.only)
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    fairness_lines = fairness(wrk, env, fixtures, 3, args.seconds, workdir) if run_fairness else []
+    webhook_lines = webhook_deliveries(env, fixtures, workdir) if run_webhooks else []
     # The limiter counts every embed request but, at this budget, never refuses one.
-    servers = {"main": start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")}
+    servers = {}
+    if cases:
+        servers["main"] = start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")
+    if any(case.server == "bare" for case in cases):
+        bare = {**env, "DJANGO_SETTINGS_MODULE": "bench.bare_settings"}
+        servers["bare"] = start_server(bare, args.workers, workdir / "bare.log", ready_path="/bare/buyers?limit=1")
     if any(case.server == "limits-off" for case in cases):
         servers["limits-off"] = start_server({**env, "RATELIMIT_ENABLE": "false"}, args.workers, workdir / "off.log")
     results: dict[str, list[Result]] = {case.name: [] for case in cases}
@@ -583,7 +838,7 @@ def main() -> None:
         print(f"warming up {len(cases)} cases")
         for case in cases:
             drive(wrk, servers[case.server], case, 1, args.connections, workdir)
-        for round_number in range(args.rounds):
+        for round_number in range(args.rounds if cases else 0):
             # Rotate the order each round so no case always runs first, or right after the slowest one.
             shift = round_number % len(cases)
             for case in cases[shift:] + cases[:shift]:
@@ -599,9 +854,13 @@ def main() -> None:
 
     summaries = {name: summarise(runs) for name, runs in results.items() if runs}
     print()
+    for stage in (fairness_lines, webhook_lines):
+        if stage:
+            print("\n".join(stage))
+            print()
     load = f"wrk -t1 -c{args.connections}, {args.rounds} rounds of {args.seconds:g}s per case"
     print(f"{args.workers} gunicorn workers, {load}; req/s, p50 and p99 from each case's best round, CPU the median")
-    print(table(summaries, references=["peer", "offset peer", "floor"]))
+    print(table(summaries, references=["peer", "floor", "bare floor"]))
     print()
     print("\n".join(report_targets(summaries)))
     if "queries_per_transaction" in fixtures:

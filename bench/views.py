@@ -4,21 +4,19 @@
   DRF's `CursorPagination` on `-created_at`, simplejwt's stock `JWTAuthentication` (the signature checked
   on every request, then a user lookup).
 - offset peer: the same with `LimitOffsetPagination` (a COUNT and an OFFSET on every page).
-- floor: the least any Django view can do for the same page: the keyset query on a raw cursor, JSON out.
+- floor: the bare floor's view (bench/bare.py: the keyset query on a raw cursor, JSON out), here behind the
+  project's settings and middleware.
 """
 
-import json
-
-from django.db import connection
-from django.http import HttpRequest, JsonResponse
 from rest_framework import serializers, viewsets
 from rest_framework.pagination import CursorPagination, LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
+from bench.bare import bare_buyers as floor_buyers
 from buyers.models import Buyer
 
-FLOOR_MERCHANT_ACCOUNT = "default"
+__all__ = ["OffsetPeerBuyerViewSet", "PeerBuyerViewSet", "PeerCursorPagination", "floor_buyers"]
 
 
 class PeerBuyerSerializer(serializers.ModelSerializer):
@@ -55,46 +53,3 @@ class PeerBuyerViewSet(viewsets.ModelViewSet):
 
 class OffsetPeerBuyerViewSet(PeerBuyerViewSet):
     pagination_class = LimitOffsetPagination
-
-
-_FLOOR_QUERY = """
-    SELECT id, merchant_account_id, display_name, external_identifier, account_number, billing_details,
-           created_at, updated_at
-    FROM buyers_buyer
-    WHERE merchant_account_id = %s {position}
-    ORDER BY created_at DESC, id DESC
-    LIMIT %s
-"""
-
-
-def floor_buyers(request: HttpRequest) -> JsonResponse:
-    """`?limit=20[&before=<created_at>,<id>]`: one keyset page, no authentication, no framework."""
-    limit = int(request.GET.get("limit", 20))
-    params: list = [FLOOR_MERCHANT_ACCOUNT]
-    position = ""
-    if before := request.GET.get("before"):
-        created_at, pk = before.split(",")
-        position = "AND (created_at, id) < (%s, %s)"
-        params += [created_at, pk]
-    with connection.cursor() as cursor:
-        cursor.execute(_FLOOR_QUERY.format(position=position), [*params, limit + 1])
-        rows = cursor.fetchall()
-    items = [_floor_item(row) for row in rows[:limit]]
-    last = rows[limit - 1] if len(rows) > limit else None
-    next_cursor = f"{last[6].isoformat()},{last[0]}" if last else None
-    return JsonResponse({"items": items, "limit": limit, "next_cursor": next_cursor, "previous_cursor": None})
-
-
-def _floor_item(row: tuple) -> dict:
-    pk, account, display_name, external_identifier, account_number, billing_details, created_at, updated_at = row
-    return {
-        "type": "buyer",
-        "id": str(pk),
-        "merchant_account_id": account,
-        "display_name": display_name,
-        "external_identifier": external_identifier,
-        "billing_details": json.loads(billing_details) if isinstance(billing_details, str) else billing_details,
-        "account_number": account_number,
-        "created_at": created_at.isoformat(),
-        "updated_at": updated_at.isoformat(),
-    }

@@ -5,6 +5,7 @@ errors in the JSON envelope, like every other URL of the server.
 """
 
 import functools
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -107,22 +108,42 @@ def demo_checkout(request: HttpRequest) -> HttpResponse:
             "Open the demo at localhost or 127.0.0.1, or set SECURE_FIELDS_ORIGIN to another origin of this server.",
         )
 
+    buyer_id = request.GET.get("buyer_id") or None
+    if buyer_id is not None and not _is_uuid(buyer_id):
+        return _query_error(400, "/buyer_id", "Must be a buyer id (a UUID).")
+
     session = checkout_session_create(merchant_account=account, expires_in=DEMO_TOKEN_SECONDS)
+    # A returning buyer (`?buyer_id=`): the token is pinned to them too, so Embed lists their saved cards.
+    pins = {"amount": DEMO_ORDER["amount"], "currency": DEMO_ORDER["currency"]}
     token = mint_token(
         private_key_pem,
         scopes=["embed"],
-        embed={"amount": DEMO_ORDER["amount"], "currency": DEMO_ORDER["currency"]},
+        embed={**pins, "buyer_id": buyer_id} if buyer_id else pins,
         checkout_session_id=str(session.id),
         expires_in=DEMO_TOKEN_SECONDS,
     )
     nonce = security.new_nonce()
-    context = {**DEMO_ORDER, "token": token, "session_id": str(session.id), "api_origin": api_origin}
+    context = {
+        **DEMO_ORDER,
+        "token": token,
+        "session_id": str(session.id),
+        "api_origin": api_origin,
+        "buyer_id": buyer_id or "",
+    }
     response = render(request, "checkout/demo_checkout.html", {**context, "csp_nonce": nonce})
     response["Content-Security-Policy"] = security.demo_page_policy(nonce=nonce, api_origin=api_origin)
     # The page carries a live token and session: never keep it in a cache or history snapshot.
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def _is_uuid(value: str) -> bool:
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
 
 
 def _demo_private_key(path: Path) -> str | None:

@@ -10,14 +10,13 @@ import os
 
 bind = f"{os.environ.get('HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"  # noqa: S104 - app servers sit behind a load balancer
 workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count() + 1))
-# Threaded workers keep client (load balancer) connections alive between requests; one thread per
-# worker by default keeps each worker's in-process caches and its database connection uncontended.
-# gunicorn's gthread worker, answering the errors it meets itself with the JSON envelope and bounding how long
-# a request may run (config/gunicorn_worker.py).
-worker_class = "config.gunicorn_worker.EnvelopeThreadWorker"
-threads = int(os.environ.get("WEB_THREADS", 1))
-keepalive = int(os.environ.get("WEB_KEEPALIVE_SECONDS", 5))
-# A request runs for at most twice this (config/gunicorn_worker.py); IDEMPOTENCY_KEY_LEASE_SECONDS must be longer.
+# Sync workers: a worker takes a connection only when it is free and closes it after one request, so no
+# worker idles while requests queue behind another (a kept-alive connection would tie its next requests to
+# one worker, however busy). The load balancer keeps clients' connections alive; docs/deploy.md, "Workers".
+# gunicorn's sync worker, answering the errors it meets itself with the JSON envelope (config/gunicorn_worker.py).
+worker_class = "config.gunicorn_worker.EnvelopeSyncWorker"
+# A worker whose request runs longer than this is replaced (its heartbeat comes only between requests);
+# IDEMPOTENCY_KEY_LEASE_SECONDS must be longer (payments/ops/checks.py keeps a margin of twice this).
 timeout = int(os.environ.get("WEB_TIMEOUT_SECONDS", 30))
 graceful_timeout = int(os.environ.get("WEB_GRACEFUL_TIMEOUT_SECONDS", 30))
 # Recycle workers now and then so a slow leak in any dependency can never grow without bound; the

@@ -1,30 +1,28 @@
-"""gunicorn's threaded worker, with two changes the API needs (`worker_class` in config/gunicorn.conf.py).
+"""gunicorn's sync worker, answering the errors gunicorn meets itself with the API's JSON envelope
+(`worker_class` in config/gunicorn.conf.py).
 
-1. Errors gunicorn answers itself use the API's JSON envelope. A request gunicorn cannot parse (a request line
-   or header over its limits, a NUL byte in a header, a malformed chunk, a transfer coding it does not know)
-   never reaches Django; gunicorn writes an HTML page of its own, which the official client cannot read as
-   an error. Here the same statuses come back as the envelope, with a message that names what to fix, and the
-   log line names the kind of error, never the request line or a header (they can carry a checkout session
-   id or a token).
-2. A request runs for a bounded time. The threaded worker's heartbeat comes from its main loop, so a request
-   stuck in a thread would never make gunicorn's `timeout` fire. Here the heartbeat stops while any request
-   has run for longer than `timeout`: gunicorn then replaces the worker `timeout` seconds later. So no request
-   runs for more than twice `timeout` (plus a second or two), the bound the idempotency lease relies on
-   (docs/reliability.md).
+A request gunicorn cannot parse (a request line or header over its limits, a NUL byte in a header, a malformed
+chunk, a transfer coding it does not know) never reaches Django; gunicorn writes an HTML page of its own, which
+the official client cannot read as an error. Here the same statuses come back as the envelope, with a message
+that names what to fix, and the log line names the kind of error, never the request line or a header (they can
+carry a checkout session id or a token).
+
+Why the sync worker (docs/deploy.md, "Workers"): a worker accepts a connection only when it is free, serves one
+request on it and closes it, so requests wait in the listening socket's queue, which every worker takes from,
+never behind a busy worker while another idles. Its heartbeat comes from the loop between requests, so
+gunicorn's own `timeout` bounds every request (the bound the idempotency lease relies on, docs/reliability.md).
 """
 
 from __future__ import annotations
 
 import json
 import ssl
-import threading
-import time
 import uuid
 from http import HTTPStatus
 
 from gunicorn import util
 from gunicorn.http import errors
-from gunicorn.workers.gthread import ThreadWorker
+from gunicorn.workers.sync import SyncWorker
 
 # Checked in order, so the application's own header faults (subclasses of InvalidHeader) stay 500s.
 _ANSWERS: tuple[tuple[tuple[type[BaseException], ...], int, str], ...] = (
@@ -32,6 +30,12 @@ _ANSWERS: tuple[tuple[tuple[type[BaseException], ...], int, str], ...] = (
         (errors.InvalidResponseHeader, errors.InvalidResponseHeaderName, errors.ConfigurationProblem),
         500,
         "Request could not be processed",
+    ),
+    # gunicorn stops a request that runs past `timeout` by raising SystemExit in it, then replaces the worker.
+    (
+        (SystemExit,),
+        500,
+        "The request ran past the server's time limit; retry with the same Idempotency-Key to learn its outcome.",
     ),
     ((errors.LimitRequestLine,), 414, "The request line (method, path and query string) is too long."),
     ((errors.LimitRequestHeaders,), 431, "The request headers are too large, or there are too many of them."),
@@ -80,14 +84,8 @@ def error_bytes(status: int, message: str, request_id: str) -> bytes:
     return head.encode("latin-1") + body
 
 
-class EnvelopeThreadWorker(ThreadWorker):
-    """The gthread worker, answering its own errors with the JSON envelope and bounding each request's time."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self._running_since: dict[int, float] = {}
-        self._running_lock = threading.Lock()
-        self._overdue_reported = False
+class EnvelopeSyncWorker(SyncWorker):
+    """The sync worker, answering its own errors with the JSON envelope."""
 
     def handle_error(self, req, client, addr, exc) -> None:
         status, message = error_answer(exc)
@@ -103,31 +101,3 @@ class EnvelopeThreadWorker(ThreadWorker):
             util.write_nonblock(client, error_bytes(status, message, request_id))
         except Exception:  # the client may be gone already; nothing more to tell it
             self.log.debug("Failed to send error message.")
-
-    def handle_request(self, req, conn):
-        key = threading.get_ident()
-        with self._running_lock:
-            self._running_since[key] = time.monotonic()
-        try:
-            return super().handle_request(req, conn)
-        finally:
-            with self._running_lock:
-                self._running_since.pop(key, None)
-
-    def notify(self) -> None:
-        if self._overdue():
-            return  # no heartbeat: gunicorn replaces this worker once `timeout` has passed
-        super().notify()
-
-    def _overdue(self) -> bool:
-        limit = self.cfg.timeout
-        if not limit:
-            return False
-        with self._running_lock:
-            oldest = min(self._running_since.values(), default=None)
-        if oldest is None or time.monotonic() - oldest <= limit:
-            return False
-        if not self._overdue_reported:
-            self._overdue_reported = True
-            self.log.error("A request has run for more than %ss; this worker will be replaced.", limit)
-        return True

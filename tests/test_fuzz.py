@@ -27,6 +27,7 @@ from django.db import connection
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
+from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.accounts.keys import mint_token
 from tests.servers import database_url, gunicorn
 from tests.test_openapi import registered_api_endpoints
@@ -64,6 +65,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(refund.transaction_id),
         ],
         "refund_id": [str(refund.pk)],
+        "payment_method_id": [str(PaymentMethodFactory(merchant_account=account).pk)],
         "subscription_id": [str(subscription_for(account, "http://127.0.0.1:9/payments").pk)],
     }
 
@@ -100,7 +102,9 @@ def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_accoun
                 f"--phases={PHASES}",
                 f"--max-examples={MAX_EXAMPLES}",
                 f"--seed={seed}",
-                "--workers=2",
+                # One thread: on Python 3.11 `ast.parse` in two threads at once can raise "AST constructor recursion
+                # depth mismatch" (CPython gh-106905), which schemathesis reports as an error of the run.
+                "--workers=1",
                 "--no-shrink",
                 f"--header=Authorization: Bearer {token}",
                 "--header=x-gr4vy-merchant-account-id: default",

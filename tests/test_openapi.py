@@ -160,13 +160,13 @@ def test_every_operation_has_a_summary_and_a_description_for_api_users(schema):
     assert missing == [], "write the view's docstring (docs/api-document.md)"
 
 
-def test_every_error_response_has_the_envelope(schema):
+def test_every_response_has_a_description_and_every_error_the_envelope(schema):
     envelope = {"$ref": "#/components/schemas/ErrorOutput"}
     for path, method, operation in _operations(schema):
         for status, response in operation["responses"].items():
+            assert response["description"], f"{method} {path} {status}"
             if status.startswith(("4", "5")):
                 assert response["content"]["application/json"]["schema"] == envelope, f"{method} {path} {status}"
-                assert response["description"], f"{method} {path} {status}"
     error = schema["components"]["schemas"]["ErrorOutput"]
     assert set(error["required"]) >= {"type", "code", "status", "message", "details"}
 
@@ -206,6 +206,29 @@ def test_every_answer_to_a_refused_request_is_documented(schema, api_client, ano
             undocumented.append(f"{method.upper()} {path} answered {response.status_code}: {response.content[:120]!r}")
 
     assert undocumented == []
+
+
+def test_every_answer_past_a_rate_limit_is_documented(schema, api_client, anonymous_client, settings):
+    """An embed token over its budget, and Secure Fields over a session's: twice each operation, one allowed."""
+    from django.core.cache import caches
+
+    settings.RATELIMIT_EMBED = "1/h"
+    settings.RATELIMIT_CHECKOUT_FIELDS = "1/h"
+    caches["ratelimit"].clear()
+    embed = api_client(scopes=["embed"], embed={"amount": 1299, "currency": "USD"})
+    limited, undocumented = set(), []
+    for path, method, operation in _operations(schema):
+        client = anonymous_client if operation.get("security") == [] else embed
+        concrete = _path_with_ids(path)
+        for _ in range(2):
+            response = _send(client, method, concrete)
+            if response.status_code == 429:
+                limited.add(f"{method.upper()} {path}")
+            if str(response.status_code) not in operation["responses"]:
+                undocumented.append(f"{method.upper()} {path} answered {response.status_code}")
+
+    assert undocumented == []
+    assert "POST /transactions" in limited  # the budget was really spent
 
 
 def test_examples_fit_their_schemas_and_look_real(schema):

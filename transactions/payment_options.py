@@ -27,7 +27,7 @@ class PaymentOption:
 
 
 # Labels are English whatever the locale: the server has no translations (docs/transactions.md).
-CARD = PaymentOption(method="card", mode="card", label="Card", can_store_payment_method=False, can_delay_capture=True)
+CARD = PaymentOption(method="card", mode="card", label="Card", can_store_payment_method=True, can_delay_capture=True)
 GIFT_CARD = PaymentOption(
     method="gift-card", mode="gift-card", label="Gift card", can_store_payment_method=False, can_delay_capture=True
 )

@@ -426,7 +426,12 @@ def _open(
 
 
 def transaction_create(
-    *, merchant_account: MerchantAccount, actor: Actor, request: TransactionRequest, id: UUID | None = None
+    *,
+    merchant_account: MerchantAccount,
+    actor: Actor,
+    request: TransactionRequest,
+    id: UUID | None = None,
+    resumed: bool = True,
 ) -> Transaction:
     """Debit the gift cards, then authorize (or capture) the rest on the payment method. Everything the request
     names is resolved and checked before anything is written; a refused gift card refuses the request before
@@ -434,9 +439,10 @@ def transaction_create(
 
     `id`, when given, was reserved for this request before it ran (its Idempotency-Key). A transaction that
     already has it was made by an earlier attempt of the same request whose process died: that one is synced
-    and returned, never a second one made.
+    and returned, never a second one made. `resumed=False` says no earlier attempt can have run (the id was
+    reserved by this very request), so nothing is looked up; a race is still caught by the primary key.
     """
-    if id is not None:
+    if id is not None and resumed:
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
         if earlier is not None:
             return transaction_sync(txn=earlier, actor=actor, abandoned=True)
@@ -504,7 +510,17 @@ def transaction_create(
         _authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code)
     )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
-    return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
+    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
+    return txn if gift_cards else _known_without_redemptions(txn)
+
+
+def _known_without_redemptions(txn: Transaction) -> Transaction:
+    """Mark `txn` as having no gift card redemptions (none were asked for), as a prefetch would: its answer
+    reads them, and need not ask the database."""
+    txn.__dict__.setdefault("_prefetched_objects_cache", {})["gift_card_redemptions"] = (
+        GiftCardRedemption.objects.none()
+    )
+    return txn
 
 
 def _check_store(request: TransactionRequest, *, card: PaymentCard | None, buyer: Buyer | None) -> None:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 import ssl
@@ -220,6 +221,13 @@ def _error_text(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}"[:255]
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: building one loads the CA bundle (tens of milliseconds), which
+    used to cost more than the delivery itself. Contexts are safe to share between connections."""
+    return ssl.create_default_context()
+
+
 def post(url: str, *, body: bytes, headers: dict[str, str]) -> Answer:
     """POST `body` to `url` once, checking the URL again first; never raises for what the receiver does."""
     started = time.monotonic()
@@ -236,7 +244,7 @@ def post(url: str, *, body: bytes, headers: dict[str, str]) -> Answer:
         return answer(error=f"Not sent: {exc}")
     cap = settings.WEBHOOK_RESPONSE_MAX_BYTES
     pool = httpcore.ConnectionPool(
-        ssl_context=ssl.create_default_context(),
+        ssl_context=_tls_context(),
         network_backend=_VettedBackend(destination.addresses, deadline),
         max_connections=1,
         retries=0,

@@ -1,6 +1,7 @@
 """The Secure Fields frame and the demo shop page, as plain HTTP (tests/browser drives them in Chromium)."""
 
 import re
+import uuid
 from datetime import timedelta
 
 import jwt
@@ -198,6 +199,28 @@ def test_demo_mints_a_pinned_embed_token_for_a_fresh_session(demo, private_key_p
     assert claims["checkout_session_id"] == str(session.id)
     html = response.content.decode()
     assert f'src="{api_origin}/static/checkout/embed.js"' in html
+
+
+def test_demo_pins_the_token_to_a_returning_buyer(demo, private_key_pem):
+    buyer_id = str(uuid.uuid4())
+
+    response = Client(HTTP_HOST="localhost:8000").get(DEMO_URL, {"buyer_id": buyer_id})
+
+    assert response.status_code == 200
+    assert response.context["buyer_id"] == buyer_id
+    assert decode(response.context["token"], private_key_pem)["embed"] == {
+        "amount": 1299,
+        "currency": "USD",
+        "buyer_id": buyer_id,
+    }
+    assert f'data-buyer-id="{buyer_id}"' in response.content.decode()
+
+
+def test_demo_refuses_a_buyer_id_that_is_no_uuid(demo):
+    response = Client(HTTP_HOST="localhost:8000").get(DEMO_URL, {"buyer_id": "ada"})
+
+    assert_error(response, 400, "/buyer_id", location="query")
+    assert not CheckoutSession.objects.exists()
 
 
 def test_demo_page_policy_lets_only_the_api_origin_in(demo):

@@ -11,6 +11,7 @@ from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from buyers.models import Buyer
 from buyers.selectors import buyer_get
 from checkout.selectors import checkout_session_card
 from paymentmethods.api.serializers import (
@@ -31,6 +32,8 @@ from paymentmethods.services import (
     payment_method_update,
 )
 from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
@@ -62,6 +65,7 @@ def _embed_only(request: Request) -> bool:
 
 
 class PaymentMethodViewSet(
+    RateLimitedMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,
@@ -73,6 +77,7 @@ class PaymentMethodViewSet(
     scope_resource = "payment-methods"
     # As upstream, the buyer's own browser may remove one of its cards (only its pinned buyer's).
     embed_actions = ("destroy",)
+    rate_limits = {"destroy": (EmbedTokenThrottle,)}  # per embed token, like every embed call
     serializer_class = PaymentMethodOutput
     filterset_class = PaymentMethodFilter
     lookup_url_kwarg = "payment_method_id"
@@ -110,7 +115,10 @@ class PaymentMethodViewSet(
         Keeps a card for a buyer (named by `buyer_id` or `buyer_external_identifier`), sent as `method: card`
         with its number and expiry date, or as `method: checkout-session` to keep the card a checkout session holds.
         A security code may be sent and is checked, but is never stored. Storing a card the buyer already has answers
-        201 with that same method (same `id`), its expiry date and external identifier brought up to date."""
+        201 with that same method (same `id`), its expiry date and external identifier brought up to date.
+
+        404: The checkout session named by `id` does not exist, has expired or belongs to another merchant account.
+        """
         data = validated(payment_method_create_input(request.data))
         account = request_merchant_account(request)
         buyer = _buyer(account, data)
@@ -140,7 +148,7 @@ class PaymentMethodViewSet(
 
         Deletes the method and its card data, at once. Payments made with it keep their masked copy
         of the card; paying with its id afterwards answers 404. An embed token may delete only a card of the buyer
-        it is pinned to."""
+        it is pinned to, and its calls are rate limited per token."""
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: PaymentMethod) -> None:
@@ -153,7 +161,7 @@ def _belongs_to(method: PaymentMethod, pinned: dict[str, str]) -> bool:
     return all(actual[name] == value for name, value in pinned.items())
 
 
-def _buyer(account: Any, data: dict[str, Any]) -> Any:
+def _buyer(account: MerchantAccount, data: dict[str, Any]) -> Buyer:
     """The buyer the body names; a missing one is a 400 pointing at the field that named it."""
     pointer = "/buyer_id" if data.get("buyer_id") is not None else "/buyer_external_identifier"
     try:
@@ -164,12 +172,14 @@ def _buyer(account: Any, data: dict[str, Any]) -> Any:
         raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
-class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
+class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
     """`GET /buyers/payment-methods`."""
 
     queryset = PaymentMethod.objects.none()  # names the model for the schema
     scope_resource = "payment-methods"
     embed_actions = ("list",)
+    # The drop-in lists its buyer's saved cards from the browser: per embed token, like every embed call.
+    rate_limits = {"list": (EmbedTokenThrottle,)}
     pagination_class = None
     filterset_class = None
     query_parameters = frozenset(BuyerPaymentMethodsQuery().fields)
@@ -180,12 +190,12 @@ class BuyerPaymentMethodViewSet(viewsets.GenericViewSet):
 
         One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
-        parameter. A buyer that does not exist has no methods."""
+        parameter, and its calls are rate limited per token. A buyer that does not exist has no methods."""
         query = BuyerPaymentMethodsQuery(data=request.query_params)
         if not query.is_valid():
             raise QueryValidationError(query.errors)
-        params = dict(query.validated_data)
-        params.pop("country", None), params.pop("currency", None)
+        # Every card here is usable in any country and currency: those two filters keep them all.
+        params = {name: value for name, value in query.validated_data.items() if name not in ("country", "currency")}
         if _embed_only(request):
             params.update(_embed_buyer(request, params))
         elif not any(params.get(name) for name in EMBED_BUYER_CLAIMS):

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError
+from django.utils import timezone
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, ThreeDSecureStatus
 from payments.models import SandboxOperation
+from payments.statements import savepoint_if_nested
 
 
 class Delay(StrEnum):
@@ -81,13 +83,15 @@ def _wait(test_card: SandboxCard, moment: Delay) -> None:
 
 
 def _remember(operation: str, reference: str, result: ConnectorResult, **money: object) -> ConnectorResult:
-    """Record the decision in its own transaction: committed at once, as a processor's records are (connectors
-    are called outside the caller's transactions), whatever becomes of the caller afterwards."""
-    fields = {name: getattr(result, name) for name in _RESULT_FIELDS}
-    with transaction.atomic():
-        SandboxOperation.objects.update_or_create(
-            reference=reference, defaults={"operation": operation, **fields, **money}
-        )
+    """Record the decision in one statement (an INSERT; the latest decision wins): committed at once, as a
+    processor's records are (connectors are called outside the caller's transactions), whatever becomes of
+    the caller afterwards."""
+    values = {"operation": operation, **{name: getattr(result, name) for name in _RESULT_FIELDS}, **money}
+    try:
+        with savepoint_if_nested():
+            SandboxOperation(reference=reference, **values).save(force_insert=True)
+    except IntegrityError:  # asked again under the same reference: the latest decision wins
+        SandboxOperation.objects.filter(reference=reference).update(**values, decided_at=timezone.now())
     return result
 
 

@@ -43,6 +43,7 @@ from payments.errors import Conflict, DomainError
 from payments.models import IdempotencyRecord, MerchantAccount
 from payments.rest.envelope import envelope
 from payments.rest.permissions import request_merchant_account
+from payments.statements import savepoint_if_nested
 
 logger = logging.getLogger("payments.rest.idempotency")
 
@@ -108,13 +109,16 @@ def idempotency_claim(
     now = now or timezone.now()
     for _ in range(_CLAIM_ATTEMPTS):
         try:
-            with transaction.atomic():
+            # One INSERT, committed on its own (autocommit): a duplicate key fails it with nothing to roll back.
+            # The id an action creates is reserved in the same row, so a create that resumes finds it.
+            with savepoint_if_nested():
                 record = IdempotencyRecord.objects.create(
                     merchant_account=merchant_account,
                     key=key,
                     fingerprint=fingerprint,
                     expires_at=now + _ttl(),
                     locked_until=now + _lease(),
+                    reserved_id=uuid.uuid4(),
                 )
             return record, True
         except IntegrityError:

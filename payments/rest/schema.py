@@ -105,14 +105,15 @@ _ERRORS = {
     "(`details` names each one), or the request breaks a rule of the operation.",
     "401": "No valid bearer token: it is missing, malformed, expired, or signed with a key the server does not "
     "know. The answer carries `WWW-Authenticate: Bearer`.",
-    "403": "The token does not carry a scope this operation needs ({scopes}), or its API key may not act for the "
-    "merchant account in `x-gr4vy-merchant-account-id`.",
+    "403": "The token carries none of the scopes this operation accepts ({scopes}), or its API key may not act "
+    "for the merchant account in `x-gr4vy-merchant-account-id`.",
     "404": "Nothing with this id exists in the merchant account (objects of other merchant accounts are not "
     "found either).",
     "409": "A request with the same `Idempotency-Key` is still being processed: retry it later.",
     "429": "Too many requests with this embed token or session: wait `Retry-After` seconds. Server-to-server "
     "tokens are never limited.",
 }
+_SUCCESSES = {"200": "Success.", "201": "Created.", "204": "Done; no body."}
 _EMBED_403 = " An embed token may only do what its `embed` claim pins (amount, currency, buyer)."
 
 _HEADERS = {
@@ -244,6 +245,9 @@ class ApiAutoSchema(AutoSchema):
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         responses: dict[str, Any] = super()._get_response_bodies(direction)
+        for status, response in responses.items():
+            if not response.get("description"):
+                response["description"] = _SUCCESSES.get(status, "Success.")
         for status, description in self.error_responses().items():
             error = OpenApiResponse(ErrorOutput, description=description)
             responses[status] = self._get_response_for_code(error, status, direction=direction)  # type: ignore[no-untyped-call]
@@ -354,6 +358,9 @@ EXAMPLES: dict[str, object] = {
     "issuing_iata_designator": "BA",
     "issuing_icao_code": "BAW",
     "flight_number": "286",
+    "flight_class": "J",
+    "seat_class": "J",
+    "cavv_algorithm": "2",
     "passport_number": "123456789",
 }
 

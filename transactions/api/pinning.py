@@ -40,6 +40,10 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest) 
     session_id = principal.checkout_session_id
     if session_id is None:
         return
+    if stored and any(pins.get(name) for name in _BUYER_PINS):
+        # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the
+        # method is looked up among that buyer's only.
+        return
     method = request.payment_method
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")

@@ -139,9 +139,12 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """Create a transaction
 
         Authorizes (`intent: authorize`) or authorizes and captures (`intent: capture`) a payment of `amount`
-        minor units in `currency`, with a card, a checkout session's card, gift cards, or a card and gift cards
-        together. A decline is not an error: it answers 201 with a declined status (see the test cards in
-        docs/test-cards.md). Send an `Idempotency-Key` to retry safely.
+        minor units in `currency`, with a card, a checkout session's card, a stored payment method, gift cards, or
+        a card and gift cards together. A decline is not an error: it answers 201 with a declined status (see the
+        test cards in docs/test-cards.md). Send an `Idempotency-Key` to retry safely.
+
+        404: The checkout session, stored payment method or shipping details the body names do not exist (or belong
+        to another merchant account).
         """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
@@ -151,6 +154,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
             actor=_actor(request),
             request=transaction_request,
             id=idempotency_reserved_id(request),
+            resumed=idempotency_resumed(request),
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 

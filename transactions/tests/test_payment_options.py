@@ -14,11 +14,17 @@ CARD = {
     "mode": "card",
     "label": "Card",
     "icon_url": None,
-    "can_store_payment_method": False,
+    "can_store_payment_method": True,
     "can_delay_capture": True,
     "context": None,
 }
-GIFT_CARD = {**CARD, "method": "gift-card", "mode": "gift-card", "label": "Gift card"}
+GIFT_CARD = {
+    **CARD,
+    "method": "gift-card",
+    "mode": "gift-card",
+    "label": "Gift card",
+    "can_store_payment_method": False,
+}
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@
  *   const checkout = Embed.mount('#checkout', {
  *     token, sessionId, amount: 1299, currency: 'USD', country: 'US',
  *     giftCards: true,
+ *     buyerId,               // the buyer the token is pinned to: their saved cards, "save this card"
  *     onComplete(transaction) { ... },
  *     onError(error) { ... },
  *   });
@@ -29,6 +30,16 @@
     '/payment_method/number': 'number',
     '/payment_method/expiration_date': 'expiry',
     '/payment_method/security_code': 'security_code',
+  };
+  const SCHEME_NAMES = {
+    visa: 'Visa',
+    mastercard: 'Mastercard',
+    amex: 'American Express',
+    discover: 'Discover',
+    diners: 'Diners Club',
+    jcb: 'JCB',
+    unionpay: 'UnionPay',
+    maestro: 'Maestro',
   };
   const BALANCE_MESSAGES = {
     invalid_gift_card: 'We could not find a gift card with that number and PIN. Check them and try again.',
@@ -161,6 +172,7 @@
       apiOrigin = null;
     }
     if (!apiOrigin || apiOrigin === 'null') fail('apiOrigin could not be determined.');
+    const buyer = readBuyer(o, fail);
     return {
       token: o.token,
       sessionId: o.sessionId,
@@ -169,12 +181,32 @@
       country,
       apiOrigin,
       giftCards: o.giftCards === true,
+      buyer,
+      // Saved cards need the buyer the token is pinned to; `savedCards: false` turns them off.
+      savedCards: buyer !== null && o.savedCards !== false,
       locale: o.locale || document.documentElement.lang || undefined,
       style: o.style || {},
       stylesheet: o.stylesheet !== false,
       onComplete: typeof o.onComplete === 'function' ? o.onComplete : null,
       onError: typeof o.onError === 'function' ? o.onError : null,
     };
+  }
+
+  // The buyer the token is pinned to, as the transaction body names it: {field, value} or null.
+  function readBuyer(o, fail) {
+    if (o.buyerId && o.buyerExternalIdentifier) fail('give buyerId or buyerExternalIdentifier, not both.');
+    if (o.buyerId) return { field: 'buyer_id', value: String(o.buyerId) };
+    if (o.buyerExternalIdentifier) return { field: 'buyer_external_identifier', value: String(o.buyerExternalIdentifier) };
+    return null;
+  }
+
+  /** MM/YY of a stored card has passed (it is valid through the end of that month). */
+  function expired(expirationDate, now = new Date()) {
+    const match = /^(\d{2})\/(\d{2})$/.exec(expirationDate || '');
+    if (!match) return false;
+    const year = 2000 + Number(match[2]);
+    const month = Number(match[1]);
+    return year < now.getFullYear() || (year === now.getFullYear() && month < now.getMonth() + 1);
   }
 
   // ---------------------------------------------------------------------------
@@ -193,6 +225,9 @@
       this.helpers = null;
       this.giftCards = [];
       this.giftBusy = false;
+      // The buyer's stored cards (masked, as the API lists them) and the one chosen; null: a new card.
+      this.savedCards = [];
+      this.savedChoice = null;
       this.attempt = null;
       this.timers = new Set();
       this.destroyed = false;
@@ -203,6 +238,7 @@
       this._setState('loading');
       this._renderGiftCards();
       this._initSecureFields();
+      if (options.savedCards) this._loadSavedCards();
     }
 
     // --- public ---------------------------------------------------------------
@@ -266,7 +302,11 @@
         h('legend', { class: 'gr4vy-embed__legend', text: 'Card details' }),
         ui.number,
         h('div', { class: 'gr4vy-embed__row' }, [ui.expiry, ui.code]),
+        this.options.savedCards ? this._buildSaveOption() : null,
         ui.cardError,
+      ]);
+      ui.saved = h('fieldset', { class: 'gr4vy-embed__saved', hidden: true }, [
+        h('legend', { class: 'gr4vy-embed__legend', text: 'Saved cards' }),
       ]);
       ui.covered = h('p', {
         class: 'gr4vy-embed__note',
@@ -286,7 +326,7 @@
             this._pay();
           },
         },
-        [ui.card, ui.covered, this.options.giftCards ? this._buildGiftCards() : null, this._buildSummary(), ui.pay],
+        [ui.saved, ui.card, ui.covered, this.options.giftCards ? this._buildGiftCards() : null, this._buildSummary(), ui.pay],
       );
 
       ui.outcomeTitle = h('h2', { class: 'gr4vy-embed__outcome-title', tabindex: '-1', id: `${id}-outcome` });
@@ -369,6 +409,15 @@
       ]);
     }
 
+    _buildSaveOption() {
+      const { id, ui } = this;
+      ui.save = h('input', { type: 'checkbox', id: `${id}-save`, class: 'gr4vy-embed__save-input' });
+      return h('div', { class: 'gr4vy-embed__save' }, [
+        ui.save,
+        h('label', { for: `${id}-save`, text: 'Save this card for next time' }),
+      ]);
+    }
+
     _buildSummary() {
       const { ui } = this;
       if (!this.options.giftCards) return null;
@@ -398,6 +447,10 @@
           button.disabled = locked;
         });
       }
+      this.ui.saved.querySelectorAll('input').forEach((input) => {
+        input.disabled = locked || input.dataset.expired === 'true';
+      });
+      if (this.ui.save) this.ui.save.disabled = locked;
       this.ui.pay.textContent = state === 'processing' ? 'Processing…' : `Pay ${this._format(this.options.amount)}`;
       this._updatePayButton();
     }
@@ -406,8 +459,12 @@
       return this._remaining() > 0;
     }
 
+    _newCardNeeded() {
+      return this._cardNeeded() && this.savedChoice === null;
+    }
+
     _updatePayButton() {
-      const cardOk = !this._cardNeeded() || (this.sf !== null && this.sf.isValid());
+      const cardOk = !this._newCardNeeded() || (this.sf !== null && this.sf.isValid());
       // Paying while a balance check is in flight could skip that gift card.
       this.ui.pay.disabled = !(this.state === 'ready' && cardOk && !this.giftBusy);
     }
@@ -469,25 +526,29 @@
 
     // --- API ------------------------------------------------------------------
 
-    async _post(path, body, headers = {}) {
+    _post(path, body, headers = {}) {
+      return this._request('POST', path, { headers, body: JSON.stringify(body) });
+    }
+
+    async _request(method, path, { headers = {}, body } = {}) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
       let response;
       try {
         response = await fetch(`${this.options.apiOrigin}${path}`, {
-          method: 'POST',
+          method,
           mode: 'cors',
           credentials: 'omit',
           cache: 'no-store',
           headers: Object.assign(
             {
-              'Content-Type': 'application/json',
+              ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
               Accept: 'application/json',
               Authorization: `Bearer ${this.options.token}`,
             },
             headers,
           ),
-          body: JSON.stringify(body),
+          body,
           signal: controller.signal,
         });
       } catch (error) {
@@ -515,6 +576,68 @@
         });
       }
       return data;
+    }
+
+    // --- saved cards ----------------------------------------------------------
+
+    // The token names the buyer, so the API answers with that buyer's cards only. Saved cards are a convenience:
+    // if they cannot be listed the checkout still takes a new card.
+    async _loadSavedCards() {
+      let data;
+      try {
+        data = await this._request('GET', '/buyers/payment-methods');
+      } catch (_) {
+        return;
+      }
+      if (this.destroyed || !data || !Array.isArray(data.items)) return;
+      this.savedCards = data.items.filter((item) => item && typeof item.id === 'string' && item.method === 'card');
+      const usable = this.savedCards.find((card) => !expired(card.expiration_date));
+      if (usable && this.state !== 'processing') this.savedChoice = usable.id;
+      this._renderSavedCards();
+    }
+
+    _renderSavedCards() {
+      const { id, ui } = this;
+      const name = `${id}-saved`;
+      const option = (value, label, detail, card) => {
+        const inputId = `${name}-${value}`;
+        const isExpired = card ? expired(card.expiration_date) : false;
+        const input = h('input', {
+          type: 'radio',
+          name,
+          id: inputId,
+          value,
+          checked: (this.savedChoice || 'new') === value,
+          'data-expired': isExpired ? 'true' : 'false',
+          disabled: isExpired || this.state !== 'ready',
+          onchange: () => this._chooseSaved(value === 'new' ? null : value),
+        });
+        return h(
+          'div',
+          { class: 'gr4vy-embed__saved-item', 'data-last4': card ? card.label : null, 'data-expired': isExpired },
+          [
+            input,
+            h('label', { for: inputId }, [
+              h('span', { class: 'gr4vy-embed__saved-name', text: label }),
+              detail ? h('span', { class: 'gr4vy-embed__saved-detail', text: detail }) : null,
+            ]),
+          ],
+        );
+      };
+      const items = this.savedCards.map((card) => {
+        const scheme = SCHEME_NAMES[card.scheme] || 'Card';
+        const expiry = expired(card.expiration_date) ? `Expired ${card.expiration_date}` : `Expires ${card.expiration_date}`;
+        return option(card.id, `${scheme} ending in ${card.label}`, expiry, card);
+      });
+      ui.saved.replaceChildren(ui.saved.firstChild, ...items, option('new', 'Use a new card', null, null));
+      this._renderGiftCards();
+    }
+
+    _chooseSaved(paymentMethodId) {
+      this.savedChoice = paymentMethodId;
+      this.ui.cardError.textContent = '';
+      this._renderGiftCards();
+      if (paymentMethodId === null && this.sf) this.sf.focus('number');
     }
 
     // --- gift cards -----------------------------------------------------------
@@ -681,7 +804,8 @@
       }
 
       // Hidden (not removed) so the card frames keep what was typed.
-      ui.card.hidden = remaining === 0;
+      ui.saved.hidden = remaining === 0 || this.savedCards.length === 0;
+      ui.card.hidden = remaining === 0 || this.savedChoice !== null;
       ui.covered.hidden = remaining !== 0;
       this._updatePayButton();
     }
@@ -693,7 +817,14 @@
       const body = { amount: options.amount, currency: options.currency };
       if (options.country) body.country = options.country;
       body.intent = 'capture';
-      if (cardNeeded) body.payment_method = { method: 'checkout-session', id: options.sessionId };
+      // A token pinned to a buyer allows only transactions that name that buyer.
+      if (options.buyer) body[options.buyer.field] = options.buyer.value;
+      if (cardNeeded && this.savedChoice !== null) {
+        body.payment_method = { method: 'id', id: this.savedChoice };
+      } else if (cardNeeded) {
+        body.payment_method = { method: 'checkout-session', id: options.sessionId };
+        if (this.ui.save && this.ui.save.checked) body.store = true;
+      }
       const giftCards = this._allocations()
         .filter((entry) => entry.amount > 0)
         .map(({ card, amount }) => ({ number: card.number, pin: card.pin, amount }));
@@ -714,15 +845,16 @@
     async _pay() {
       if (this.state !== 'ready' || this.giftBusy) return;
       const cardNeeded = this._cardNeeded();
+      const newCard = this._newCardNeeded();
       this.ui.cardError.textContent = '';
 
-      if (cardNeeded && !(this.sf && this.sf.isValid())) {
+      if (newCard && !(this.sf && this.sf.isValid())) {
         this._showCardError('Check your card details. Some of them are missing or not valid.');
         return;
       }
 
       this._setState('processing');
-      if (cardNeeded) {
+      if (newCard) {
         try {
           await this.sf.submit();
         } catch (error) {
@@ -864,7 +996,7 @@
       delete this.root.dataset.transactionId;
       delete this.root.dataset.errorCode;
       this._setState(this.sf && this.sf.isReady() ? 'ready' : 'loading');
-      if (this._cardNeeded() && this.sf) this.sf.focus('number');
+      if (this._newCardNeeded() && this.sf) this.sf.focus('number');
       else ui.pay.focus();
     }
   }
