@@ -225,7 +225,8 @@ def test_a_filtered_page_costs_the_same_queries_as_an_unfiltered_one(client, row
 @pytest.mark.parametrize(
     ("lookup", "index"),
     [
-        ({"buyer_email_address": "grace@example.com"}, "transaction_buyer_email"),
+        # Either index of the email (per account, or across accounts for the admin) reads the page in order.
+        ({"buyer_email_address": "grace@example.com"}, "_email on transactions_transaction"),
         ({"ip_address": "2001:db8::1"}, "transaction_ip_address"),
         ({"payment_service_transaction_id": "psp-42"}, "transaction_processor_id"),
         ({"card_fingerprint": "print-1"}, "transaction_card_print"),
