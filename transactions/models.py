@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from payments.choices import PaymentIntent, PaymentSource
 from payments.identifiers import base62
 from payments.models import MerchantAccount, TimestampedModel
+from payments.money import format_money
 
 
 class TransactionStatus(models.TextChoices):
@@ -182,7 +183,7 @@ class Transaction(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"{self.currency} {self.amount} ({self.status})"
+        return f"{format_money(self.amount, self.currency)} ({self.status})"
 
     @property
     def reconciliation_id(self) -> str:
@@ -293,7 +294,7 @@ class Refund(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"Refund {self.currency} {self.amount} ({self.status})"
+        return f"Refund {format_money(self.amount, self.currency)} ({self.status})"
 
     @property
     def reconciliation_id(self) -> str:
