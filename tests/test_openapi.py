@@ -2,6 +2,7 @@
 
 import importlib
 import importlib.util
+import json
 import re
 import uuid
 from datetime import date
@@ -229,6 +230,31 @@ def test_every_answer_past_a_rate_limit_is_documented(schema, api_client, anonym
 
     assert undocumented == []
     assert "POST /transactions" in limited  # the budget was really spent
+
+
+MISSING = "3fa85f64-5717-4562-b3fc-2c963f66afa6"
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39"}
+# Bodies naming an object that does not exist, one for each kind of reference a body can make.
+MISSING_REFERENCES = [
+    (
+        "/transactions",
+        {"amount": 100, "currency": "USD", "payment_method": {"method": "checkout-session", "id": MISSING}},
+    ),
+    ("/transactions", {"amount": 100, "currency": "USD", "payment_method": {"method": "id", "id": MISSING}}),
+    ("/transactions", {"amount": 100, "currency": "USD", "buyer_id": MISSING, "payment_method": CARD}),
+    ("/transactions", {"amount": 100, "currency": "USD", "gift_cards": [{"id": MISSING, "amount": 100}]}),
+    ("/payment-methods", {"method": "checkout-session", "id": MISSING, "buyer_id": MISSING}),
+    ("/payment-methods", {**CARD, "buyer_id": MISSING}),
+    ("/gift-cards", {"number": "4123450000000008", "pin": "1234", "buyer_id": MISSING}),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), MISSING_REFERENCES, ids=lambda value: json.dumps(value)[:60])
+def test_a_body_naming_an_object_that_does_not_exist_answers_a_documented_status(schema, api_client, path, body):
+    response = api_client().post(path, body, format="json")
+
+    assert 400 <= response.status_code < 500
+    assert str(response.status_code) in schema["paths"][path]["post"]["responses"], response.content[:200]
 
 
 def test_examples_fit_their_schemas_and_look_real(schema):

@@ -285,9 +285,14 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         txn = self.get_object(request, object_id)
         extra: dict[str, Any] = dict(extra_context or {})
         if txn is not None:
+            extra["subtitle"] = f"{format_money(txn.amount, txn.currency)}, {readable(txn.status)}"
             extra["timeline"] = _timeline_rows(txn)
             if self.has_operate_permission(request):
-                extra["actions_offered"] = [action for action in ACTIONS.values() if action.offered(txn)]
+                extra["actions_offered"] = [
+                    (action, reverse(f"admin:transactions_transaction_{action.name}", args=[txn.pk]))
+                    for action in ACTIONS.values()
+                    if action.offered(txn)
+                ]
         return super().change_view(request, object_id, form_url, extra)
 
     def has_operate_permission(self, request: HttpRequest) -> bool:

@@ -33,7 +33,7 @@ def chart_bars(summary: DaySummary) -> list[dict[str, Any]]:
                 "refused_height": round(refused_height, 1),
                 "label": hour.strftime("%H:00"),
                 "title": f"{hour:%H:00} UTC: {approved} approved, {refused} declined or failed",
-                "show_label": index % 3 == 0,
+                "show_label": index % 3 == 0 and index < len(summary.per_hour) - 2,  # none cut at the right edge
             }
         )
     return bars

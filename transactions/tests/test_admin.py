@@ -43,6 +43,7 @@ def test_support_sees_masked_cards_money_and_the_timeline_but_no_buttons(client,
         assert "4111111111111111" not in html
         assert "USD 120.00" in html
     assert "authorization succeeded" in page
+    assert "<h2>USD 120.00, authorization succeeded</h2>" in page
     assert "transaction created" in page  # the timeline
     assert 'class="transaction-action"' not in page
 
@@ -69,7 +70,7 @@ def test_an_operator_sees_only_the_buttons_the_status_allows(client, merchant_ac
     assert 'data-action="capture"' in authorized_page
     assert 'data-action="void"' in authorized_page
     captured_page = client.get(page_of(captured)).content.decode()
-    assert 'data-action="refund"' in captured_page
+    assert f'href="{act_url(captured, "refund")}" class="transaction-action" data-action="refund"' in captured_page
     assert 'data-action="void"' not in captured_page
     assert 'class="transaction-action"' not in client.get(page_of(declined)).content.decode()
 

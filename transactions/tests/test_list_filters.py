@@ -225,7 +225,7 @@ def test_a_filtered_page_costs_the_same_queries_as_an_unfiltered_one(client, row
 @pytest.mark.parametrize(
     ("lookup", "index"),
     [
-        ({"buyer_email_address": "grace@example.com"}, "transaction_buyer_email"),
+        ({"buyer_email_address": "grace@example.com"}, "transaction_staff_email"),
         ({"ip_address": "2001:db8::1"}, "transaction_ip_address"),
         ({"payment_service_transaction_id": "psp-42"}, "transaction_processor_id"),
         ({"card_fingerprint": "print-1"}, "transaction_card_print"),
