@@ -5,7 +5,6 @@ from __future__ import annotations
 import django_filters
 from django.db.models import QuerySet
 from rest_framework import mixins, serializers, viewsets
-from rest_framework.routers import SimpleRouter
 
 from payments.audit.selectors import audit_log_list
 from payments.models import AuditLogEntry
@@ -66,9 +65,3 @@ class AuditLogViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[AuditLogEnt
 
     def get_queryset(self) -> QuerySet[AuditLogEntry]:
         return audit_log_list(merchant_account=request_merchant_account(self.request))
-
-
-router = SimpleRouter(trailing_slash=False)
-router.register("audit-logs", AuditLogViewSet, basename="audit-log")
-
-urlpatterns = router.urls
