@@ -182,6 +182,7 @@ REST_FRAMEWORK = {
         "payments.rest.permissions.MerchantAccountAccess",
         "payments.rest.permissions.ScopePermission",
         "payments.rest.query.KnownQueryParameters",
+        "payments.audit.permissions.AuditedWrites",
     ],
     "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],

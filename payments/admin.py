@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from payments.accounts.services import api_key_revoke, merchant_account_create, merchant_account_update
-from payments.models import ApiKey, MerchantAccount, RateLimitEvent
+from payments.models import ApiKey, AuditLogEntry, MerchantAccount, RateLimitEvent
 from payments.staff.mixins import ReadOnlyAdminMixin
 
 if TYPE_CHECKING:
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
     RateLimitEventAdminBase = admin.ModelAdmin[RateLimitEvent]
     MerchantAccountAdminBase = admin.ModelAdmin[MerchantAccount]
     ApiKeyAdminBase = admin.ModelAdmin[ApiKey]
+    AuditLogEntryAdminBase = admin.ModelAdmin[AuditLogEntry]
 else:
-    RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = admin.ModelAdmin
+    RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = AuditLogEntryAdminBase = admin.ModelAdmin
 
 
 @admin.register(RateLimitEvent)
@@ -34,6 +35,34 @@ class RateLimitEventAdmin(ReadOnlyAdminMixin, RateLimitEventAdminBase):
     list_select_related = ("merchant_account",)
     # The digest that keeps one row per window identifies nothing to a person; it stays out of the page.
     exclude = ("subject_key",)
+    show_full_result_count = False
+
+
+@admin.register(AuditLogEntry)
+class AuditLogEntryAdmin(ReadOnlyAdminMixin, AuditLogEntryAdminBase):
+    """Who changed what and when, API keys and staff alike: read-only, written only by `audit_record`."""
+
+    list_display = (
+        "created_at",
+        "user_name",
+        "user_is_staff",
+        "action",
+        "resource_type",
+        "resource_name",
+        "merchant_account",
+    )
+    list_filter = (
+        "action",
+        "user_is_staff",
+        "resource_type",
+        "merchant_account",
+        ("created_at", admin.DateFieldListFilter),
+    )
+    date_hierarchy = "created_at"
+    # Exact matches use the indexes people search by: an object's id, an actor's name or key id.
+    search_fields = ("=resource_id", "=user_name", "resource_name")
+    list_select_related = ("merchant_account",)
+    ordering = ("-created_at", "-id")
     show_full_result_count = False
 
 

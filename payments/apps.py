@@ -11,6 +11,7 @@ class PaymentsConfig(config.StaffAppConfig):
     verbose_name = "Payments platform"
 
     def ready(self) -> None:
+        from payments.audit.services import audit_hooks_connect
         from payments.jobs.schedule import scheduled_runs_purge_expired
         from payments.jobs.tasks import task_results_purge_expired
         from payments.middleware import cors  # noqa: F401 - connects the CORS origin check
@@ -19,6 +20,7 @@ class PaymentsConfig(config.StaffAppConfig):
         from payments.rest.idempotency import idempotency_purge_expired
         from payments.vault.services import vaulted_cards_purge_expired, vaulted_security_codes_purge_expired
 
+        audit_hooks_connect()
         post_migrate.connect(_sync_roles, dispatch_uid="payments.staff.roles")
         purge.register("vaulted-cards", vaulted_cards_purge_expired)
         purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)

@@ -879,6 +879,24 @@ def _number_and_pin(card: Any) -> dict[str, str]:
     return {"number": card.number, "pin": card.pin}
 
 
+def _audited(world: World) -> Any:
+    """Writes through the API: a resource created and a transaction captured."""
+    world.post("/buyers", {"display_name": "Jane Zoe"})
+    world.post(f"/transactions/{_authorized(world).id}/capture", {})
+    return world.client.get("/audit-logs?limit=5")
+
+
+SCENARIOS += [
+    ("/audit-logs", "GET", "page", _audited),
+    ("/audit-logs", "GET", "filtered", lambda w: w.client.get("/audit-logs?action=created&resource_type=buyer")),
+    ("/audit-logs", "GET", "wrong-scope", lambda w: w.read_only.get("/audit-logs")),
+    ("/audit-logs", "GET", "no-token", lambda w: w.anonymous.get("/audit-logs")),
+    ("/audit-logs", "GET", "bad-filter", lambda w: w.client.get("/audit-logs?action=approved")),
+    ("/audit-logs", "GET", "unknown-filter", lambda w: w.client.get("/audit-logs?resource_id=1")),
+    ("/audit-logs", "GET", "bad-limit", lambda w: w.client.get("/audit-logs?limit=101")),
+]
+
+
 def _refund_path(world: World, path: Callable[[Any], str]) -> Any:
     return world.client.get(path(RefundFactory(transaction__merchant_account=world.account)))
 

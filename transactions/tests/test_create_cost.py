@@ -2,15 +2,16 @@
 
 The test runs with real transactions (`transaction=True`), so every BEGIN, COMMIT and savepoint the request
 makes is counted, as on a server. A card authorization with a new Idempotency-Key: the key's claim (with the
-id it reserves), the sealed card, the `processing` row and its event in one transaction, the processor's
-decision, the outcome and its event in a second, and the stored answer. docs/performance.md keeps the list.
+id it reserves), the sealed card, the `processing` row, its event and its audit log entry in one transaction,
+the processor's decision, the outcome and its event in a second, and the stored answer. docs/performance.md
+keeps the list.
 """
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from payments.models import IdempotencyRecord, OutboxEvent, VaultedCard
+from payments.models import AuditLogEntry, IdempotencyRecord, OutboxEvent, VaultedCard
 from transactions.models import Transaction, TransactionEvent
 from transactions.tests.conftest import CARD
 from webhooks.tests.factories import subscription_for
@@ -18,7 +19,7 @@ from webhooks.tests.factories import subscription_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Without a webhook subscription; one subscribed to the account adds the outbox row and its dispatch task.
-STATEMENTS = 13
+STATEMENTS = 14
 STATEMENTS_SUBSCRIBED = STATEMENTS + 2
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 
@@ -53,6 +54,7 @@ def test_a_card_create_costs_a_fixed_number_of_statements(client):
     assert len(_control(statements)) == 4  # two transactions, no savepoint
     # The same guarantees: the key recorded with its answer, the card sealed, both events and the outcome.
     record = IdempotencyRecord.objects.get(key="order-1")
+    assert AuditLogEntry.objects.filter(resource_id=str(record.reserved_id), action="created").exists()
     txn = Transaction.objects.get(pk=record.reserved_id)
     assert (record.state, record.response_status, txn.status) == ("completed", 201, "authorization_succeeded")
     assert VaultedCard.objects.filter(pk=txn.vaulted_card_id).exists()

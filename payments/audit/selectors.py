@@ -1,0 +1,12 @@
+"""Reads of the audit log."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from payments.models import AuditLogEntry, MerchantAccount
+
+
+def audit_log_list(*, merchant_account: MerchantAccount) -> QuerySet[AuditLogEntry]:
+    """The account's entries; pagination orders them, newest first."""
+    return AuditLogEntry.objects.filter(merchant_account=merchant_account)

@@ -1,0 +1,158 @@
+"""The audit log: API writes and staff actions recorded with actor, object and time; `GET /audit-logs`."""
+
+import uuid
+
+import pytest
+
+from payments.audit.services import Actor, audit_record
+from payments.models import AuditLogEntry
+
+pytestmark = pytest.mark.django_db
+
+URL = "/audit-logs"
+READ = ["audit-logs.read"]
+
+
+def _entry(account_id: str, **fields: str) -> AuditLogEntry:
+    values = {"action": "created", "resource_type": "buyer", "resource_id": str(uuid.uuid4()), "resource_name": "x"}
+    values.update(fields)
+    actor = Actor(id=uuid.uuid4(), name="key", is_staff=False)
+    return audit_record(actor=actor, merchant_account_id=account_id, **values)
+
+
+def test_an_api_write_is_recorded_with_its_key_and_resource(api_client, api_key, merchant_account):
+    client = api_client(scopes=["buyers.write"])
+    buyer = client.post("/buyers", {"display_name": "Jane Zoe"}, format="json").json()
+    client.delete(f"/buyers/{buyer['id']}")
+
+    entries = list(AuditLogEntry.objects.order_by("created_at").values_list("action", "resource_type", "resource_id"))
+    assert entries == [("created", "buyer", buyer["id"]), ("deleted", "buyer", buyer["id"])]
+    entry = AuditLogEntry.objects.first()
+    assert (entry.user_name, entry.user_id, entry.user_is_staff) == (api_key.kid, api_key.id, False)
+    assert (entry.merchant_account_id, entry.resource_name) == (merchant_account.id, "Jane Zoe")
+
+
+def test_a_refused_write_records_nothing(api_client, merchant_account):
+    response = api_client(scopes=["buyers.write"]).post("/buyers", {"display_name": 5}, format="json")
+    forbidden = api_client(scopes=["buyers.read"]).post("/buyers", {"display_name": "A"}, format="json")
+
+    assert (response.status_code, forbidden.status_code) == (400, 403)
+    assert not AuditLogEntry.objects.exists()
+
+
+def test_reads_record_nothing(api_client, merchant_account):
+    api_client(scopes=["buyers.read"]).get("/buyers")
+
+    assert not AuditLogEntry.objects.exists()
+
+
+def test_a_staff_change_in_the_admin_is_recorded(admin_client, admin_user, merchant_account):
+    response = admin_client.post(
+        f"/admin/payments/merchantaccount/{merchant_account.id}/change/",
+        {"display_name": "Renamed", "allowed_origins": "[]"},
+    )
+
+    assert response.status_code == 302
+    entry = AuditLogEntry.objects.get()
+    assert (entry.action, entry.resource_type, entry.resource_id) == ("updated", "merchantaccount", "default")
+    assert (entry.user_name, entry.user_is_staff, entry.merchant_account_id) == ("admin", True, "default")
+
+
+def test_the_name_never_carries_a_card_number(merchant_account):
+    entry = _entry(merchant_account.id, resource_name="card 4111111111111111")
+
+    assert "4111111111111111" not in entry.resource_name
+
+
+def test_the_list_needs_the_audit_scope(api_client, merchant_account):
+    response = api_client(scopes=["buyers.read"]).get(URL)
+
+    assert response.status_code == 403
+    assert "audit-logs.read" in response.json()["message"]
+
+
+def test_the_list_shows_only_the_accounts_entries(api_client, merchant_account, other_merchant_account):
+    mine = _entry(merchant_account.id)
+    _entry(other_merchant_account.id)
+
+    body = api_client(scopes=READ).get(URL).json()
+
+    assert [item["id"] for item in body["items"]] == [str(mine.id)]
+    assert body["items"][0]["merchant_account_id"] == "default"
+
+
+def test_the_list_filters_by_action_resource_type_and_user(api_client, merchant_account):
+    created = _entry(merchant_account.id)
+    voided = _entry(merchant_account.id, action="voided", resource_type="transaction")
+    client = api_client(scopes=READ)
+
+    def ids(query: str) -> list[str]:
+        return [item["id"] for item in client.get(f"{URL}?{query}").json()["items"]]
+
+    assert ids("action=voided") == [str(voided.id)]
+    assert ids("resource_type=buyer") == [str(created.id)]
+    assert ids(f"user_id={created.user_id}") == [str(created.id)]
+
+
+@pytest.mark.parametrize(
+    ("query", "name"), [("action=approved", "action"), ("user_id=nope", "user_id"), ("resource_id=1", "resource_id")]
+)
+def test_a_bad_or_unknown_filter_is_refused_by_name(api_client, merchant_account, query, name):
+    response = api_client(scopes=READ).get(f"{URL}?{query}")
+
+    assert response.status_code == 400
+    assert name in str(response.json())
+
+
+def test_the_list_pages_with_cursors(api_client, merchant_account):
+    entries = [_entry(merchant_account.id) for _ in range(3)]
+    client = api_client(scopes=READ)
+
+    first = client.get(f"{URL}?limit=2").json()
+    second = client.get(f"{URL}?limit=2&cursor={first['next_cursor']}").json()
+
+    listed = [item["id"] for item in first["items"] + second["items"]]
+    assert sorted(listed) == sorted(str(entry.id) for entry in entries)
+
+
+def test_the_list_costs_a_fixed_number_of_queries(api_client, merchant_account, django_assert_num_queries):
+    for _ in range(5):
+        _entry(merchant_account.id)
+    client = api_client(scopes=READ)
+    client.get(URL)  # warms the key and account caches
+
+    with django_assert_num_queries(1):
+        assert len(client.get(URL).json()["items"]) == 5
+
+
+def test_the_admin_list_is_read_only_and_costs_a_fixed_number_of_queries(
+    admin_client, merchant_account, django_assert_num_queries
+):
+    for _ in range(3):
+        _entry(merchant_account.id)
+    admin_client.get("/admin/payments/auditlogentry/")
+    with django_assert_num_queries(8) as few:
+        admin_client.get("/admin/payments/auditlogentry/?q=key&action__exact=created")
+    for _ in range(10):
+        _entry(merchant_account.id)
+    with django_assert_num_queries(len(few.captured_queries)):
+        response = admin_client.get("/admin/payments/auditlogentry/?q=key&action__exact=created")
+
+    assert response.status_code == 200
+    assert admin_client.get("/admin/payments/auditlogentry/add/").status_code == 403
+
+
+def test_a_capture_is_recorded_as_captured_and_a_refund_as_created(api_client, merchant_account):
+    from transactions.tests.factories import TransactionFactory
+
+    transaction = TransactionFactory(merchant_account=merchant_account, authorized=True)
+    client = api_client(scopes=["transactions.write"])
+    captured = client.post(f"/transactions/{transaction.id}/capture", {}, format="json")
+    refunded = client.post(f"/transactions/{transaction.id}/refunds", {"amount": 100}, format="json")
+
+    assert (captured.status_code, refunded.status_code) == (200, 201), refunded.content
+    entries = AuditLogEntry.objects.order_by("created_at").values_list("action", "resource_type", "resource_id")
+    assert list(entries)[:2] == [
+        ("captured", "transaction", str(transaction.id)),
+        ("created", "refund", refunded.json()["id"]),
+    ]
