@@ -13,6 +13,7 @@ from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
 from payments.rest import authentication
 from tests.logscan import LogScan
+from webhooks.selectors import forget_active_subscriptions
 
 _LOG_SCAN = LogScan()
 
@@ -50,11 +51,13 @@ def _test_secrets(settings):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_auth_caches():
-    """In-process key and token caches must not leak rows from one test's database into the next."""
+def _fresh_in_process_caches():
+    """In-process caches (keys, tokens, which accounts have webhook subscriptions) must not leak rows from one
+    test's database into the next."""
     yield
     selectors.clear_caches()
     authentication.clear_caches()
+    forget_active_subscriptions()
 
 
 @pytest.fixture(scope="session")
