@@ -175,6 +175,25 @@ def on_log_entry_saved(sender: type[LogEntry], instance: LogEntry, created: bool
     )
 
 
+def audit_staff_bulk_deletion(user: AbstractBaseUser, objects: list[Model]) -> None:
+    """The admin's bulk delete logs its `LogEntry` rows with one bulk insert, which sends no signal: record its
+    deletions here (call it inside the deleting transaction). One object is logged singly, so the hook has it."""
+    if len(objects) < 2:
+        return
+    actor = staff_actor(user)
+    for instance in objects:
+        resource_type = AUDITED_RESOURCES.get(instance._meta.label_lower) or instance._meta.model_name or "unknown"
+        merchant_account_id = instance.pk if isinstance(instance, MerchantAccount) else None
+        audit_record(
+            actor=actor,
+            action=Action.DELETED,
+            resource_type=resource_type,
+            resource_id=str(instance.pk),
+            resource_name=str(instance),
+            merchant_account_id=merchant_account_id or getattr(instance, "merchant_account_id", None),
+        )
+
+
 def audit_hooks_connect() -> None:
     from django.core.signals import request_finished, request_started
 

@@ -11,9 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib.admin import actions
+from django.db import transaction
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
+
+from payments.audit.services import audit_staff_bulk_deletion
 
 Panel = Callable[[HttpRequest], SafeString]
 _panels: dict[str, Panel] = {}
@@ -24,12 +29,34 @@ def register_panel(name: str, render: Panel) -> None:
     _panels[name] = render
 
 
+def delete_selected(
+    modeladmin: admin.ModelAdmin[Any], request: HttpRequest, queryset: QuerySet[Model]
+) -> HttpResponse | None:
+    """Django's "delete selected", audited: the deletions and their audit entries commit together."""
+    if not request.POST.get("post"):
+        return actions.delete_selected(modeladmin, request, queryset)  # the confirmation page: nothing changes
+    with transaction.atomic():
+        objects = list(queryset)
+        response = actions.delete_selected(modeladmin, request, queryset)
+        if response is None:  # deleted (a page instead means refused, e.g. protected objects)
+            audit_staff_bulk_deletion(request.user, objects)  # type: ignore[arg-type]
+    return response
+
+
+delete_selected.short_description = actions.delete_selected.short_description  # type: ignore[attr-defined]
+delete_selected.allowed_permissions = actions.delete_selected.allowed_permissions  # type: ignore[attr-defined]
+
+
 class SupportDeskSite(admin.AdminSite):
     site_header = site_title = "Payments support desk"
     index_title = "Last 24 hours"
     # The server has no public site to view: the start page is this one, so the header's link is hidden.
     site_url = None
     index_template = "admin/support_desk_index.html"
+
+    def __init__(self, name: str = "admin") -> None:
+        super().__init__(name)
+        self.add_action(delete_selected, "delete_selected")  # replaces Django's own, unaudited one
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         panels = [render(request) for render in _panels.values()]

@@ -4,6 +4,7 @@ import uuid
 
 import pytest
 
+from checkout.tests.factories import CheckoutSessionFactory
 from payments.audit.services import Actor, audit_record
 from payments.models import AuditLogEntry
 
@@ -156,3 +157,31 @@ def test_a_capture_is_recorded_as_captured_and_a_refund_as_created(api_client, m
         ("captured", "transaction", str(transaction.id)),
         ("created", "refund", refunded.json()["id"]),
     ]
+
+
+def test_a_bulk_delete_in_the_admin_records_every_deletion(admin_client, merchant_account):
+    sessions = [CheckoutSessionFactory(merchant_account=merchant_account) for _ in range(3)]
+
+    response = admin_client.post(
+        "/admin/checkout/checkoutsession/",
+        {"action": "delete_selected", "_selected_action": [str(s.pk) for s in sessions], "post": "yes"},
+    )
+
+    assert response.status_code == 302
+    entries = AuditLogEntry.objects.order_by("resource_id")
+    assert sorted(str(s.pk) for s in sessions) == [entry.resource_id for entry in entries]
+    assert {(e.action, e.resource_type, e.user_is_staff, e.merchant_account_id) for e in entries} == {
+        ("deleted", "checkout-session", True, "default")
+    }
+
+
+def test_the_bulk_delete_confirmation_page_records_nothing(admin_client, merchant_account):
+    sessions = [CheckoutSessionFactory(merchant_account=merchant_account) for _ in range(2)]
+
+    response = admin_client.post(
+        "/admin/checkout/checkoutsession/",
+        {"action": "delete_selected", "_selected_action": [str(s.pk) for s in sessions]},
+    )
+
+    assert response.status_code == 200
+    assert not AuditLogEntry.objects.exists()
