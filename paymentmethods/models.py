@@ -63,4 +63,4 @@ class PaymentMethod(TimestampedModel):
     @property
     def expiration_date(self) -> str:
         """`MM/YY`, as upstream shows it."""
-        return f"{self.card.expiration_month:02d}/{self.card.expiration_year % 100:02d}"
+        return self.card.expiration_date

@@ -177,6 +177,11 @@ class VaultedCard(models.Model):
     def __str__(self) -> str:
         return f"{self.scheme or 'card'} {self.bin}…{self.last4}"
 
+    @property
+    def expiration_date(self) -> str:
+        """`MM/YY`, as upstream shows a card's expiry."""
+        return f"{self.expiration_month:02d}/{self.expiration_year % 100:02d}"
+
 
 class OutboxEvent(models.Model):
     """A change a merchant may be told about, written in the same database transaction as the change itself.

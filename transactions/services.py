@@ -356,7 +356,7 @@ def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
     txn.card_scheme = vaulted.scheme
     txn.card_bin = vaulted.bin
     txn.card_last4 = vaulted.last4
-    txn.card_expiration_date = f"{vaulted.expiration_month:02d}/{vaulted.expiration_year % 100:02d}"
+    txn.card_expiration_date = vaulted.expiration_date
     txn.card_fingerprint = vaulted.fingerprint
 
 
