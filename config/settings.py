@@ -366,7 +366,7 @@ SCHEDULED_JOBS: dict[str, dict] = {
     },
     # Transactions left pending by a request that died: synced with the processor's records (docs/transactions.md).
     "recover-pending-transactions": {
-        "call": "transactions.services.transactions_recover_pending",
+        "call": "transactions.services.recovery.transactions_recover_pending",
         "every_seconds": env.int("RECOVER_PENDING_EVERY_SECONDS", default=60),
     },
     "webhook-sweep": {

@@ -29,7 +29,9 @@ from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from transactions.models import Refund, Transaction
 from transactions.selectors import transaction_staff_search, transaction_timeline
-from transactions.services import ALLOWED_FROM, Actor, refund_all, refund_create, transaction_capture, transaction_void
+from transactions.services.actions import transaction_capture, transaction_void
+from transactions.services.refunds import refund_all, refund_create
+from transactions.services.state import ALLOWED_FROM, Actor
 
 if TYPE_CHECKING:
     TransactionAdminBase = admin.ModelAdmin[Transaction]

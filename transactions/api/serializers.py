@@ -58,7 +58,7 @@ from transactions.requests import (
     StoredPaymentMethodRequest,
     TransactionRequest,
 )
-from transactions.services import ActionResult
+from transactions.services.state import ActionResult
 
 MAX_METADATA_KEYS = 20
 MAX_METADATA_KEY_LENGTH = 40

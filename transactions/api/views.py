@@ -44,18 +44,12 @@ from transactions.selectors import (
     transaction_get,
     transaction_list,
 )
-from transactions.services import (
-    ActionResult,
-    Actor,
-    refund_all,
-    refund_create,
-    transaction_cancel,
-    transaction_capture,
-    transaction_create,
-    transaction_sync,
-    transaction_update,
-    transaction_void,
-)
+from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void
+from transactions.services.create import transaction_create
+from transactions.services.recovery import transaction_sync
+from transactions.services.refunds import refund_all, refund_create
+from transactions.services.state import ActionResult, Actor
+from transactions.services.update import transaction_update
 
 PREFER = OpenApiParameter("prefer", str, OpenApiParameter.HEADER, required=False, many=True)
 IDEMPOTENCY_KEY = OpenApiParameter("idempotency-key", str, OpenApiParameter.HEADER, required=False)

@@ -9,7 +9,8 @@ from buyers.tests.factories import BuyerFactory
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import Actor, transaction_create
+from transactions.services.create import transaction_create
+from transactions.services.state import Actor
 from transactions.tests.factories import RefundFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db

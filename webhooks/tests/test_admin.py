@@ -7,7 +7,9 @@ from django.urls import reverse
 from buyers.tests.factories import BuyerFactory
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import SYSTEM, transaction_create, transaction_void
+from transactions.services.actions import transaction_void
+from transactions.services.create import transaction_create
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
 from webhooks.services import webhook_subscription_secret

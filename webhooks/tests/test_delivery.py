@@ -11,7 +11,9 @@ from django.utils import timezone
 from gr4vy.webhooks import verify_webhook
 
 from payments.models import OutboxEvent
-from transactions.services import SYSTEM, refund_create, transaction_capture, transaction_void
+from transactions.services.actions import transaction_capture, transaction_void
+from transactions.services.refunds import refund_create
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 from webhooks.models import DeliveryState, WebhookAttempt, WebhookDelivery
 from webhooks.services import (
