@@ -216,13 +216,13 @@ SPECTACULAR_SETTINGS = {
     ],
     # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.
     "ENUM_NAME_OVERRIDES": {
-        "TransactionPaymentMethodEnum": "transactions.api.serializers.PAYMENT_METHODS",
+        "TransactionPaymentMethodEnum": "transactions.api.serializers.create.PAYMENT_METHODS",
         "PaymentIntentEnum": "payments.choices.PaymentIntent",
         "PaymentSourceEnum": "payments.choices.PaymentSource",
         "TransactionStatusEnum": "transactions.models.TransactionStatus",
         "RefundStatusEnum": "transactions.models.RefundStatus",
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
-        "TransactionActionStatusEnum": "transactions.api.serializers.ACTION_STATUSES",
+        "TransactionActionStatusEnum": "transactions.api.serializers.outputs.ACTION_STATUSES",
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
         "CardSchemeEnum": "payments.rest.authorization.CARD_SCHEMES",
     },

@@ -16,24 +16,24 @@ from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
-from transactions.api.serializers import (
-    PaymentOptionsInput,
-    PaymentOptionsOutput,
+from transactions.api.serializers.actions import (
     RefundAllInput,
     RefundCreateInput,
+    TransactionCaptureInput,
+    TransactionUpdateInput,
+)
+from transactions.api.serializers.create import TransactionCreateInput
+from transactions.api.serializers.history import TransactionActionsOutput, TransactionEventOutput
+from transactions.api.serializers.outputs import (
     RefundOutput,
     RefundsOutput,
-    TransactionActionsOutput,
     TransactionCancelOutput,
-    TransactionCaptureInput,
     TransactionCaptureOutput,
-    TransactionCreateInput,
-    TransactionEventOutput,
     TransactionOutput,
     TransactionSummaryOutput,
-    TransactionUpdateInput,
     TransactionVoidOutput,
 )
+from transactions.api.serializers.payment_options import PaymentOptionsInput, PaymentOptionsOutput
 from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.payment_options import payment_options_list
 from transactions.selectors import (
