@@ -175,7 +175,7 @@ def subscribed_account() -> dict[str, str]:
     from payments.accounts.services import api_key_register
     from payments.models import MerchantAccount
     from webhooks.models import WebhookSubscription
-    from webhooks.services import webhook_subscription_create
+    from webhooks.services.subscriptions import webhook_subscription_create
 
     account, _ = MerchantAccount.objects.get_or_create(id=SUBSCRIBED_ACCOUNT, defaults={"display_name": "Hooked"})
     port = free_port()

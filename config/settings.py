@@ -374,7 +374,7 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "every_seconds": env.float("WEBHOOK_SWEEP_SECONDS", default=30.0),
     },
     "webhook-failure-report": {
-        "call": "webhooks.services.webhook_subscriptions_report_failing",
+        "call": "webhooks.services.deliveries.webhook_subscriptions_report_failing",
         "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),
     },
 }

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from payments.models import OutboxEvent
-from webhooks import selectors, tasks
+from webhooks import selectors
+from webhooks.services.deliveries import dispatch_event
 
 
 class WebhookConsumer:
@@ -15,4 +16,4 @@ class WebhookConsumer:
     def published(self, event: OutboxEvent) -> None:
         # The task row is written in the publishing transaction (the database task backend), so the event and
         # the work to deliver it commit together; the sweep covers a backend that cannot promise that.
-        tasks.dispatch_event.enqueue(str(event.pk))
+        dispatch_event.enqueue(str(event.pk))

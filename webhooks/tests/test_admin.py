@@ -12,7 +12,7 @@ from transactions.services.create import transaction_create
 from transactions.services.state import SYSTEM
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
-from webhooks.services import webhook_subscription_secret
+from webhooks.services.subscriptions import webhook_subscription_secret
 from webhooks.tests.conftest import run_tasks
 from webhooks.tests.factories import subscription_for
 
