@@ -94,8 +94,8 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     from django.core.management import call_command
 
     from payments.accounts.keys import load_private_pem, mint_token, public_pem
+    from payments.accounts.models import MerchantAccount
     from payments.accounts.services import api_key_register
-    from payments.models import MerchantAccount
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", interactive=False, verbosity=0)  # as `make serve` does
@@ -124,8 +124,8 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
 def subscribed_account() -> dict[str, str]:
     """A second merchant account with one active webhook subscription (to the bench's receiver) and its own key."""
     from payments.accounts.keys import generate_private_key, mint_token, public_pem
+    from payments.accounts.models import MerchantAccount
     from payments.accounts.services import api_key_register
-    from payments.models import MerchantAccount
     from webhooks.models import WebhookSubscription
     from webhooks.services.subscriptions import webhook_subscription_create
 

@@ -70,7 +70,7 @@ def _forget_webhook_backlog() -> None:
     """Drop what earlier runs left queued (the create cases run with no worker), so each measure starts empty."""
     from django_tasks_db.models import DBTaskResult
 
-    from payments.models import OutboxEvent
+    from payments.outbox.models import OutboxEvent
 
     OutboxEvent.objects.filter(merchant_account_id=SUBSCRIBED_ACCOUNT).delete()
     DBTaskResult.objects.all().delete()
@@ -97,7 +97,7 @@ def _stop_workers(workers: list[subprocess.Popen]) -> None:
 def webhook_deliveries(env: dict[str, str], fixtures: dict[str, str], workdir: Path) -> list[str]:
     """Deliveries per second per worker process (a backlog drained by 1, then 2 workers), and the delay from a
     state change (its outbox event's time) to the receiver, with one idle worker and changes 2 a second."""
-    from payments.models import OutboxEvent
+    from payments.outbox.models import OutboxEvent
     from webhooks.models import WebhookDelivery
 
     def events() -> int:  # one delivery each: the account has one subscription

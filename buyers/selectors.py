@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db.models import F, Model, OrderBy, Q, QuerySet
 
 from buyers.models import Buyer, ShippingDetails
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
-from payments.models import MerchantAccount
 
 M = TypeVar("M", bound=Model)
 

@@ -5,8 +5,8 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from buyers.models import Buyer, ShippingDetails
+from payments.accounts.models import MerchantAccount
 from payments.errors import Conflict, DuplicateRecord, NotFound
-from payments.models import MerchantAccount
 
 _DUPLICATE = "A buyer with this external identifier already exists."
 UPDATABLE_FIELDS = ("display_name", "external_identifier", "account_number", "billing_details")

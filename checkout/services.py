@@ -9,8 +9,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from checkout.models import CheckoutSession
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
-from payments.models import MerchantAccount
 from payments.vault.services import (
     vaulted_card_delete,
     vaulted_card_shorten_expiry,

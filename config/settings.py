@@ -188,7 +188,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "payments.rest.schema.ApiAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "payments.apidoc.autoschema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "UNAUTHENTICATED_TOKEN": None,
@@ -209,10 +209,10 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "payments.rest.schema.inline_constants",
-        "payments.rest.schema.add_examples",
-        "payments.rest.schema.add_links",
-        "payments.rest.schema.describe_api",
+        "payments.apidoc.hooks.inline_constants",
+        "payments.apidoc.hooks.add_examples",
+        "payments.apidoc.hooks.add_links",
+        "payments.apidoc.hooks.describe_api",
     ],
     # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.
     "ENUM_NAME_OVERRIDES": {
@@ -224,7 +224,7 @@ SPECTACULAR_SETTINGS = {
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
         "TransactionActionStatusEnum": "transactions.api.serializers.outputs.ACTION_STATUSES",
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
-        "CardSchemeEnum": "payments.rest.authorization.CARD_SCHEMES",
+        "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
     },
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {

@@ -19,10 +19,11 @@ from buyers.models import Buyer
 from checkout.selectors import checkout_session_get
 from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_for_payment
+from payments.accounts.models import MerchantAccount
 from payments.connectors import BrowserInfo, CardDetails, PurchaseDetails, StatementDescriptor, ThreeDSecureData
 from payments.errors import DomainError
-from payments.models import MerchantAccount, VaultedCard
 from payments.vault import cards
+from payments.vault.models import VaultedCard
 
 MAX_GIFT_CARDS = 10
 # What a checkout session may declare for the transactions that pay with it.

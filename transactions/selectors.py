@@ -13,9 +13,9 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import TruncHour
 
 from buyers.selectors import buyer_ids_named
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
-from payments.models import MerchantAccount
 from payments.money import AmountError, parse_money
 from transactions.models import (
     PENDING_STATUSES,

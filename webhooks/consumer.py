@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from payments.models import OutboxEvent
+from payments.outbox.models import OutboxEvent
 from webhooks import selectors
 from webhooks.services.deliveries import dispatch_event
 

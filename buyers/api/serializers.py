@@ -2,14 +2,10 @@
 
 from rest_framework import serializers
 
-from payments.rest.fields import (
-    BillingDetailsSerializer,
-    StrictSerializer,
-    TimestampField,
-    optional_text,
-)
-from payments.rest.order import ShippingDetailsOutput
+from payments.rest.fields import StrictSerializer, TimestampField, optional_text
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.shapes.addresses import BillingDetailsSerializer
+from payments.shapes.order import ShippingDetailsOutput
 
 
 class BuyerInput(StrictSerializer):

@@ -17,9 +17,10 @@ from buyers.services import (
     shipping_details_delete,
     shipping_details_update,
 )
-from payments.rest.fields import ShippingDetailsSerializer, validated
-from payments.rest.order import ShippingDetailsOutput
+from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account
+from payments.shapes.addresses import ShippingDetailsSerializer
+from payments.shapes.order import ShippingDetailsOutput
 
 
 class BuyerFilter(django_filters.FilterSet):

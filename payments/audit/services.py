@@ -11,7 +11,8 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.db import models
 from django.db.models import Model
 
-from payments.models import AuditLogEntry, MerchantAccount
+from payments.accounts.models import MerchantAccount
+from payments.audit.models import AuditLogEntry
 from payments.vault.masking import mask_card_numbers
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from django.conf import settings
 from django.db import transaction
 
-from payments.models import OutboxEvent
+from payments.outbox.models import OutboxEvent
 
 logger = logging.getLogger(__name__)
 

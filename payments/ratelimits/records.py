@@ -3,7 +3,7 @@
 import hashlib
 from datetime import datetime
 
-from payments.models import RateLimitEvent
+from payments.ratelimits.models import RateLimitEvent
 from payments.vault.masking import mask_card_numbers
 
 

@@ -43,7 +43,7 @@ from payments.errors import Conflict, DomainError
 from payments.models import IdempotencyRecord, MerchantAccount
 from payments.rest.envelope import envelope
 from payments.rest.permissions import request_merchant_account
-from payments.statements import savepoint_if_nested
+from payments.savepoints import savepoint_if_nested
 
 logger = logging.getLogger("payments.rest.idempotency")
 

@@ -5,8 +5,8 @@ import uuid
 import pytest
 
 from checkout.tests.factories import CheckoutSessionFactory
+from payments.audit.models import AuditLogEntry
 from payments.audit.services import Actor, audit_record
-from payments.models import AuditLogEntry
 
 pytestmark = pytest.mark.django_db
 

@@ -22,6 +22,7 @@ from paymentmethods.services import (
     CardToStore,
     payment_method_record_use,
 )
+from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
     AuthorizationRequest,
@@ -33,7 +34,7 @@ from payments.connectors import (
     get_connector,
 )
 from payments.errors import DomainError, NotFound
-from payments.models import MerchantAccount, VaultedCard
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
 from transactions.models import (
     GiftCardRedemption,

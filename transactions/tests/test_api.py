@@ -12,8 +12,9 @@ from gr4vy import models as sdk_models
 from gr4vy.utils import unmarshal_json
 
 from buyers.tests.factories import BuyerFactory
-from payments.models import IdempotencyRecord, VaultedCard
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
+from payments.vault.models import VaultedCard
 from transactions.models import Transaction
 from transactions.tests.conftest import CARD
 

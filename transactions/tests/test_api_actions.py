@@ -6,7 +6,7 @@ import pytest
 from gr4vy import models as sdk_models
 from gr4vy.utils import unmarshal_json
 
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from transactions.models import Refund, Transaction
 from transactions.tests.factories import RefundFactory, TransactionFactory

@@ -13,7 +13,8 @@ from django.utils import timezone
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.connectors import AuthorizationRequest, CardDetails
-from payments.models import IdempotencyRecord, SandboxOperation
+from payments.connectors.models import SandboxOperation
+from payments.rest.models import IdempotencyRecord
 from transactions.models import Transaction, TransactionStatus
 from transactions.services.actions import transaction_capture
 from transactions.services.authorization import _record_authorization

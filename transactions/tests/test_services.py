@@ -5,7 +5,7 @@ from django.db import IntegrityError, transaction
 
 from payments.connectors import Outcome
 from payments.errors import Conflict, DomainError
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.requests import CardRequest, TransactionRequest
 from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void

@@ -30,8 +30,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_tasks import task
 
-from payments.models import OutboxEvent
 from payments.outbox import outbox_render_target
+from payments.outbox.models import OutboxEvent
 from webhooks import outbound, selectors, signing
 from webhooks.models import AuthenticationKind, DeliveryState, WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.services.subscriptions import webhook_subscription_password, webhook_subscription_signing_secrets

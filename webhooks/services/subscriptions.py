@@ -12,8 +12,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
-from payments.models import MerchantAccount
 from payments.vault import crypto
 from webhooks import outbound, selectors
 from webhooks.models import AuthenticationKind, WebhookSubscription

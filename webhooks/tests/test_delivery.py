@@ -10,7 +10,7 @@ import pytest
 from django.utils import timezone
 from gr4vy.webhooks import verify_webhook
 
-from payments.models import OutboxEvent
+from payments.outbox.models import OutboxEvent
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_create
 from transactions.services.state import SYSTEM

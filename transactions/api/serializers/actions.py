@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from payments.rest.fields import (
-    AmountField,
-    StrictCharField,
-    StrictSerializer,
-    UnsupportedField,
-    optional_text,
-)
+from payments.rest.fields import AmountField, StrictCharField, StrictSerializer, UnsupportedField, optional_text
 from transactions.api.serializers.fields import (
     ConnectionOptionsField,
     MetadataField,

@@ -11,13 +11,6 @@ from rest_framework import serializers
 
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import PurchaseDetails
-from payments.rest.authorization import (
-    BrowserInfoSerializer,
-    RecipientSerializer,
-    StatementDescriptorSerializer,
-    ThreeDSecureDataSerializer,
-)
-from payments.rest.cards import CardDetailsSerializer, SecurityCodeField
 from payments.rest.fields import (
     AmountField,
     CountryField,
@@ -30,7 +23,14 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.shapes.cards import CardDetailsSerializer, SecurityCodeField
+from payments.shapes.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
+from payments.shapes.processor_data import (
+    BrowserInfoSerializer,
+    RecipientSerializer,
+    StatementDescriptorSerializer,
+    ThreeDSecureDataSerializer,
+)
 from transactions.api.serializers.fields import (
     ConnectionOptionsField,
     MetadataField,

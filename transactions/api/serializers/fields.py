@@ -6,9 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from payments.rest.fields import (
-    StrictCharField,
-)
+from payments.rest.fields import StrictCharField
 
 MAX_METADATA_KEYS = 20
 MAX_METADATA_KEY_LENGTH = 40

@@ -8,9 +8,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from payments.rest.fields import (
-    TimestampField,
-)
+from payments.rest.fields import TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer
 from transactions.models import (
     TransactionEvent,

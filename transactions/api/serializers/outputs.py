@@ -9,17 +9,15 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from payments.choices import PaymentIntent, PaymentSource
-from payments.rest.authorization import (
+from payments.rest.fields import TimestampField
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.shapes.addresses import BillingDetailsSerializer
+from payments.shapes.order import AirlineSerializer, CartItemSerializer, ShippingDetailsOutput
+from payments.shapes.processor_data import (
     RecipientSerializer,
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
-from payments.rest.fields import (
-    BillingDetailsSerializer,
-    TimestampField,
-)
-from payments.rest.order import AirlineSerializer, CartItemSerializer, ShippingDetailsOutput
-from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from transactions.api.serializers.fields import (
     NULL_OBJECT,
     NULL_STRING,
