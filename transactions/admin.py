@@ -367,9 +367,9 @@ def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
             row["amount"] = format_money(item.amount, txn.currency)
             row["note"] = item.error_code or ""
         else:
-            row["what"] = f"webhook {item.event.name} to {item.subscription.url}: {item.get_state_display().lower()}"
-            row["note"] = f"{item.attempt_count} attempt(s)"
-            row["link"] = admin_link(item, "delivery")
+            row["what"] = item.what
+            row["note"] = item.note
+            row["link"] = admin_link(item.row, item.link_text)
         rows.append(row)
     return rows
 

@@ -6,8 +6,9 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from buyers.api.serializers import BuyerInput, BuyerOutput, ShippingDetailsListOutput
+from buyers.api.serializers import BuyerInput, ShippingDetailsListOutput
 from buyers.models import Buyer, ShippingDetails
+from buyers.outputs import BuyerOutput
 from buyers.selectors import buyer_get, buyer_list, buyer_search, shipping_details_get, shipping_details_list
 from buyers.services import (
     buyer_create,

@@ -12,7 +12,7 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from buyers.api.serializers import BuyerOutput
+from buyers.outputs import BuyerOutput
 from paymentmethods.models import PaymentMethodStatus
 from paymentmethods.selectors import SORT_FIELDS
 from payments.rest.fields import (

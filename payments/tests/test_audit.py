@@ -185,3 +185,18 @@ def test_the_bulk_delete_confirmation_page_records_nothing(admin_client, merchan
 
     assert response.status_code == 200
     assert not AuditLogEntry.objects.exists()
+
+
+def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
+    from payments.audit.services import AUDITED_RESOURCES
+
+    assert AUDITED_RESOURCES == {
+        "buyers.buyer": "buyer",
+        "buyers.shippingdetails": "shipping-details",
+        "checkout.checkoutsession": "checkout-session",
+        "giftcards.giftcard": "gift-card",
+        "paymentmethods.paymentmethod": "payment-method",
+        "transactions.refund": "refund",
+        "transactions.transaction": "transaction",
+        "webhooks.webhooksubscription": "webhook-subscription",
+    }

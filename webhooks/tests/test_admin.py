@@ -86,3 +86,16 @@ def test_the_transaction_page_leads_to_buyer_refunds_and_deliveries(client, merc
     delivery = WebhookDelivery.objects.filter(event__target_id=str(txn.pk)).first()
     assert delivery is not None
     assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in html
+
+
+def test_a_transactions_timeline_shows_its_webhook_deliveries_linked(client, staff_login, delivered):
+    """The transaction's page lists what the webhooks consumer did with its events, through the outbox's activity
+    registry (the transactions app does not know the webhooks app)."""
+    _, delivery = delivered
+    staff_login(SUPPORT)
+
+    page = client.get(f"/admin/transactions/transaction/{delivery.event.target_id}/change/").content.decode()
+
+    assert f"webhook transaction.voided to {delivery.subscription.url}: delivered" in page
+    assert "1 attempt(s)" in page
+    assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in page
