@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db import transaction
 
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 from transactions.models import (
     Transaction,
 )
@@ -16,16 +17,22 @@ from transactions.services.state import (
     _locked,
 )
 
-UPDATABLE_FIELDS = ("external_identifier", "metadata", "connection_options")
-
 
 @transaction.atomic
-def transaction_update(*, txn: Transaction, actor: Actor, **changes: Any) -> Transaction:
+def transaction_update(
+    *,
+    txn: Transaction,
+    actor: Actor,
+    external_identifier: str | Unchanged | None = UNCHANGED,
+    metadata: dict[str, str] | Unchanged | None = UNCHANGED,
+    connection_options: dict[str, dict[str, Any]] | Unchanged | None = UNCHANGED,
+) -> Transaction:
     """Set the given `external_identifier`, `metadata` and/or `connection_options` (each replaced whole)."""
-    unknown = set(changes) - set(UPDATABLE_FIELDS)
-    if unknown:
-        raise TypeError(f"Not updatable: {sorted(unknown)}")
-    _check_connection_options(changes.get("connection_options"))
+    if connection_options is not UNCHANGED:
+        _check_connection_options(connection_options)
+    changes = changed_fields(
+        external_identifier=external_identifier, metadata=metadata, connection_options=connection_options
+    )
     txn = _locked(txn)
     for name, value in changes.items():
         setattr(txn, name, value)

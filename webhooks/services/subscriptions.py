@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
+from payments.partial import UNCHANGED, Unchanged
 from payments.vault import crypto
 from webhooks import outbound, selectors
 from webhooks.models import AuthenticationKind, WebhookSubscription
@@ -31,13 +32,6 @@ class BasicAuthentication:
 
     username: str
     password: str
-
-
-class _Unchanged:
-    """The default of an update's optional fields: leave the value as it is."""
-
-
-UNCHANGED = _Unchanged()
 
 
 def _context(subscription: WebhookSubscription, field: str) -> str:
@@ -122,18 +116,18 @@ def webhook_subscription_create(
 def webhook_subscription_update(
     *,
     subscription: WebhookSubscription,
-    url: str | _Unchanged = UNCHANGED,
-    active: bool | _Unchanged = UNCHANGED,
-    authentication: BasicAuthentication | _Unchanged | None = UNCHANGED,
+    url: str | Unchanged = UNCHANGED,
+    active: bool | Unchanged = UNCHANGED,
+    authentication: BasicAuthentication | Unchanged | None = UNCHANGED,
 ) -> WebhookSubscription:
     """Change only what is given; `authentication=None` removes the receiver's credentials."""
     subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription.pk)
-    if not isinstance(url, _Unchanged):
+    if url is not UNCHANGED:
         _require_url(url)
         subscription.url = url
-    if not isinstance(active, _Unchanged):
+    if active is not UNCHANGED:
         subscription.active = active
-    if not isinstance(authentication, _Unchanged):
+    if authentication is not UNCHANGED:
         _set_authentication(subscription, authentication)
     subscription.save()
     _changed(subscription)
