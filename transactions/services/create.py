@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, replace
-from dataclasses import fields as dataclass_fields
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from uuid import UUID
@@ -26,16 +25,14 @@ from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
     AuthorizationRequest,
-    BrowserInfo,
     CardDetails,
-    PurchaseDetails,
-    StatementDescriptor,
-    ThreeDSecureData,
     get_connector,
+    payment_details_of,
 )
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
+from transactions.details import payment_details_columns, payment_details_stored
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -53,8 +50,6 @@ from transactions.services.state import (
 
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
 CARD_RETENTION = timedelta(days=7)
-# Purchase (level 2/3) data: one column per field of the connector's PurchaseDetails.
-PURCHASE_FIELDS = tuple(field.name for field in dataclass_fields(PurchaseDetails))
 
 
 def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardCharge]) -> None:
@@ -90,28 +85,13 @@ def _check_connection_options(options: Mapping[str, Any] | None) -> None:
             )
 
 
-def _three_d_secure_summary(data: ThreeDSecureData | None) -> dict[str, Any] | None:
-    """Upstream's summary of the 3-D Secure result the client sent (this server runs no authentication itself);
-    `response_data` keeps the result whole, so the connector can be given it again."""
-    if data is None:
-        return None
-    return {
-        "version": data.version,
-        "status": str(data.status),
-        "method": "challenge" if data.challenged else "frictionless",
-        "response_data": {name: value for name, value in asdict(data).items() if value is not None},
-        "error_data": None,
-        "amount": None,
-    }
-
-
 def _authorization(
     txn: Transaction, *, card: CardDetails, amount: int, billing_postal_code: str | None = None
 ) -> AuthorizationRequest:
     """What the connector is asked, from what the transaction stored: its card part and everything the client
     declared with it."""
-    three_d_secure = (txn.three_d_secure or {}).get("response_data")
     return AuthorizationRequest(
+        **payment_details_of(payment_details_stored(txn)),
         card=card,
         amount=amount,
         currency=txn.currency,
@@ -122,19 +102,6 @@ def _authorization(
         payment_source=txn.payment_source,
         merchant_initiated=txn.merchant_initiated,
         is_subsequent_payment=txn.is_subsequent_payment,
-        previous_scheme_transaction_id=txn.previous_scheme_transaction_id,
-        previous_transaction_link_id=txn.previous_transaction_link_id,
-        account_funding_transaction=txn.account_funding_transaction,
-        allow_partial_authorization=txn.allow_partial_authorization,
-        installment_count=txn.installment_count,
-        three_d_secure=ThreeDSecureData(**three_d_secure) if three_d_secure else None,
-        browser_info=BrowserInfo(**txn.browser_info) if txn.browser_info else None,
-        statement_descriptor=StatementDescriptor(**txn.statement_descriptor) if txn.statement_descriptor else None,
-        description=txn.description,
-        purchase=PurchaseDetails(**{name: getattr(txn, name) for name in PURCHASE_FIELDS}),
-        cart_items=txn.cart_items,
-        airline=txn.airline,
-        recipient=txn.recipient,
         connection_options={key: value for key, value in (txn.connection_options or {}).items() if value is not None},
     )
 
@@ -271,6 +238,7 @@ def transaction_create(
     _check_connection_options(request.connection_options)
     hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
     txn = Transaction(
+        **payment_details_columns(request),
         merchant_account=merchant_account,
         amount=request.amount,
         currency=request.currency,
@@ -278,26 +246,13 @@ def transaction_create(
         country=request.country or hints.get("country"),
         external_identifier=request.external_identifier,
         metadata=request.metadata,
-        cart_items=request.cart_items,
-        airline=request.airline,
         checkout_session_id=card.checkout_session_id if card else None,
         payment_source=request.payment_source or hints.get("payment_source") or PaymentSource.ECOMMERCE,
         # `false` is what every request sends when it says nothing (the SDK's default): a session's `true` stands.
         merchant_initiated=request.merchant_initiated or hints.get("merchant_initiated", False),
         is_subsequent_payment=request.is_subsequent_payment or hints.get("is_subsequent_payment", False),
-        account_funding_transaction=request.account_funding_transaction,
-        allow_partial_authorization=request.allow_partial_authorization,
-        previous_scheme_transaction_id=request.previous_scheme_transaction_id,
-        previous_transaction_link_id=request.previous_transaction_link_id,
-        installment_count=request.installment_count,
-        description=request.description,
-        statement_descriptor=asdict(request.statement_descriptor) if request.statement_descriptor else None,
-        browser_info=asdict(request.browser_info) if request.browser_info else None,
         connection_options=request.connection_options,
-        recipient=request.recipient,
-        three_d_secure=_three_d_secure_summary(request.three_d_secure),
         ip_address=request.ip_address,
-        **asdict(request.purchase),
     )
     if id is not None:
         txn.pk = id

@@ -177,6 +177,13 @@ def _optional_amount() -> AmountField:
 
 
 _PURCHASE_FIELDS = [field.name for field in dataclass_fields(PurchaseDetails)]
+# The request's fields the body names otherwise (upstream's names), and those built into typed objects.
+_INPUT_NAMES = {"guest_buyer": "buyer", "three_d_secure": "three_d_secure_data"}
+_TYPED_INPUTS: dict[str, Any] = {
+    "three_d_secure": ThreeDSecureDataSerializer,
+    "browser_info": BrowserInfoSerializer,
+    "statement_descriptor": StatementDescriptorSerializer,
+}
 
 
 class TransactionCreateInput(RequestSerializer[TransactionRequest]):
@@ -261,36 +268,18 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
         return attrs
 
     def to_request(self, data: dict[str, Any]) -> TransactionRequest:
-        return TransactionRequest(
-            amount=data["amount"],
-            currency=data["currency"],
-            intent=data.get("intent"),
-            payment_method=data.get("payment_method"),
-            gift_cards=tuple(GiftCardRequest(**item) for item in data.get("gift_cards") or ()),
-            buyer_id=data.get("buyer_id"),
-            buyer_external_identifier=data.get("buyer_external_identifier"),
-            guest_buyer=data.get("buyer"),
-            shipping_details_id=data.get("shipping_details_id"),
-            country=data.get("country"),
-            external_identifier=data.get("external_identifier"),
-            metadata=data.get("metadata"),
-            cart_items=data.get("cart_items"),
-            airline=data.get("airline"),
-            description=data.get("description"),
-            statement_descriptor=StatementDescriptorSerializer.build(data.get("statement_descriptor")),
-            recipient=data.get("recipient"),
-            payment_source=data.get("payment_source"),
-            store=data["store"],
-            merchant_initiated=data["merchant_initiated"],
-            is_subsequent_payment=data["is_subsequent_payment"],
-            previous_scheme_transaction_id=data.get("previous_scheme_transaction_id"),
-            previous_transaction_link_id=data.get("previous_transaction_link_id"),
-            account_funding_transaction=data["account_funding_transaction"],
-            allow_partial_authorization=data["allow_partial_authorization"],
-            installment_count=data.get("installment_count"),
-            three_d_secure=ThreeDSecureDataSerializer.build(data.get("three_d_secure_data")),
-            browser_info=BrowserInfoSerializer.build(data.get("browser_info")),
-            connection_options=data.get("connection_options"),
-            purchase=PurchaseDetails(**{name: data.get(name) for name in _PURCHASE_FIELDS}),
-            ip_address=self.context.get("ip_address"),
-        )
+        """The request, field by field by name: what the body left out keeps the request's default."""
+        values: dict[str, Any] = {}
+        for field in dataclass_fields(TransactionRequest):
+            name = _INPUT_NAMES.get(field.name, field.name)
+            if field.name == "purchase":
+                values["purchase"] = PurchaseDetails(**{name: data.get(name) for name in _PURCHASE_FIELDS})
+            elif field.name == "gift_cards":
+                values["gift_cards"] = tuple(GiftCardRequest(**item) for item in data.get("gift_cards") or ())
+            elif field.name in _TYPED_INPUTS:
+                values[field.name] = _TYPED_INPUTS[field.name].build(data.get(name))
+            elif field.name == "ip_address":
+                values["ip_address"] = self.context.get("ip_address")
+            elif name in data:
+                values[field.name] = data[name]
+        return TransactionRequest(**values)
