@@ -44,6 +44,12 @@ class AuditLogEntryUserOutput(OutputSerializer):
     status = ConstantField("active")
 
 
+# Upstream's actions: the ones this server adds are written only on entries the API never serves.
+API_ACTIONS = [
+    (value, label) for value, label in AuditLogEntry.Action.choices if value != AuditLogEntry.Action.LOCKED_OUT
+]
+
+
 class AuditLogEntryOutput(OutputSerializer):
     """The upstream `AuditLogEntry`."""
 
@@ -51,14 +57,14 @@ class AuditLogEntryOutput(OutputSerializer):
     id = serializers.UUIDField()
     merchant_account_id = serializers.CharField()
     resource = AuditLogEntryResourceOutput(source="*")
-    action = serializers.ChoiceField(choices=AuditLogEntry.Action.choices)
+    action = serializers.ChoiceField(choices=API_ACTIONS)
     user = AuditLogEntryUserOutput(source="*")
     timestamp = TimestampField(source="created_at")
 
 
 # django-filter ships no types, so its classes are Any to mypy: subclassing one is allowed here on purpose.
 class AuditLogFilter(django_filters.FilterSet):  # type: ignore[misc]
-    action = django_filters.ChoiceFilter(field_name="action", choices=AuditLogEntry.Action.choices)
+    action = django_filters.ChoiceFilter(field_name="action", choices=API_ACTIONS)
     user_id = django_filters.UUIDFilter(field_name="user_id")
     resource_type = django_filters.CharFilter(field_name="resource_type", max_length=64)
 
