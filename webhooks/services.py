@@ -166,8 +166,12 @@ def webhook_subscription_update(
 
 @transaction.atomic
 def webhook_subscription_delete(*, subscription: WebhookSubscription) -> None:
-    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included."""
+    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included.
+
+    Its deliveries are locked first, so an attempt being recorded for one of them either commits before the
+    deletion collects the attempts (and goes with them) or finds its delivery gone (`_record`)."""
     _changed(subscription)
+    list(WebhookDelivery.objects.select_for_update().filter(subscription=subscription).values_list("pk", flat=True))
     subscription.delete()
 
 
@@ -316,7 +320,10 @@ def webhook_delivery_attempt(
     token = _claim(delivery_id, now=now, worker=worker)
     if token is None:
         return None
-    delivery = WebhookDelivery.objects.select_related("subscription", "event").get(pk=delivery_id)
+    delivery = WebhookDelivery.objects.select_related("subscription", "event").filter(pk=delivery_id).first()
+    if delivery is None:
+        _deleted_while_sending(delivery_id)
+        return None
     if delivery.subscription.active:
         answer = outbound.post(
             delivery.subscription.url, body=delivery.body.encode(), headers=_headers(delivery, now=now)
@@ -328,10 +335,21 @@ def webhook_delivery_attempt(
     return _record(delivery, token=token, answer=answer, now=now, worker=worker)
 
 
+def _deleted_while_sending(delivery_id: uuid.UUID | str) -> None:
+    # The merchant deleted the subscription (and with it the delivery) while this attempt was under way: an
+    # ordinary outcome, not a failure. Nothing is left to record the attempt on.
+    logger.info("Webhook delivery %s: its subscription was deleted during the attempt; nothing recorded", delivery_id)
+
+
 @transaction.atomic
 def _record(
     delivery: WebhookDelivery, *, token: uuid.UUID, answer: outbound.Answer, now: datetime, worker: str
-) -> AttemptOutcome:
+) -> AttemptOutcome | None:
+    # Locked while the attempt is written, so a deletion of its subscription waits (or has already happened):
+    # an attempt is never written for a delivery that is gone.
+    if not WebhookDelivery.objects.select_for_update().filter(pk=delivery.pk).exists():
+        _deleted_while_sending(delivery.pk)
+        return None
     attempt = WebhookAttempt.objects.create(
         delivery=delivery,
         number=delivery.attempt_count,
