@@ -67,6 +67,19 @@ def test_a_malformed_key_stops_every_management_command_that_starts_work():
     assert MALFORMED_FINGERPRINT_KEY not in result.stdout + result.stderr
 
 
+def test_the_keys_init_local_env_writes_pass_the_checks_it_runs_without(tmp_path):
+    path = tmp_path / "prod.env"
+    written = _manage(
+        "init_local_env", "--path", str(path), env={**PRODUCTION_ENV, "CARD_FINGERPRINT_KEY": MALFORMED_FINGERPRINT_KEY}
+    )
+    assert written.returncode == 0, written.stderr
+    keys = dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env={**PRODUCTION_ENV, **keys})
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.mark.parametrize(
     ("setting", "value"),
     [("CARD_FINGERPRINT_KEY", MALFORMED_FINGERPRINT_KEY), ("CARD_ENCRYPTION_KEYS", "k1:" + "A" * 22)],
