@@ -27,14 +27,16 @@ def rekey_fingerprints(apps, schema_editor):
 
     record_model = apps.get_model("payments", "IdempotencyRecord")
     record_model.objects.filter(expires_at__lte=timezone.now()).delete()
+    rows = record_model.objects.order_by("pk").only("pk", "fingerprint")
     last_pk = 0
     # Keyset batches: a day of payments may be many rows, and SQLite must not write under an open cursor.
-    while batch := list(record_model.objects.filter(pk__gt=last_pk).order_by("pk").only("pk", "fingerprint")[:_BATCH]):
+    while batch := list(rows.filter(pk__gt=last_pk)[:_BATCH]):
         last_pk = batch[-1].pk
         stale = [record for record in batch if _BARE_DIGEST.fullmatch(record.fingerprint)]
         for record in stale:
             record.fingerprint = keyed_hash(record.fingerprint, purpose=PURPOSE)
         record_model.objects.bulk_update(stale, ["fingerprint"])
+
 
 class Migration(migrations.Migration):
     dependencies = [
