@@ -214,3 +214,25 @@ def test_the_migration_uses_the_label_the_code_uses():
     from payments.rest.idempotency import FINGERPRINT_PURPOSE
 
     assert _rekey_migration().PURPOSE == FINGERPRINT_PURPOSE
+
+
+def test_the_migration_rekeys_every_batch(merchant_account, monkeypatch):
+    from datetime import timedelta
+
+    from django.apps import apps
+    from django.utils import timezone
+
+    from payments.rest.idempotency import fingerprint_of_digest
+
+    migration = _rekey_migration()
+    monkeypatch.setattr(migration, "_BATCH", 2)
+    bare = [f"{n:064x}" for n in range(5)]
+    for n, digest in enumerate(bare):
+        IdempotencyRecord.objects.create(
+            merchant_account=merchant_account, key=f"k{n}", fingerprint=digest, expires_at=timezone.now() + timedelta(1)
+        )
+
+    migration.rekey_fingerprints(apps, None)
+
+    stored = list(IdempotencyRecord.objects.order_by("key").values_list("fingerprint", flat=True))
+    assert stored == [fingerprint_of_digest(digest) for digest in bare]
