@@ -79,7 +79,8 @@ class IdempotencyRecord(models.Model):
 
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
-    # SHA-256 of method, path, `Prefer` and canonical body: the same key may only replay the same request.
+    # Keyed digest (HMAC) of method, path, `Prefer` and canonical body: the same key may only replay the same
+    # request. Keyed because the body may hold card data (payments.rest.idempotency.request_fingerprint).
     fingerprint = models.CharField(max_length=64)
     state = models.CharField(max_length=16, choices=State.choices, default=State.IN_PROGRESS)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -106,8 +107,8 @@ class RateLimitEvent(models.Model):
     """A subject refused by an enumeration limit, written once per subject, endpoint and window.
 
     For support staff: who was limited, where and when. The limit that refused names the kind of subject and
-    what may be shown of it (`subject_label`, never a secret); `subject_key` (a SHA-256 of the counter key)
-    keeps one row per window.
+    what may be shown of it (`subject_label`, never a secret); `subject_key` (a keyed hash of the counter key,
+    payments.ratelimits.records) keeps one row per window.
     """
 
     subject_kind = models.CharField(max_length=32, help_text="What the limit counts, as the limit names it.")
