@@ -92,7 +92,7 @@ def idempotency_key_from(request: Request) -> str | None:
     return key
 
 
-# The HKDF label of the fingerprint key; a data migration (payments 0012) re-keyed older rows under the same label.
+# The HKDF label of the fingerprint key; a data migration (payments 0013) re-keyed older rows under the same label.
 FINGERPRINT_PURPOSE = "payments.idempotency.request"
 
 

@@ -177,7 +177,7 @@ def test_the_stored_fingerprint_of_a_card_payment_cannot_be_tested_without_the_k
 def _rekey_migration():
     import importlib
 
-    return importlib.import_module("payments.migrations.0012_idempotency_keyed_fingerprint")
+    return importlib.import_module("payments.migrations.0013_idempotency_keyed_fingerprint")
 
 
 def test_the_migration_rekeys_bare_fingerprints_so_a_retry_still_replays(client, merchant_account):

@@ -40,7 +40,7 @@ def rekey_fingerprints(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("payments", "0011_audit_log_entry"),
+        ("payments", "0012_audit_log_locked_out"),
     ]
 
     operations = [
