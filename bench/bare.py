@@ -4,7 +4,8 @@ no project app, no middleware, no DRF, no authentication), served by its own gun
 - `GET /bare/buyers`: the list's keyset query over the same table, the same columns as JSON.
 - `POST /bare/transactions`: the rows one approved card authorization writes (the idempotency record with its
   answer, the sealed card, the transaction, its two events, the processor's decision), with raw SQL in one
-  database transaction; the card sealed with AES-GCM and fingerprinted with HMAC-SHA256, as the vault does.
+  database transaction; the card sealed with AES-GCM and fingerprinted with HMAC-SHA256, as the vault does, and
+  the request's idempotency fingerprint keyed with HMAC-SHA256 too, as the project keys it.
 """
 
 import base64
@@ -140,8 +141,9 @@ def bare_transaction_create(request: HttpRequest) -> HttpResponse:
             """INSERT INTO payments_idempotencyrecord (merchant_account_id, key, fingerprint, state, response_status,
                    response_body, response_headers, created_at, expires_at, attempts, reserved_id)
                VALUES (%s, %s, %s, 'completed', 201, %s, '{}', %s, %s, 1, %s)""",
-            [MERCHANT_ACCOUNT, request.headers["Idempotency-Key"], hashlib.sha256(request.body).hexdigest(),
-             json.dumps(answer), now, now + datetime.timedelta(days=1), txn_id],
+            [MERCHANT_ACCOUNT, request.headers["Idempotency-Key"],
+             _fingerprint(hashlib.sha256(request.body).hexdigest()), json.dumps(answer), now,
+             now + datetime.timedelta(days=1), txn_id],
         )  # fmt: skip
     return JsonResponse(answer, status=201)
 

@@ -17,7 +17,7 @@ PRODUCTION_ENV = {
     "DJANGO_ALLOWED_HOSTS": "api.example.com",
     "CURSOR_SIGNING_KEY": "c9Wn-cursor-signing-key-0123456789-abcdefghijklmnopqrstuvwxyz",
     "CARD_ENCRYPTION_KEYS": "k1:" + "A" * 43,
-    "CARD_FINGERPRINT_KEY": "f" * 43,
+    "CARD_FINGERPRINT_KEY": "ZmluZ2VycHJpbnQta2V5LWZpbmdlcnByaW50LWtleS1m",  # 33 bytes, base64url
     "DATABASE_URL": "postgres://payments@db.internal:5432/payments",
     "REDIS_URL": "redis://redis.internal:6379/0",
 }
@@ -53,6 +53,60 @@ def test_production_refuses_to_start_without_a_secret(missing):
 
     assert result.returncode != 0
     assert missing in result.stderr
+
+
+MALFORMED_FINGERPRINT_KEY = "f" * 43  # 43 characters, but not canonical base64url: no key decodes to it
+
+
+def test_a_malformed_key_stops_every_management_command_that_starts_work():
+    result = _manage("check", env={**PRODUCTION_ENV, "CARD_FINGERPRINT_KEY": MALFORMED_FINGERPRINT_KEY})
+
+    assert result.returncode != 0
+    assert "payments.E004" in result.stderr
+    assert "CARD_FINGERPRINT_KEY" in result.stderr
+    assert MALFORMED_FINGERPRINT_KEY not in result.stdout + result.stderr
+
+
+def test_the_keys_init_local_env_writes_pass_the_checks_it_runs_without(tmp_path):
+    path = tmp_path / "prod.env"
+    written = _manage(
+        "init_local_env", "--path", str(path), env={**PRODUCTION_ENV, "CARD_FINGERPRINT_KEY": MALFORMED_FINGERPRINT_KEY}
+    )
+    assert written.returncode == 0, written.stderr
+    keys = dict(line.split("=", 1) for line in path.read_text().splitlines())
+
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", env={**PRODUCTION_ENV, **keys})
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("CARD_FINGERPRINT_KEY", MALFORMED_FINGERPRINT_KEY), ("CARD_ENCRYPTION_KEYS", "k1:" + "A" * 22)],
+    ids=["fingerprint-key", "encryption-keys"],
+)
+def test_a_malformed_key_stops_the_wsgi_application_gunicorn_loads(setting, value):
+    base = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and not k.startswith("GR4VY_")}
+    env = {**base, "LOCAL_ENV_FILE": "", **PRODUCTION_ENV}
+
+    def load(**overrides: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-c", "import config.wsgi"],
+            cwd=ROOT,
+            env={**env, **overrides},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    loaded = load()
+    assert loaded.returncode == 0, loaded.stderr
+    refused = load(**{setting: value})
+    assert refused.returncode != 0
+    assert "ImproperlyConfigured" in refused.stderr
+    assert setting in refused.stderr
+    assert value.split(":")[-1] not in refused.stderr
 
 
 @pytest.mark.parametrize(

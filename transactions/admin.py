@@ -22,6 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from payments.audit.services import audited_staff_write
 from payments.errors import DomainError
 from payments.money import AmountError, format_money, parse_money
 from payments.staff.filters import recent_values_filter
@@ -91,8 +92,11 @@ class TransactionAction:
         *,
         takes_amount: bool,
         left: Callable[[Transaction], int],
+        audited_model: type[Transaction | Refund] = Transaction,
     ) -> None:
         self.name, self.label, self.run, self.takes_amount, self.left = name, label, run, takes_amount, left
+        # What the audit log names, as for the API's action: the transaction, or each refund made.
+        self.audited_model = audited_model
 
     def offered(self, txn: Transaction) -> bool:
         """The service's own rule for the status, and something left to act on."""
@@ -140,7 +144,9 @@ ACTIONS = {
     for action in (
         TransactionAction("capture", "Capture", _capture, takes_amount=True, left=lambda t: t.authorized_amount),
         TransactionAction("void", "Void", _void, takes_amount=False, left=lambda t: t.amount),
-        TransactionAction("refund", "Refund", _refund, takes_amount=True, left=lambda t: refundable_amount(t)),
+        TransactionAction(
+            "refund", "Refund", _refund, takes_amount=True, left=lambda t: refundable_amount(t), audited_model=Refund
+        ),
     )
 }
 
@@ -318,12 +324,18 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         if request.method != "POST" or not form.is_valid():
             return self._confirmation(request, txn, chosen, form)
         actor = Actor.admin(request.user.get_username(), reason=form.cleaned_data["reason"])
-        try:
-            outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"))
-        except DomainError as exc:
-            self.message_user(request, f"Nothing was done. {exc.message}", messages.ERROR)
-            return self._redirect_to(object_id)
-        self.log_change(request, txn, f"{outcome} Reason: {actor.reason}")
+        with audited_staff_write(
+            user=request.user,  # type: ignore[arg-type]
+            merchant_account_id=txn.merchant_account_id,
+            view_action=chosen.name,
+            resource_model=chosen.audited_model,
+        ):
+            try:
+                outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"))
+            except DomainError as exc:
+                self.message_user(request, f"Nothing was done. {exc.message}", messages.ERROR)
+                return self._redirect_to(object_id)
+            self.log_change(request, txn, f"{outcome} Reason: {actor.reason}")
         self.message_user(request, outcome, messages.SUCCESS)
         return self._redirect_to(object_id)
 

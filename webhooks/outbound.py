@@ -2,8 +2,10 @@
 
 - `url_check` decides whether a URL may be a receiver: `http(s)` only; a link-local or cloud metadata address
   is always refused; with `DEBUG` off the URL must be `https` and every address its host resolves to must be
-  public (no loopback, private, shared or reserved range). Hosts in `WEBHOOK_ALLOWED_HOSTS` are exempt from
-  the production rules (tests, local receivers), never from the first.
+  public (no loopback, private, shared, site-local or reserved range). An IPv6 address that carries an IPv4
+  address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped or -translated) is judged by what it carries as
+  well. Hosts in `WEBHOOK_ALLOWED_HOSTS` are exempt from the production rules (tests, local receivers), never
+  from the first.
 - `post` checks again at every send and connects only to the addresses it has just vetted (its network
   backend ignores the name it is given), so a host that re-resolves to an internal address between the
   check and the connect (DNS rebinding) gets nowhere. TLS still verifies the certificate against the name.
@@ -36,6 +38,44 @@ _ALWAYS_REFUSED = [
     ipaddress.ip_network("fe80::/10"),
     ipaddress.ip_network("fd00:ec2::254/128"),
 ]
+
+# IPv6 addresses that carry an IPv4 address a gateway, a tunnel or the host's own stack will reach: each is
+# judged by the IPv4 address it carries, or the metadata address is one NAT64 prefix away.
+_IPV4_MAPPED = ipaddress.ip_network("::ffff:0:0/96")
+_SIIT = ipaddress.ip_network("::ffff:0:0:0/96")  # IPv4-translated (RFC 2765)
+_NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052
+_NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")  # RFC 8215: prefixes of /48 to /96 inside it
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated (RFC 4291), still routed by some stacks
+_SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+_TEREDO = ipaddress.ip_network("2001::/32")
+# Deprecated (RFC 3879) but still routed inside some networks: as private as fc00::/7. Python's `is_private`
+# does not count it.
+_SITE_LOCAL = ipaddress.ip_network("fec0::/10")
+
+
+def _rfc6052(address: ipaddress.IPv6Address, prefix_length: int) -> ipaddress.IPv4Address:
+    """The IPv4 address a NAT64 prefix of `prefix_length` bits embeds (RFC 6052 2.2: bits 64-71 are skipped)."""
+    packed = address.packed
+    octets = [index for index in range(prefix_length // 8, 16) if index != 8][:4]
+    return ipaddress.IPv4Address(bytes(packed[index] for index in octets))
+
+
+def _embedded(address: ipaddress.IPv6Address) -> tuple[tuple[ipaddress.IPv4Address, ...], bool]:
+    """The IPv4 addresses `address` may reach, and whether it is nothing but a spelling of them (then it is
+    judged by them alone; otherwise the IPv6 address is judged too)."""
+    if address in _IPV4_MAPPED or address in _SIIT or address in _NAT64_WELL_KNOWN:
+        return (ipaddress.IPv4Address(address.packed[12:]),), True
+    if address in _NAT64_LOCAL_USE:
+        # The operator picks the prefix length; every reading is judged, and the range is not public anyway.
+        return tuple(dict.fromkeys(_rfc6052(address, length) for length in (48, 56, 64, 96))), False
+    if address in _SIX_TO_FOUR:
+        return (ipaddress.IPv4Address(address.packed[2:6]),), False
+    if address in _TEREDO:
+        teredo = address.teredo
+        return (teredo if teredo is not None else ()), False
+    if address in _IPV4_COMPATIBLE and int(address) > 1:  # not :: or ::1, which are IPv6's own
+        return (ipaddress.IPv4Address(address.packed[12:]),), False
+    return (), False
 
 
 class UnsafeUrl(ValueError):
@@ -91,9 +131,17 @@ def _allowed_anyway(host: str) -> bool:
 
 
 def _refusal(address: IPAddress, *, strict: bool) -> str | None:
-    """Why `address` may not be a receiver's, or None."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
+    """Why `address` may not be a receiver's, or None: an IPv6 address that carries an IPv4 address (NAT64,
+    6to4, Teredo, IPv4-compatible, IPv4-mapped or -translated) is refused for what it carries too."""
+    judged: list[IPAddress] = [address]
+    if isinstance(address, ipaddress.IPv6Address):
+        carried, spelling = _embedded(address)
+        judged = [*carried] if spelling else [address, *carried]
+    reasons = (_refusal_of_one(each, strict=strict) for each in judged)
+    return next((reason for reason in reasons if reason is not None), None)
+
+
+def _refusal_of_one(address: IPAddress, *, strict: bool) -> str | None:
     if any(address in network for network in _ALWAYS_REFUSED):
         return "a link-local or cloud metadata address"
     if address.is_multicast:
@@ -102,9 +150,9 @@ def _refusal(address: IPAddress, *, strict: bool) -> str | None:
         return None
     if address.is_loopback or address.is_unspecified:
         return "a loopback address"
-    if address.is_private:
+    if address.is_private or address in _SITE_LOCAL:
         return "a private address"
-    if not address.is_global:
+    if address.is_reserved or not address.is_global:
         return "an address that is not public"
     return None
 

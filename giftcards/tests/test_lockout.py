@@ -72,3 +72,18 @@ def test_pin_failures_lock_nothing_while_the_cache_is_unreachable(settings, merc
 
     assert locks == [None] * (LIMIT + 1)
     assert not RateLimitEvent.objects.exists()
+
+
+def test_the_record_of_a_lock_holds_no_digest_a_guess_can_be_tested_against(merchant_account):
+    import hashlib
+
+    from payments.ratelimits.records import SUBJECT_KEY_PURPOSE
+    from payments.vault.crypto import keyed_hash
+
+    card = _subject()
+    for _ in range(LIMIT):
+        _fail(card)
+
+    stored = RateLimitEvent.objects.get().subject_key
+    assert stored == keyed_hash(f"gift_card:{card}", purpose=SUBJECT_KEY_PURPOSE)
+    assert stored != hashlib.sha256(f"gift_card:{card}".encode()).hexdigest()

@@ -8,6 +8,7 @@ from rest_framework import mixins, serializers, viewsets
 
 from payments.audit.models import AuditLogEntry
 from payments.audit.selectors import audit_log_list
+from payments.rest.fields import TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer
 from payments.rest.permissions import request_merchant_account
 
@@ -18,14 +19,35 @@ class AuditLogEntryResourceOutput(OutputSerializer):
     name = serializers.CharField(source="resource_name")
 
 
+# What a merchant sees of a staff actor: that staff acted, and a stable id (so `user_id` filters and a question to
+# support can name the person), never the person's name or email address, which the admin shows to staff.
+STAFF_NAME = "Staff"
+
+
+class _ActorName(serializers.CharField):
+    def to_representation(self, value: AuditLogEntry) -> str:  # type: ignore[override]
+        return STAFF_NAME if value.user_is_staff else value.user_name
+
+
+class _ActorEmail(serializers.CharField):
+    def to_representation(self, value: AuditLogEntry) -> str | None:  # type: ignore[override]
+        return None if value.user_is_staff else value.user_email
+
+
 class AuditLogEntryUserOutput(OutputSerializer):
     type = ConstantField("user")
     id = serializers.UUIDField(source="user_id", allow_null=True)
-    name = serializers.CharField(source="user_name")
-    email_address = serializers.CharField(source="user_email", allow_null=True)
+    name = _ActorName(source="*")
+    email_address = _ActorEmail(source="*", allow_null=True)
     is_staff = serializers.BooleanField(source="user_is_staff")
     # The actor as it was when it acted; a revoked key or a departed user is not looked up again.
     status = ConstantField("active")
+
+
+# Upstream's actions: the ones this server adds are written only on entries the API never serves.
+API_ACTIONS = [
+    (value, label) for value, label in AuditLogEntry.Action.choices if value != AuditLogEntry.Action.LOCKED_OUT
+]
 
 
 class AuditLogEntryOutput(OutputSerializer):
@@ -35,14 +57,14 @@ class AuditLogEntryOutput(OutputSerializer):
     id = serializers.UUIDField()
     merchant_account_id = serializers.CharField()
     resource = AuditLogEntryResourceOutput(source="*")
-    action = serializers.ChoiceField(choices=AuditLogEntry.Action.choices)
+    action = serializers.ChoiceField(choices=API_ACTIONS)
     user = AuditLogEntryUserOutput(source="*")
-    timestamp = serializers.DateTimeField(source="created_at")
+    timestamp = TimestampField(source="created_at")
 
 
 # django-filter ships no types, so its classes are Any to mypy: subclassing one is allowed here on purpose.
 class AuditLogFilter(django_filters.FilterSet):  # type: ignore[misc]
-    action = django_filters.ChoiceFilter(field_name="action", choices=AuditLogEntry.Action.choices)
+    action = django_filters.ChoiceFilter(field_name="action", choices=API_ACTIONS)
     user_id = django_filters.UUIDFilter(field_name="user_id")
     resource_type = django_filters.CharFilter(field_name="resource_type", max_length=64)
 

@@ -23,6 +23,8 @@ class AuditLogEntry(TimestampedModel):
         VOIDED = "voided"
         CANCELED = "canceled"
         CAPTURED = "captured"
+        # Not upstream's: an admin sign-in locked after too many failures. Never served (no merchant account).
+        LOCKED_OUT = "locked-out"
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # Null for a staff action on something of no merchant account (a staff user, a role): admin only.

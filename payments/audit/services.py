@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -101,6 +103,27 @@ def api_write_begin(write: ApiWrite) -> None:
     _current_write.set(write)
 
 
+@contextmanager
+def audited_staff_write(
+    *, user: AbstractBaseUser, merchant_account_id: str, view_action: str, resource_model: type[Model]
+) -> Iterator[None]:
+    """A staff action that runs an API service (capture, void, refund) is recorded as the API records it: by the
+    same hook, in the service's transaction, with the same action (`captured`, `voided`, `created` on each
+    refund), the staff user as the actor. The admin log entry written inside is not recorded a second time."""
+    token = _current_write.set(
+        ApiWrite(
+            actor=staff_actor(user),
+            merchant_account_id=merchant_account_id,
+            view_action=view_action,
+            resource_model=resource_model,
+        )
+    )
+    try:
+        yield
+    finally:
+        _current_write.reset(token)
+
+
 def api_write_end(**kwargs: object) -> None:
     """Connected to request_started and request_finished: an entry never borrows an earlier request's actor."""
     _current_write.set(None)
@@ -159,8 +182,8 @@ def _staff_merchant_account_id(entry: LogEntry) -> str | None:
 
 def on_log_entry_saved(sender: type[LogEntry], instance: LogEntry, created: bool, **kwargs: Any) -> None:
     """Every staff action the admin logs (additions, changes, deletions, the apps' actions) is audited."""
-    if not created or instance.action_flag not in _STAFF_ACTIONS:
-        return
+    if not created or instance.action_flag not in _STAFF_ACTIONS or _current_write.get() is not None:
+        return  # (an audited staff write records its change as the API does, not by its admin log entry)
     content_type = instance.content_type
     label = f"{content_type.app_label}.{content_type.model}" if content_type else ""
     audit_record(

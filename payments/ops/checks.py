@@ -6,6 +6,8 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 
+from payments.vault import crypto
+
 PROCESS_LOCAL_CACHES = ("django.core.cache.backends.locmem.LocMemCache",)
 
 
@@ -47,3 +49,56 @@ def idempotency_lease_outlasts_requests(
                 )
             )
     return messages
+
+
+# The tag of the checks on secrets' form; config/wsgi.py runs them where no management command does (gunicorn).
+SECRETS = "secrets"
+_KEYS_HINT = (
+    "Generate well-formed keys with `manage.py init_local_env --path <file>` (docs/card-data.md, 'Keys'). "
+    "The message never quotes a key."
+)
+
+
+@checks.register(SECRETS)
+def card_keys_are_well_formed(app_configs: Sequence[AppConfig] | None, **kwargs: object) -> list[checks.CheckMessage]:
+    """A malformed key lets the server start and answer ready, then fails every card payment, gift card and
+    Idempotency-Key request with a 500: refuse it before the server takes any request."""
+    messages: list[checks.CheckMessage] = []
+    for name, problem, error_id in (
+        (crypto.ENCRYPTION_KEYS_SETTING, crypto.encryption_keys_problem, "payments.E003"),
+        (crypto.FINGERPRINT_KEY_SETTING, crypto.fingerprint_key_problem, "payments.E004"),
+    ):
+        if not getattr(settings, name, None):
+            # Without debug the settings refuse to load at all; a development server may run without card data.
+            messages.append(
+                checks.Warning(
+                    f"{name} is not set: card payments, gift cards and Idempotency-Key requests fail until it is.",
+                    hint=_KEYS_HINT,
+                    id="payments.W002",
+                )
+            )
+            continue
+        found = problem()
+        if found is not None:
+            messages.append(checks.Error(found, hint=_KEYS_HINT, id=error_id))
+    return messages
+
+
+@checks.register(SECRETS)
+def cursor_signing_key_is_set(app_configs: Sequence[AppConfig] | None, **kwargs: object) -> list[checks.CheckMessage]:
+    """An empty signing key signs cursors anyone can forge."""
+    if settings.CURSOR_SIGNING_KEY:
+        return []
+    return [
+        checks.Error(
+            "CURSOR_SIGNING_KEY is set but empty.",
+            hint="Unset it to sign cursors with DJANGO_SECRET_KEY, or set a long random value (docs/deploy.md).",
+            id="payments.E005",
+        )
+    ]
+
+
+def secrets_problems() -> list[str]:
+    """The errors the secrets' checks find, as one line each: what refuses to start the WSGI application."""
+    found = checks.run_checks(tags=[SECRETS])
+    return [f"{message.id}: {message.msg}" for message in found if message.is_serious()]

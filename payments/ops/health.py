@@ -1,4 +1,4 @@
-"""Readiness probes: does each dependency answer, within a deadline?
+"""Readiness probes: does each dependency answer, within a deadline? And can the vault seal card data?
 
 Each probe runs in its own thread so the slowest one bounds the answer, and a dependency that hangs
 (a half-open TCP connection, a locked database) is reported as failing instead of holding the load
@@ -13,6 +13,8 @@ from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from django.core.cache import caches
 from django.db import connections
+
+from payments.vault.crypto import vault_round_trip
 
 logger = logging.getLogger("payments.ops.health")
 
@@ -46,11 +48,18 @@ def cache_answers(alias: str) -> bool:
     return stored == value
 
 
+def vault_seals() -> bool:
+    """Card data can be sealed, opened and key-hashed with the configured keys: what every card payment needs."""
+    vault_round_trip()  # raises VaultError (its message never quotes a key) when it cannot
+    return True
+
+
 def default_checks(timeout: float) -> dict[str, Callable[[], bool]]:
     return {
         "database": lambda: database_answers("default", timeout),
         "cache": lambda: cache_answers("default"),
         "ratelimit_cache": lambda: cache_answers("ratelimit"),
+        "vault": vault_seals,
     }
 
 

@@ -16,7 +16,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 @require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
-    """Database and caches answer within READYZ_TIMEOUT_SECONDS; otherwise a 503 envelope naming what failed."""
+    """Database and caches answer and the vault seals within READYZ_TIMEOUT_SECONDS; else a 503 naming what failed."""
     timeout = settings.READYZ_TIMEOUT_SECONDS
     checks = default_checks(timeout)
     failing = failing_dependencies(checks, timeout)

@@ -9,8 +9,8 @@ class RateLimitEvent(models.Model):
     """A subject refused by an enumeration limit, written once per subject, endpoint and window.
 
     For support staff: who was limited, where and when. The limit that refused names the kind of subject and
-    what may be shown of it (`subject_label`, never a secret); `subject_key` (a SHA-256 of the counter key)
-    keeps one row per window.
+    what may be shown of it (`subject_label`, never a secret); `subject_key` (a keyed hash of the counter key,
+    payments.ratelimits.records) keeps one row per window.
     """
 
     subject_kind = models.CharField(max_length=32, help_text="What the limit counts, as the limit names it.")

@@ -1,10 +1,13 @@
 """The record of who was limited, for support staff: one row per subject, endpoint and window."""
 
-import hashlib
 from datetime import datetime
 
 from payments.ratelimits.models import RateLimitEvent
+from payments.vault.crypto import keyed_hash
 from payments.vault.masking import mask_card_numbers
+
+# The HKDF label of the key `subject_key` is an HMAC under.
+SUBJECT_KEY_PURPOSE = "payments.ratelimits.subject"
 
 
 def rate_limit_event_record(
@@ -24,8 +27,9 @@ def rate_limit_event_record(
     """
     event = RateLimitEvent(
         subject_kind=subject_kind[:32],
-        # Only a digest of the counter key is kept, so a row never holds more than the columns below show.
-        subject_key=hashlib.sha256(f"{subject_kind}:{subject}".encode()).hexdigest(),
+        # Only a keyed digest of the counter key is kept, so a row never holds more than the columns below show,
+        # even for a subject derived from card data (a gift card number's hash): no guess can be tested against it.
+        subject_key=keyed_hash(f"{subject_kind}:{subject}", purpose=SUBJECT_KEY_PURPOSE),
         subject_label=mask_card_numbers(label)[:255],
         endpoint=endpoint[:255],
         rate=rate,

@@ -11,7 +11,10 @@ Rules (see docs/transactions.md):
   action again as a resumption (`idempotency_resumed`). An action that creates something names it with
   `idempotency_reserved_id`, reserved before anything is written, so the resumed action finds what the
   dead attempt made instead of making a second one.
-- The same key with a different request (method, path, `Prefer` header or body) is a 400.
+- The same key with a different request (method, path, `Prefer` header or body) is a 400. What tells two
+  requests apart is a keyed digest (`request_fingerprint`): a body may hold a card number, security code or
+  gift card PIN, and an unkeyed digest of it beside the stored answer (BIN, last 4, amount) is brute-forced
+  in seconds. Without the key the stored fingerprint tests no guess (docs/card-data.md).
 - A request refused with a 4xx (validation, state machine) stores nothing: the row is deleted, the key is
   free again. Services refuse before anything changes, so a retry may run.
 - An unexpected failure stores a 500: the outcome is unknown, so a retry must not run the action again.
@@ -45,6 +48,7 @@ from payments.rest.envelope import envelope
 from payments.rest.models import IdempotencyRecord
 from payments.rest.permissions import request_merchant_account
 from payments.savepoints import savepoint_if_nested
+from payments.vault.crypto import keyed_hash
 
 logger = logging.getLogger("payments.rest.idempotency")
 
@@ -89,13 +93,32 @@ def idempotency_key_from(request: Request) -> str | None:
     return key
 
 
-def request_fingerprint(request: Request) -> str:
-    """SHA-256 over what makes two requests the same: method, path, `Prefer` and the parsed body."""
+# The HKDF label of the fingerprint key; a data migration (payments 0013) re-keyed older rows under the same label.
+FINGERPRINT_PURPOSE = "payments.idempotency.request"
+
+
+def request_digest(request: Request) -> str:
+    """Unkeyed SHA-256 over what makes two requests the same: method, path, `Prefer` and the parsed body.
+
+    Never stored: only `request_fingerprint`, its keyed form, is.
+    """
     # Parsed and re-serialized with sorted keys, so key order and whitespace do not make a retry "different".
     body = json.dumps(request.data, sort_keys=True, separators=(",", ":"), default=str)
     # Every request a server hands over has a method; the type also allows the None of a bare HttpRequest().
     parts = [request.method or "", request.path, request.headers.get("Prefer", ""), body]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def fingerprint_of_digest(digest: str) -> str:
+    """The stored fingerprint of a `request_digest`: an HMAC under a key derived from CARD_FINGERPRINT_KEY."""
+    # Keyed over the digest rather than the body, so rows written with the bare digest could be re-keyed in place.
+    return keyed_hash(digest, purpose=FINGERPRINT_PURPOSE)
+
+
+def request_fingerprint(request: Request) -> str:
+    """What is stored to tell this request from another under the same key; nothing can be tested against it
+    without the key, although the body may hold card data."""
+    return fingerprint_of_digest(request_digest(request))
 
 
 def idempotency_claim(

@@ -21,7 +21,8 @@ class IdempotencyRecord(models.Model):
 
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=255)
-    # SHA-256 of method, path, `Prefer` and canonical body: the same key may only replay the same request.
+    # Keyed digest (HMAC) of method, path, `Prefer` and canonical body: the same key may only replay the same
+    # request. Keyed because the body may hold card data (payments.rest.idempotency.request_fingerprint).
     fingerprint = models.CharField(max_length=64)
     state = models.CharField(max_length=16, choices=State.choices, default=State.IN_PROGRESS)
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -19,6 +19,7 @@ from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
 from payments.audit.services import audit_staff_bulk_deletion
+from payments.staff.login import LimitedAdminAuthenticationForm
 
 Panel = Callable[[HttpRequest], SafeString]
 _panels: dict[str, Panel] = {}
@@ -53,6 +54,8 @@ class SupportDeskSite(admin.AdminSite):
     # The server has no public site to view: the start page is this one, so the header's link is hidden.
     site_url = None
     index_template = "admin/support_desk_index.html"
+    # Failed sign-ins are limited per user name and client address (docs/admin.md).
+    login_form = LimitedAdminAuthenticationForm
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)

@@ -1,6 +1,8 @@
 """The audit log: API writes and staff actions recorded with actor, object and time; `GET /audit-logs`."""
 
+import re
 import uuid
+from datetime import UTC
 
 import pytest
 
@@ -185,6 +187,50 @@ def test_the_bulk_delete_confirmation_page_records_nothing(admin_client, merchan
 
     assert response.status_code == 200
     assert not AuditLogEntry.objects.exists()
+
+
+def test_a_staff_actor_is_served_to_merchants_without_name_or_email(api_client, merchant_account, admin_client):
+    staff = Actor(id=uuid.uuid4(), name="Dana Operator", email="dana@payments.example", is_staff=True)
+    entry = audit_record(
+        actor=staff,
+        action="updated",
+        resource_type="buyer",
+        resource_id="b1",
+        resource_name="x",
+        merchant_account_id=merchant_account.id,
+    )
+
+    (item,) = api_client(scopes=READ).get(URL).json()["items"]
+
+    assert item["user"] == {
+        "type": "user",
+        "id": str(staff.id),
+        "name": "Staff",
+        "email_address": None,
+        "is_staff": True,
+        "status": "active",
+    }
+    # Staff see who it was, in the admin.
+    page = admin_client.get(f"/admin/payments/auditlogentry/{entry.pk}/change/").content.decode()
+    assert "Dana Operator" in page
+    assert "dana@payments.example" in page
+
+
+def test_an_api_key_actor_is_served_by_its_kid(api_client, api_key, merchant_account):
+    api_client(scopes=["buyers.write"]).post("/buyers", {"display_name": "Jane Zoe"}, format="json")
+
+    (item,) = api_client(scopes=READ).get(URL).json()["items"]
+
+    assert (item["user"]["name"], item["user"]["id"], item["user"]["is_staff"]) == (api_key.kid, str(api_key.id), False)
+
+
+def test_the_timestamp_is_written_as_every_other_timestamp_of_the_api(api_client, merchant_account):
+    entry = _entry(merchant_account.id)
+
+    (item,) = api_client(scopes=READ).get(URL).json()["items"]
+
+    assert item["timestamp"] == entry.created_at.astimezone(UTC).isoformat(timespec="microseconds")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", item["timestamp"])
 
 
 def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():

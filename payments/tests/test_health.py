@@ -38,7 +38,10 @@ def test_readyz_reports_each_dependency(client):
     response = client.get("/readyz")
 
     assert response.status_code == 200
-    assert response.json() == {"status": "ok", "checks": {"database": "ok", "cache": "ok", "ratelimit_cache": "ok"}}
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "cache": "ok", "ratelimit_cache": "ok", "vault": "ok"},
+    }
 
 
 @pytest.mark.parametrize("alias", ["default", "ratelimit"])

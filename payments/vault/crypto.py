@@ -225,6 +225,38 @@ def generate_key_spec(key_id: str | None = None) -> str:
     return f"{key_id}:{_b64encode(AESGCM.generate_key(bit_length=KEY_BYTES * 8))}"
 
 
+def encryption_keys_problem() -> str | None:
+    """Why CARD_ENCRYPTION_KEYS cannot seal or open card data, in words that never quote a key; None when it can."""
+    try:
+        _keyring()
+    except VaultError as exc:
+        return str(exc)
+    return None
+
+
+def fingerprint_key_problem() -> str | None:
+    """Why CARD_FINGERPRINT_KEY cannot key a hash, in words that never quote the key; None when it can."""
+    try:
+        _fingerprint_key()
+    except VaultError as exc:
+        return str(exc)
+    return None
+
+
+_PROBE_CONTEXT = "vault-probe"
+
+
+def vault_round_trip() -> None:
+    """Seal and open a random probe and key a hash of it with the configured keys; VaultError when any step fails.
+
+    What every card payment needs first, at the cost of one AES-GCM seal and open and one HMAC.
+    """
+    probe = secrets.token_urlsafe(12)
+    if decrypt(encrypt(probe, context=_PROBE_CONTEXT), context=_PROBE_CONTEXT) != probe:
+        raise VaultError("A sealed probe did not open to what was sealed.")
+    keyed_hash(probe, purpose=_PROBE_CONTEXT)
+
+
 def _hmac_b64(key: bytes, value: str) -> str:
     """Return HMAC-SHA256 of `value` under `key` as unpadded base64url."""
     return _b64encode(hmac.new(key, value.encode("utf-8"), hashlib.sha256).digest())

@@ -307,3 +307,25 @@ def test_a_gift_card_leads_to_its_redemptions_in_fixed_queries(
     assert f"Redemptions ({redemptions})" in html
     assert html.count("USD 2.50") == min(redemptions, 5)
     assert page_of(txns[-1]) in html
+
+
+@pytest.mark.parametrize(
+    ("action", "intent", "expected"),
+    [("capture", "authorize", "captured"), ("void", "authorize", "voided"), ("refund", "capture", "created")],
+)
+def test_an_operators_action_is_audited_as_the_api_audits_it(
+    client, merchant_account, staff_login, action, intent, expected
+):
+    from payments.audit.models import AuditLogEntry
+
+    txn = authorized(merchant_account, intent=intent)
+    operator = staff_login(PAYMENTS_OPERATOR)
+
+    client.post(act_url(txn, action), {"amount": "", "reason": "asked"})
+
+    refund = txn.refunds.first()
+    resource = ("refund", str(refund.pk)) if action == "refund" else ("transaction", str(txn.pk))
+    entries = AuditLogEntry.objects.filter(user_is_staff=True)
+    assert [(e.action, e.resource_type, e.resource_id) for e in entries] == [(expected, *resource)]
+    assert (entries[0].user_name, entries[0].merchant_account_id) == (operator.username, merchant_account.id)
+    assert LogEntry.objects.filter(object_id=str(txn.pk)).exists()  # the admin's own log still has it

@@ -158,7 +158,10 @@ def webhook_delivery_attempt(
     token = _claim(delivery_id, now=now, worker=worker)
     if token is None:
         return None
-    delivery = WebhookDelivery.objects.select_related("subscription", "event").get(pk=delivery_id)
+    delivery = WebhookDelivery.objects.select_related("subscription", "event").filter(pk=delivery_id).first()
+    if delivery is None:
+        _deleted_while_sending(delivery_id)
+        return None
     if delivery.subscription.active:
         answer = outbound.post(
             delivery.subscription.url, body=delivery.body.encode(), headers=_headers(delivery, now=now)
@@ -170,10 +173,21 @@ def webhook_delivery_attempt(
     return _record(delivery, token=token, answer=answer, now=now, worker=worker)
 
 
+def _deleted_while_sending(delivery_id: uuid.UUID | str) -> None:
+    # The merchant deleted the subscription (and with it the delivery) while this attempt was under way: an
+    # ordinary outcome, not a failure. Nothing is left to record the attempt on.
+    logger.info("Webhook delivery %s: its subscription was deleted during the attempt; nothing recorded", delivery_id)
+
+
 @transaction.atomic
 def _record(
     delivery: WebhookDelivery, *, token: uuid.UUID, answer: outbound.Answer, now: datetime, worker: str
-) -> AttemptOutcome:
+) -> AttemptOutcome | None:
+    # Locked while the attempt is written, so a deletion of its subscription waits (or has already happened):
+    # an attempt is never written for a delivery that is gone.
+    if not WebhookDelivery.objects.select_for_update().filter(pk=delivery.pk).exists():
+        _deleted_while_sending(delivery.pk)
+        return None
     attempt = WebhookAttempt.objects.create(
         delivery=delivery,
         number=delivery.attempt_count,

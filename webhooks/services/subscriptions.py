@@ -17,7 +17,7 @@ from payments.errors import DomainError
 from payments.partial import UNCHANGED, Unchanged
 from payments.vault import crypto
 from webhooks import outbound, selectors
-from webhooks.models import AuthenticationKind, WebhookSubscription
+from webhooks.models import AuthenticationKind, WebhookDelivery, WebhookSubscription
 
 logger = logging.getLogger(__name__)
 
@@ -136,8 +136,12 @@ def webhook_subscription_update(
 
 @transaction.atomic
 def webhook_subscription_delete(*, subscription: WebhookSubscription) -> None:
-    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included."""
+    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included.
+
+    Its deliveries are locked first, so an attempt being recorded for one of them either commits before the
+    deletion collects the attempts (and goes with them) or finds its delivery gone (`_record`)."""
     _changed(subscription)
+    list(WebhookDelivery.objects.select_for_update().filter(subscription=subscription).values_list("pk", flat=True))
     subscription.delete()
 
 

@@ -7,6 +7,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from gr4vy.webhooks import verify_webhook
 
@@ -17,11 +18,16 @@ from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 from webhooks.models import DeliveryState, WebhookAttempt, WebhookDelivery
 from webhooks.services.deliveries import (
+    attempt_delivery,
     webhook_delivery_attempt,
     webhook_delivery_resend,
     webhook_subscriptions_report_failing,
 )
-from webhooks.services.subscriptions import webhook_subscription_rotate_secret, webhook_subscription_secret
+from webhooks.services.subscriptions import (
+    webhook_subscription_delete,
+    webhook_subscription_rotate_secret,
+    webhook_subscription_secret,
+)
 from webhooks.tasks import webhooks_sweep
 from webhooks.tests.conftest import run_tasks
 from webhooks.tests.factories import subscription_for
@@ -328,6 +334,34 @@ def test_one_delivery_is_never_sent_twice_at_once(failing):
 
     assert len(receiver.received) == 1
     assert results[0].attempt.succeeded
+
+
+@pytest.mark.django_db(transaction=True)
+def test_deleting_the_subscription_during_an_attempt_ends_the_attempt_quietly(failing, caplog):
+    receiver, delivery = failing("block")
+    outcomes, errors = [], []
+
+    def attempt():
+        try:
+            outcomes.append(attempt_delivery.call(str(delivery.pk)))
+        except Exception as exc:  # the test reports whatever the task raised
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    sending = threading.Thread(target=attempt)
+    with caplog.at_level(logging.INFO):
+        sending.start()
+        assert receiver.arrived.wait(5)
+        webhook_subscription_delete(subscription=delivery.subscription)
+        receiver.release.set()
+        sending.join(10)
+
+    assert (errors, outcomes) == ([], [None])
+    assert not WebhookDelivery.objects.exists()
+    assert not WebhookAttempt.objects.exists()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert "its subscription was deleted during the attempt" in caplog.text
 
 
 def test_the_sweep_picks_up_lost_tasks_and_dead_workers(settings, merchant_account, receiver, authorized):
