@@ -9,13 +9,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.errors import NotFound
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
 from payments.rest.idempotency import idempotency_reserved_id, idempotency_resumed, idempotent
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
+from transactions.api.pinning import pinned_checkout_values, require_pinned_claims, transaction_access
 from transactions.api.serializers import (
     PaymentOptionsInput,
     PaymentOptionsOutput,
@@ -122,16 +123,19 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     http_method_names = ["get", "post", "put"]
 
     def get_queryset(self) -> QuerySet[Transaction]:
-        return transaction_list(merchant_account=request_merchant_account(self.request))
+        access = transaction_access(request_principal(self.request))
+        return access.confine(transaction_list(merchant_account=request_merchant_account(self.request)))
 
     def get_serializer_class(self) -> type[TransactionOutput | TransactionSummaryOutput]:
         # As upstream, lists show each transaction's summary; every other action the whole transaction.
         return TransactionSummaryOutput if self.action == "list" else TransactionOutput
 
     def get_object(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
+        access = transaction_access(request_principal(self.request))
+        if access.restricted and not access.owns(txn.buyer):
+            raise NotFound("The transaction could not be found.")  # an embed token's: only its pinned buyer's
+        return txn
 
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
@@ -148,13 +152,15 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
-        require_pinned_claims(request_principal(request), transaction_request)
+        access = transaction_access(request_principal(request))
+        require_pinned_claims(request_principal(request), transaction_request, access=access)
         txn = transaction_create(
             merchant_account=request_merchant_account(request),
             actor=_actor(request),
             request=transaction_request,
             id=idempotency_reserved_id(request),
             resumed=idempotency_resumed(request),
+            access=access,
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
