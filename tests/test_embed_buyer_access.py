@@ -279,6 +279,20 @@ CASES = {
         other=(404, None),
         none=(404, None),
     ),
+    "alice's transaction's events": Case(
+        "get",
+        lambda w: f"/transactions/{w.alice_transaction.pk}/events",
+        admitted=("transactions.read", "*.read"),
+        other=(404, None),
+        none=(404, None),
+    ),
+    "alice's transaction's refunds": Case(
+        "get",
+        lambda w: f"/transactions/{w.alice_transaction.pk}/refunds",
+        admitted=("transactions.read", "*.read"),
+        other=(404, None),
+        none=(404, None),
+    ),
     "the transactions, filtered to alice": Case(
         "get",
         lambda w: "/transactions?buyer_external_identifier=alice",

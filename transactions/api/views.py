@@ -71,6 +71,16 @@ def _buyer_ip_address(request: Request) -> str | None:
     return request.META.get("REMOTE_ADDR") or None if request_principal(request).is_embed else None
 
 
+def _transaction(request: Request, transaction_id: str) -> Transaction:
+    """The account's transaction the URL names; an embed token sees its pinned buyer's only (`buyers.access`), any
+    other answers as a missing one."""
+    txn = transaction_get(merchant_account=request_merchant_account(request), id=transaction_id)
+    access = transaction_access(request_principal(request))
+    if access.restricted and not access.owns(txn.buyer):
+        raise NotFound("The transaction could not be found.")
+    return txn
+
+
 def _prefers(request: Request, resource: str) -> bool:
     """`Prefer: resource=<name>`; the header may list several preferences, comma separated."""
     values = [part.strip() for part in request.headers.get("Prefer", "").split(",")]
@@ -131,11 +141,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         return TransactionSummaryOutput if self.action == "list" else TransactionOutput
 
     def get_object(self) -> Transaction:
-        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
-        access = transaction_access(request_principal(self.request))
-        if access.restricted and not access.owns(txn.buyer):
-            raise NotFound("The transaction could not be found.")  # an embed token's: only its pinned buyer's
-        return txn
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
@@ -272,9 +278,7 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     http_method_names = ["get", "post"]
 
     def _transaction(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     def get_queryset(self):
         return refund_list(txn=self._transaction())
@@ -338,8 +342,7 @@ class TransactionEventViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     pagination_class = TransactionEventPagination
 
     def get_queryset(self):
-        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
-        return transaction_event_list(txn=txn)
+        return transaction_event_list(txn=_transaction(self.request, self.kwargs["transaction_id"]))
 
 
 class RefundViewSet(viewsets.GenericViewSet):
@@ -355,7 +358,9 @@ class RefundViewSet(viewsets.GenericViewSet):
 
         One refund of any transaction of the merchant account, by its id alone.
         """
-        return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)
+        refund = refund_get(merchant_account=request_merchant_account(request), id=refund_id)
+        _transaction(request, str(refund.transaction_id))  # an embed token: its pinned buyer's refunds only
+        return Response(RefundOutput(refund).data)
 
 
 class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
