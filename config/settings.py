@@ -243,6 +243,8 @@ JWT_LEEWAY_SECONDS = env.int("JWT_LEEWAY_SECONDS", default=30)
 # within this many seconds, and at once in the process that revoked it.
 API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
 VERIFIED_TOKEN_CACHE_SIZE = env.int("VERIFIED_TOKEN_CACHE_SIZE", default=10_000)
+# The longest an embed token (a browser's, so one that can leak) may live, from its `iat`: beyond it, 401.
+EMBED_TOKEN_MAX_LIFETIME_SECONDS = env.int("EMBED_TOKEN_MAX_LIFETIME_SECONDS", default=86_400)
 
 # Pagination cursors are signed with their own key so rotating the session secret does not break them.
 CURSOR_SIGNING_KEY = env.str("CURSOR_SIGNING_KEY", default=SECRET_KEY)

@@ -9,13 +9,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.errors import NotFound
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
 from payments.rest.idempotency import idempotency_reserved_id, idempotency_resumed, idempotent
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
+from transactions.api.pinning import pinned_checkout_values, require_pinned_claims, transaction_access
 from transactions.api.serializers import (
     PaymentOptionsInput,
     PaymentOptionsOutput,
@@ -70,6 +71,16 @@ def _buyer_ip_address(request: Request) -> str | None:
     return request.META.get("REMOTE_ADDR") or None if request_principal(request).is_embed else None
 
 
+def _transaction(request: Request, transaction_id: str) -> Transaction:
+    """The account's transaction the URL names; an embed token sees its pinned buyer's only (`buyers.access`), any
+    other answers as a missing one."""
+    txn = transaction_get(merchant_account=request_merchant_account(request), id=transaction_id)
+    access = transaction_access(request_principal(request))
+    if access.restricted and not access.owns(txn.buyer):
+        raise NotFound("The transaction could not be found.")
+    return txn
+
+
 def _prefers(request: Request, resource: str) -> bool:
     """`Prefer: resource=<name>`; the header may list several preferences, comma separated."""
     values = [part.strip() for part in request.headers.get("Prefer", "").split(",")]
@@ -122,16 +133,15 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     http_method_names = ["get", "post", "put"]
 
     def get_queryset(self) -> QuerySet[Transaction]:
-        return transaction_list(merchant_account=request_merchant_account(self.request))
+        access = transaction_access(request_principal(self.request))
+        return access.confine(transaction_list(merchant_account=request_merchant_account(self.request)))
 
     def get_serializer_class(self) -> type[TransactionOutput | TransactionSummaryOutput]:
         # As upstream, lists show each transaction's summary; every other action the whole transaction.
         return TransactionSummaryOutput if self.action == "list" else TransactionOutput
 
     def get_object(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
@@ -148,13 +158,15 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
-        require_pinned_claims(request_principal(request), transaction_request)
+        access = transaction_access(request_principal(request))
+        require_pinned_claims(request_principal(request), transaction_request, access=access)
         txn = transaction_create(
             merchant_account=request_merchant_account(request),
             actor=_actor(request),
             request=transaction_request,
             id=idempotency_reserved_id(request),
             resumed=idempotency_resumed(request),
+            access=access,
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
@@ -266,9 +278,7 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     http_method_names = ["get", "post"]
 
     def _transaction(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     def get_queryset(self):
         return refund_list(txn=self._transaction())
@@ -332,8 +342,7 @@ class TransactionEventViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     pagination_class = TransactionEventPagination
 
     def get_queryset(self):
-        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
-        return transaction_event_list(txn=txn)
+        return transaction_event_list(txn=_transaction(self.request, self.kwargs["transaction_id"]))
 
 
 class RefundViewSet(viewsets.GenericViewSet):
@@ -349,7 +358,9 @@ class RefundViewSet(viewsets.GenericViewSet):
 
         One refund of any transaction of the merchant account, by its id alone.
         """
-        return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)
+        refund = refund_get(merchant_account=request_merchant_account(request), id=refund_id)
+        _transaction(request, str(refund.transaction_id))  # an embed token: its pinned buyer's refunds only
+        return Response(RefundOutput(refund).data)
 
 
 class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
