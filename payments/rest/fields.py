@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from payments.validators import MAX_AMOUNT, validate_country, validate_currency
+from payments.validators import MAX_AMOUNT, validate_country, validate_currency, validate_payment_currency
 
 RequestT = TypeVar("RequestT")
 
@@ -132,6 +132,15 @@ class CurrencyField(serializers.CharField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(validate_currency)
+
+
+class PaymentCurrencyField(serializers.CharField):
+    """The currency of a payment: an ISO 4217 code money can be paid in (not XXX, XTS, a metal, a fund code or a
+    unit of account), refused by name otherwise."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate_payment_currency)
 
 
 class AmountField(serializers.IntegerField):
