@@ -61,7 +61,13 @@ class UnsupportedField(serializers.Field[None, object, None, object]):
         kwargs.setdefault("help_text", f"Not supported: {reason} Only null{_also(accepts)} is accepted.")
         super().__init__(**kwargs)
         # Documented with upstream's type; drf-spectacular reads the override from the instance (see ConstantField).
-        schema = {"type": "boolean" if isinstance(accepts, bool) else json_type, "nullable": True}
+        # `x-unsupported`: no example is given to it (`payments.rest.schema.add_examples`); a shared example for the
+        # field's name (metadata's object) would show a value this field refuses.
+        schema = {
+            "type": "boolean" if isinstance(accepts, bool) else json_type,
+            "nullable": True,
+            "x-unsupported": True,
+        }
         extend_schema_field(schema)(self)  # type: ignore[type-var]
 
     def run_validation(self, data: object = serializers.empty) -> None:

@@ -82,6 +82,7 @@ class MetadataFilterField(forms.Field):
         return merged
 
 
+@extend_schema_field({"type": "string", "description": 'A JSON object of string values, e.g. {"order_id":"12345"}.'})
 class MetadataFilter(django_filters.Filter):
     field_class = MetadataFilterField
 
