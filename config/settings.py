@@ -67,6 +67,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "payments.middleware.body.BodySizeLimitMiddleware",
+    "payments.middleware.query.NulQueryMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -288,6 +289,7 @@ LOGGING = {
         "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
         "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
         "request_path": {"()": "payments.ops.logging.RequestPathFilter"},
+        "dev_server": {"()": "payments.ops.logging.DevServerRequestFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -297,13 +299,13 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id", "request_path", "card_data"],
+            "filters": ["request_id", "request_path", "dev_server", "card_data"],
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # Every handler must carry the `request_path` and `card_data` filters. Django's default logging config gives
-    # `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends
-    # those records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    # Every handler must carry the `request_path`, `dev_server` and `card_data` filters. Django's default logging
+    # config gives `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing
+    # them sends those records to the root's filtered handler instead of printing (or mailing) them unmasked.
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},

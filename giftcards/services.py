@@ -44,7 +44,7 @@ from giftcards.providers import provider_for
 from payments.errors import DomainError, DuplicateRecord
 from payments.models import MerchantAccount
 from payments.outbox import outbox_publish
-from payments.validators import MAX_AMOUNT, validate_currency
+from payments.validators import MAX_AMOUNT, validate_payment_currency
 from payments.vault.cards import luhn_valid
 
 # Issued numbers: the program's 6-digit BIN, 12 random digits and a Luhn check digit (19 digits). The API
@@ -184,9 +184,11 @@ def _require_issue_terms(*, amount: int, currency: str, expires_at: datetime | N
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= MAX_AMOUNT:
         raise InvalidAmount(f"The amount must be a whole number from 1 to {MAX_AMOUNT}.", pointer="/amount")
     try:
-        validate_currency(currency)
+        validate_payment_currency(currency)
     except ValidationError as exc:
-        raise DomainError("The currency must be an ISO 4217 code.", pointer="/currency") from exc
+        raise DomainError(
+            f"The currency must be an ISO 4217 currency money can be paid in: {exc.messages[0]}", pointer="/currency"
+        ) from exc
     if expires_at is not None and expires_at <= timezone.now():
         raise DomainError("The expiry must be in the future.", pointer="/expires_at")
 

@@ -29,7 +29,7 @@ from payments.rest.fields import (
     AmountField,
     BillingDetailsSerializer,
     CountryField,
-    CurrencyField,
+    PaymentCurrencyField,
     RequestSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -230,7 +230,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     """Body of `POST /transactions`: every field of the upstream `TransactionCreate`."""
 
     amount = AmountField()
-    currency = CurrencyField(min_length=3, max_length=3)
+    currency = PaymentCurrencyField(min_length=3, max_length=3)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     # Left out: a checkout session's hint, else authorize (the service decides).
     intent = serializers.ChoiceField(choices=PaymentIntent.choices, required=False)
@@ -791,7 +791,7 @@ class PaymentOptionsInput(StrictSerializer):
     """Body of `POST /payment-options`: the checkout the options are for."""
 
     amount = AmountField(required=False, allow_null=True)
-    currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
+    currency = PaymentCurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
     # Validated; no method this server takes depends on the buyer's country.
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     # Validated; labels are English whatever the locale (docs/transactions.md).

@@ -35,7 +35,7 @@ from transactions.api.serializers import (
     TransactionUpdateInput,
     TransactionVoidOutput,
 )
-from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.models import MAX_REFUNDS_PER_TRANSACTION, Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.payment_options import payment_options_list
 from transactions.selectors import (
     refund_get,
@@ -267,11 +267,14 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     list:
         List a transaction's refunds
-        The refunds of one transaction, newest first, a page at a time.
+        Every refund of one transaction, newest first, in one answer (a transaction has at most 100).
     """
 
     queryset = Refund.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
+    # Upstream's list takes no cursor and no limit, and the SDK sends none: a page of 20 cut the list for its
+    # users. A transaction's refunds are bounded (MAX_REFUNDS_PER_TRANSACTION), so they are answered whole.
+    pagination_class = None
     # Upstream lets a gift card writer refund everything, gift cards included.
     action_scopes = {"all": ("transactions.write", "gift-cards.write")}
     serializer_class = RefundOutput
@@ -282,6 +285,11 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self):
         return refund_list(txn=self._transaction())
+
+    @extend_schema(responses={200: RefundsOutput})
+    def list(self, request: Request, transaction_id=None) -> Response:
+        refunds = list(self.get_queryset())
+        return Response(RefundsOutput({"items": refunds, "limit": MAX_REFUNDS_PER_TRANSACTION}).data)
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, transaction_id=None, refund_id=None) -> Response:
