@@ -66,8 +66,17 @@ def merchant_account_get(*, id: str) -> MerchantAccount | None:
 
 
 def requested_merchant_account_id(meta: Mapping[str, Any]) -> str:
-    """The account a request names in `x-gr4vy-merchant-account-id` (WSGI `meta`); absent: `default`."""
-    return meta.get(MERCHANT_ACCOUNT_HEADER) or DEFAULT_MERCHANT_ACCOUNT
+    """The account a request names in `x-gr4vy-merchant-account-id` (WSGI `meta`); absent: `default`. A header
+    sent empty names no account (`""`), not the default one: a client that meant an account must not act for
+    another because its value went missing on the way."""
+    value: str = meta.get(MERCHANT_ACCOUNT_HEADER, DEFAULT_MERCHANT_ACCOUNT)
+    return value
+
+
+def merchant_account_header_empty(meta: Mapping[str, Any]) -> bool:
+    """Whether the request sends `x-gr4vy-merchant-account-id` with no value (or only spaces)."""
+    value = meta.get(MERCHANT_ACCOUNT_HEADER)
+    return value is not None and not str(value).strip()
 
 
 def merchant_account_requested(meta: Mapping[str, Any]) -> MerchantAccount | None:
