@@ -25,6 +25,7 @@ from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
+from payments.rest.query import query_values
 
 
 def _access(request) -> BuyerAccess:
@@ -145,7 +146,7 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
         responses={200: GiftCardSummariesOutput},
     )
     def list(self, request):
-        query = BuyerGiftCardsQuery(data=request.query_params)
+        query = BuyerGiftCardsQuery(data=query_values(request))
         if not query.is_valid():
             raise QueryValidationError(query.errors)
         balances = gift_card_summaries_for_buyer(

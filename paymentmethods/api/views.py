@@ -27,6 +27,7 @@ from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
+from payments.rest.query import query_values
 
 
 def _access(request: Request) -> BuyerAccess:
@@ -159,7 +160,7 @@ class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
         One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
         parameter, and its calls are rate limited per token. A buyer that does not exist has no methods."""
-        query = BuyerPaymentMethodsQuery(data=request.query_params)
+        query = BuyerPaymentMethodsQuery(data=query_values(request))
         if not query.is_valid():
             raise QueryValidationError(query.errors)
         # Every card here is usable in any country and currency: those two filters keep them all.
