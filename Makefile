@@ -39,6 +39,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
+	$(BIN)/lint-imports
 
 # The browser tests (tests/browser) drive Debian's Chromium and are never skipped: install it when
 # missing if we may (root with apt-get), otherwise say exactly what to run.

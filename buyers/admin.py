@@ -15,7 +15,7 @@ from buyers.models import Buyer
 from buyers.selectors import buyer_list
 from buyers.services import buyer_create, buyer_update
 from payments.rest.envelope import validation_details
-from payments.rest.fields import BillingDetailsSerializer
+from payments.shapes.addresses import BillingDetailsSerializer
 from payments.staff.pagination import CappedCountPaginator
 from payments.staff.pivots import PivotsMixin
 

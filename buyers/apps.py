@@ -10,8 +10,11 @@ class BuyersConfig(config.StaffAppConfig):
         from buyers import pivots
         from buyers.demo import seed_demo_buyers_run
         from buyers.models import Buyer
+        from payments.audit.services import audit_register_resource
         from payments.ops import demo
 
+        audit_register_resource(self.get_model("Buyer"), "buyer")
+        audit_register_resource(self.get_model("ShippingDetails"), "shipping-details")
         pivots.register()
         demo.register(
             demo.DemoSeeder(

@@ -15,7 +15,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from buyers.models import Buyer
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 from payments.ops.demo import (
     BULK_LOAD_MIN_ROWS,
     DemoClock,

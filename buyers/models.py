@@ -5,8 +5,9 @@ import uuid
 from django.db import models
 from django.db.models.functions import Lower
 
+from payments.accounts.models import MerchantAccount
 from payments.identifiers import base62
-from payments.models import MerchantAccount, TimestampedModel
+from payments.timestamped import TimestampedModel
 
 
 class Buyer(TimestampedModel):

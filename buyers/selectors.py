@@ -8,8 +8,8 @@ from django.db.models import F, Model, OrderBy, Q, QuerySet
 
 from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer, ShippingDetails
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, Forbidden, NotFound
-from payments.models import MerchantAccount
 
 M = TypeVar("M", bound=Model)
 

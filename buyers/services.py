@@ -5,11 +5,11 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from buyers.models import Buyer, ShippingDetails
+from payments.accounts.models import MerchantAccount
 from payments.errors import Conflict, DuplicateRecord, NotFound
-from payments.models import MerchantAccount
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 
 _DUPLICATE = "A buyer with this external identifier already exists."
-UPDATABLE_FIELDS = ("display_name", "external_identifier", "account_number", "billing_details")
 SHIPPING_DETAILS_FIELDS = ("first_name", "last_name", "email_address", "phone_number", "address")
 # Upstream's list of a buyer's shipping details has no pages: a bound keeps every answer small.
 MAX_SHIPPING_DETAILS_PER_BUYER = 50
@@ -44,9 +44,21 @@ def buyer_create(
     return _save(buyer, force_insert=True)
 
 
-def buyer_update(*, buyer: Buyer, **changes: Any) -> Buyer:
+def buyer_update(
+    *,
+    buyer: Buyer,
+    display_name: str | Unchanged | None = UNCHANGED,
+    external_identifier: str | Unchanged | None = UNCHANGED,
+    account_number: str | Unchanged | None = UNCHANGED,
+    billing_details: dict[str, Any] | Unchanged | None = UNCHANGED,
+) -> Buyer:
     """Apply the given fields only (absent fields keep their value, null clears one)."""
-    _only(changes, UPDATABLE_FIELDS)
+    changes = changed_fields(
+        display_name=display_name,
+        external_identifier=external_identifier,
+        account_number=account_number,
+        billing_details=billing_details,
+    )
     for name, value in changes.items():
         setattr(buyer, name, value)
     return _save(buyer, update_fields=[*changes, "updated_at"])
@@ -79,9 +91,23 @@ def shipping_details_create(*, buyer: Buyer, **fields: Any) -> ShippingDetails:
 
 
 @transaction.atomic
-def shipping_details_update(*, shipping_details: ShippingDetails, **changes: Any) -> ShippingDetails:
+def shipping_details_update(
+    *,
+    shipping_details: ShippingDetails,
+    first_name: str | Unchanged | None = UNCHANGED,
+    last_name: str | Unchanged | None = UNCHANGED,
+    email_address: str | Unchanged | None = UNCHANGED,
+    phone_number: str | Unchanged | None = UNCHANGED,
+    address: dict[str, Any] | Unchanged | None = UNCHANGED,
+) -> ShippingDetails:
     """Apply the given fields only (absent fields keep their value, null clears one)."""
-    _only(changes, SHIPPING_DETAILS_FIELDS)
+    changes = changed_fields(
+        first_name=first_name,
+        last_name=last_name,
+        email_address=email_address,
+        phone_number=phone_number,
+        address=address,
+    )
     for name, value in changes.items():
         setattr(shipping_details, name, value)
     shipping_details.save(update_fields=[*changes, "updated_at"])

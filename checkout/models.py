@@ -4,8 +4,10 @@ import uuid
 
 from django.db import models
 
+from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
-from payments.models import MerchantAccount, TimestampedModel, VaultedCard
+from payments.timestamped import TimestampedModel
+from payments.vault.models import VaultedCard
 
 
 class CheckoutSession(TimestampedModel):
@@ -21,7 +23,7 @@ class CheckoutSession(TimestampedModel):
     amount = models.PositiveIntegerField(null=True, blank=True)
     currency = models.CharField(max_length=3, null=True, blank=True)
     country = models.CharField(max_length=2, null=True, blank=True)
-    # Validated by the API's serializers (payments.rest.order) before they land here.
+    # Validated by the API's serializers (payments.shapes.order) before they land here.
     cart_items = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(null=True, blank=True)
     buyer = models.JSONField(null=True, blank=True)

@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_delete
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
-from payments.models import MerchantAccount, VaultedCard
+from payments.vault.models import VaultedCard
 
 _NOT_FOUND = "The checkout session could not be found."
 

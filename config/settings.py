@@ -193,7 +193,7 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "payments.rest.schema.ApiAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "payments.apidoc.autoschema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",
     "UNAUTHENTICATED_USER": None,
     "UNAUTHENTICATED_TOKEN": None,
@@ -214,22 +214,22 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "payments.rest.schema.inline_constants",
-        "payments.rest.schema.add_examples",
-        "payments.rest.schema.add_links",
-        "payments.rest.schema.describe_api",
+        "payments.apidoc.hooks.inline_constants",
+        "payments.apidoc.hooks.add_examples",
+        "payments.apidoc.hooks.add_links",
+        "payments.apidoc.hooks.describe_api",
     ],
     # Choice sets that share a field name (`method`, `status`, `intent`...) across components: one name each.
     "ENUM_NAME_OVERRIDES": {
-        "TransactionPaymentMethodEnum": "transactions.api.serializers.PAYMENT_METHODS",
+        "TransactionPaymentMethodEnum": "transactions.api.serializers.create.PAYMENT_METHODS",
         "PaymentIntentEnum": "payments.choices.PaymentIntent",
         "PaymentSourceEnum": "payments.choices.PaymentSource",
         "TransactionStatusEnum": "transactions.models.TransactionStatus",
         "RefundStatusEnum": "transactions.models.RefundStatus",
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
-        "TransactionActionStatusEnum": "transactions.api.serializers.ACTION_STATUSES",
+        "TransactionActionStatusEnum": "transactions.api.serializers.outputs.ACTION_STATUSES",
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
-        "CardSchemeEnum": "payments.rest.authorization.CARD_SCHEMES",
+        "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
     },
     "SECURITY": [{"BearerAuth": []}],
     "APPEND_COMPONENTS": {
@@ -374,7 +374,7 @@ SCHEDULED_JOBS: dict[str, dict] = {
     },
     # Transactions left pending by a request that died: synced with the processor's records (docs/transactions.md).
     "recover-pending-transactions": {
-        "call": "transactions.services.transactions_recover_pending",
+        "call": "transactions.services.recovery.transactions_recover_pending",
         "every_seconds": env.int("RECOVER_PENDING_EVERY_SECONDS", default=60),
     },
     "webhook-sweep": {
@@ -382,7 +382,7 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "every_seconds": env.float("WEBHOOK_SWEEP_SECONDS", default=30.0),
     },
     "webhook-failure-report": {
-        "call": "webhooks.services.webhook_subscriptions_report_failing",
+        "call": "webhooks.services.deliveries.webhook_subscriptions_report_failing",
         "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),
     },
 }

@@ -15,8 +15,10 @@ class GiftCardsConfig(config.StaffAppConfig):
         from giftcards.models import IssuedGiftCard
         from giftcards.services import BALANCE_TARGET
         from payments import outbox
+        from payments.audit.services import audit_register_resource
         from payments.ops import demo
 
+        audit_register_resource(self.get_model("GiftCard"), "gift-card")
         pivots.register()
         outbox.register_target(BALANCE_TARGET, gift_card_balance_target)
 

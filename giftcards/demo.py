@@ -2,8 +2,8 @@
 
 from giftcards.export import ExportError, issued_cards_export
 from giftcards.models import IssuedGiftCard
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
-from payments.models import MerchantAccount
 from payments.ops.demo import DemoResult, DemoRun
 
 DEMO_BALANCE = 10_000  # minor units

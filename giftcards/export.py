@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import IO
 
 from giftcards.services import BULK_SIZE, IssuedCardSecret, issued_cards_create_batch
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
-from payments.models import MerchantAccount
 from payments.vault.crypto import VaultError
 
 CSV_HEADER = ["number", "pin", "balance", "currency", "expiration_date"]

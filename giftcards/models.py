@@ -9,7 +9,8 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
-from payments.models import MerchantAccount, TimestampedModel
+from payments.accounts.models import MerchantAccount
+from payments.timestamped import TimestampedModel
 
 BUILTIN_PROVIDER = "mock-gift-card"
 

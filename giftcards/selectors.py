@@ -16,8 +16,8 @@ from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
 from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check, issued_card_require_usable
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
-from payments.models import MerchantAccount
 
 SORT_FIELDS = {
     "last_used_at": "last_used_at",

@@ -41,8 +41,8 @@ from giftcards.errors import (
 from giftcards.hashing import display_digits, number_hash, pin_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.providers import provider_for
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, DuplicateRecord
-from payments.models import MerchantAccount
 from payments.outbox import outbox_publish
 from payments.validators import MAX_AMOUNT, validate_payment_currency
 from payments.vault.cards import luhn_valid

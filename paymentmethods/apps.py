@@ -13,7 +13,9 @@ class PaymentMethodsConfig(config.StaffAppConfig):
         from paymentmethods import notifications, pivots, signals
         from paymentmethods.api.targets import payment_method_target
         from payments import outbox
+        from payments.audit.services import audit_register_resource
 
+        audit_register_resource(self.get_model("PaymentMethod"), "payment-method")
         signals.connect()
         pivots.register()
         outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)

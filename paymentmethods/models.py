@@ -4,7 +4,9 @@ import uuid
 
 from django.db import models
 
-from payments.models import MerchantAccount, TimestampedModel, VaultedCard
+from payments.accounts.models import MerchantAccount
+from payments.timestamped import TimestampedModel
+from payments.vault.models import VaultedCard
 
 
 class PaymentMethodStatus(models.TextChoices):

@@ -12,8 +12,8 @@ from django.utils import timezone
 from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.selectors import buyer_owned
 from paymentmethods.models import PaymentMethod
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
-from payments.models import MerchantAccount
 
 _NOT_FOUND = "The payment method could not be found."
 SORT_FIELDS = ("last_used_at", "usage_count", "cit_last_used_at", "cit_usage_count")

@@ -23,15 +23,16 @@ from buyers.selectors import buyer_named
 from checkout.selectors import checkout_session_card
 from paymentmethods.models import PaymentMethod
 from paymentmethods.notifications import CREATED, DELETED, UPDATED, payment_method_notify
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
-from payments.models import MerchantAccount, VaultedCard
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 from payments.vault import crypto
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_set_expiration, vaulted_card_store
 
 # Long enough for the merchant to record a renewed card's new expiry date (PUT), short enough not to keep a
 # dead card number for ever.
 RETENTION_AFTER_EXPIRY = timedelta(days=90)
-UPDATABLE_FIELDS = ("expiration", "scheme_transaction_id", "scheme_transaction_id_scheme", "transaction_link_id")
 
 
 @dataclass(frozen=True)
@@ -146,12 +147,22 @@ def _restore(method: PaymentMethod, *, card: CardToStore, external_identifier: s
     return _apply(method, changes) if changes else method
 
 
-def payment_method_update(*, method: PaymentMethod, **changes: Any) -> PaymentMethod:
+def payment_method_update(
+    *,
+    method: PaymentMethod,
+    expiration: tuple[int, int] | Unchanged = UNCHANGED,
+    scheme_transaction_id: str | Unchanged | None = UNCHANGED,
+    scheme_transaction_id_scheme: str | Unchanged | None = UNCHANGED,
+    transaction_link_id: str | Unchanged | None = UNCHANGED,
+) -> PaymentMethod:
     """Apply the given fields only: `expiration` as (month, year), the stored-credential references (null clears
     one; clearing `scheme_transaction_id` clears its scheme, setting it without a scheme takes the card's)."""
-    unknown = set(changes) - set(UPDATABLE_FIELDS)
-    if unknown:
-        raise TypeError(f"Not updatable: {sorted(unknown)}")
+    changes: dict[str, Any] = changed_fields(
+        expiration=expiration,
+        scheme_transaction_id=scheme_transaction_id,
+        scheme_transaction_id_scheme=scheme_transaction_id_scheme,
+        transaction_link_id=transaction_link_id,
+    )
     if "scheme_transaction_id" in changes:
         if changes["scheme_transaction_id"] is None:
             changes["scheme_transaction_id_scheme"] = None

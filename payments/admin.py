@@ -10,8 +10,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 
+from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.services import api_key_revoke, merchant_account_create, merchant_account_update
-from payments.models import ApiKey, AuditLogEntry, MerchantAccount, RateLimitEvent
+from payments.audit.models import AuditLogEntry
+from payments.ratelimits.models import RateLimitEvent
 from payments.staff.mixins import ReadOnlyAdminMixin
 
 if TYPE_CHECKING:

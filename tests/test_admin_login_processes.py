@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
-from payments.models import AuditLogEntry
+from payments.audit.models import AuditLogEntry
 from tests.servers import database_url, gunicorn
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -391,7 +391,8 @@ def test_a_dump_gives_away_no_number_code_or_pin(api_client, anonymous_client, m
 
     haystack, found = run_attack(secrets)
 
-    from payments.models import IdempotencyRecord, RateLimitEvent
+    from payments.ratelimits.models import RateLimitEvent
+    from payments.rest.models import IdempotencyRecord
 
     # The flows did store what the attack works on: answers under keys, a lock's record, cards.
     assert set(IdempotencyRecord.objects.values_list("key", flat=True)) == {

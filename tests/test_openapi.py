@@ -338,7 +338,7 @@ list:
 
 
 def test_operation_text_comes_from_the_action_docstring_or_the_viewset_section():
-    from payments.rest.schema import operation_text
+    from payments.apidoc.text import operation_text
 
     created = operation_text(_Documented, "create")
     listed = operation_text(_Documented, "list")

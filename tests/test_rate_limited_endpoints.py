@@ -11,7 +11,7 @@ import pytest
 from checkout.services import checkout_session_create
 from giftcards.models import GiftCard
 from giftcards.services import issued_card_create
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

@@ -28,7 +28,7 @@ from django.db import connection
 from checkout.services import checkout_session_create
 from giftcards.services import issued_card_create
 from payments.accounts.keys import mint_token
-from payments.models import RateLimitEvent
+from payments.ratelimits.models import RateLimitEvent
 from tests.servers import database_url, free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -8,7 +8,7 @@ from django.utils import timezone
 from gr4vy import errors, models
 
 from checkout.models import CheckoutSession
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

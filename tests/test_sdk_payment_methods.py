@@ -6,7 +6,7 @@ from gr4vy import errors, models
 
 from checkout.tests.factories import CheckoutSessionFactory
 from paymentmethods.models import PaymentMethod
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

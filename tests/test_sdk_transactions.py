@@ -6,7 +6,7 @@ import pytest
 from gr4vy import errors, models
 
 from checkout.tests.factories import CheckoutSessionFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db(transaction=True)

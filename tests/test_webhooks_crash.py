@@ -24,7 +24,8 @@ CHANGER = """
 import django, sys, time
 django.setup()
 from transactions.models import Transaction
-from transactions.services import SYSTEM, transaction_capture
+from transactions.services.actions import transaction_capture
+from transactions.services.state import SYSTEM
 for txn in Transaction.objects.filter(status="authorization_succeeded"):
     transaction_capture(txn=txn, actor=SYSTEM)
 print("committed", flush=True)

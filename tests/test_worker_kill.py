@@ -30,7 +30,8 @@ from django.db import connection
 from giftcards.models import IssuedGiftCard, LedgerEntry
 from giftcards.services import IssuedCardSecret, issued_card_create
 from payments.accounts.keys import mint_token
-from payments.models import IdempotencyRecord, SandboxOperation
+from payments.connectors.models import SandboxOperation
+from payments.rest.models import IdempotencyRecord
 from tests.servers import database_url, gunicorn
 from transactions.models import PENDING_STATUSES, Transaction, TransactionStatus
 

@@ -30,7 +30,9 @@ from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from transactions.models import Refund, Transaction
 from transactions.selectors import transaction_staff_search, transaction_timeline
-from transactions.services import ALLOWED_FROM, Actor, refund_all, refund_create, transaction_capture, transaction_void
+from transactions.services.actions import transaction_capture, transaction_void
+from transactions.services.refunds import refund_all, refund_create
+from transactions.services.state import ALLOWED_FROM, Actor
 
 if TYPE_CHECKING:
     TransactionAdminBase = admin.ModelAdmin[Transaction]
@@ -377,9 +379,9 @@ def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
             row["amount"] = format_money(item.amount, txn.currency)
             row["note"] = item.error_code or ""
         else:
-            row["what"] = f"webhook {item.event.name} to {item.subscription.url}: {item.get_state_display().lower()}"
-            row["note"] = f"{item.attempt_count} attempt(s)"
-            row["link"] = admin_link(item, "delivery")
+            row["what"] = item.what
+            row["note"] = item.note
+            row["link"] = admin_link(item.row, item.link_text)
         rows.append(row)
     return rows
 

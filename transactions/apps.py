@@ -9,6 +9,7 @@ class TransactionsConfig(config.StaffAppConfig):
 
     def ready(self) -> None:
         from payments import outbox
+        from payments.audit.services import audit_register_resource
         from payments.ops import demo
         from payments.staff.site import register_panel
         from transactions import notifications, pivots
@@ -17,6 +18,8 @@ class TransactionsConfig(config.StaffAppConfig):
         from transactions.demo import seed_demo_transactions
         from transactions.models import Transaction
 
+        audit_register_resource(self.get_model("Refund"), "refund")
+        audit_register_resource(self.get_model("Transaction"), "transaction")
         pivots.register()
         register_panel("transactions", last_24_hours_panel)
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)

@@ -24,9 +24,9 @@ from django.utils import timezone
 
 from buyers.demo import demo_buyers
 from buyers.demo import external_identifier as buyer_identifier
+from payments.accounts.models import MerchantAccount
 from payments.connectors.base import Outcome
 from payments.connectors.sandbox import TEST_CARDS
-from payments.models import MerchantAccount
 from payments.ops.demo import (
     BULK_LOAD_MIN_ROWS,
     DemoClock,

@@ -10,10 +10,11 @@ import uuid
 from django.db import models
 from django.db.models import F, Q
 
+from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.identifiers import base62
-from payments.models import MerchantAccount, TimestampedModel
 from payments.money import format_money
+from payments.timestamped import TimestampedModel
 
 
 class TransactionStatus(models.TextChoices):
@@ -57,7 +58,7 @@ class Transaction(TimestampedModel):
     refunded_amount = models.BigIntegerField(default=0)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     metadata = models.JSONField(null=True, blank=True)
-    # Order details, validated by the API's serializers (payments.rest.order) and echoed as sent.
+    # Order details, validated by the API's serializers (payments.shapes.order) and echoed as sent.
     cart_items = models.JSONField(null=True, blank=True)
     airline = models.JSONField(null=True, blank=True)
     shipping_details = models.JSONField(null=True, blank=True)

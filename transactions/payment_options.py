@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from giftcards.selectors import gift_cards_can_pay
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 
 
 @dataclass(frozen=True)

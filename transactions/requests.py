@@ -19,10 +19,11 @@ from buyers.models import Buyer
 from checkout.selectors import checkout_session_get
 from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_for_payment
-from payments.connectors import BrowserInfo, CardDetails, PurchaseDetails, StatementDescriptor, ThreeDSecureData
+from payments.accounts.models import MerchantAccount
+from payments.connectors import CardDetails, PaymentDetails
 from payments.errors import DomainError
-from payments.models import MerchantAccount, VaultedCard
 from payments.vault import cards
+from payments.vault.models import VaultedCard
 
 MAX_GIFT_CARDS = 10
 # What a checkout session may declare for the transactions that pay with it.
@@ -128,9 +129,10 @@ class GiftCardRequest:
     pin: str | None = field(default=None, repr=False)
 
 
-@dataclass(frozen=True)
-class TransactionRequest:
-    """A new transaction as asked: the amount, what pays it, and the order details kept with it."""
+@dataclass(frozen=True, kw_only=True)
+class TransactionRequest(PaymentDetails):
+    """A new transaction as asked: the amount, what pays it, who the buyer is, and the `PaymentDetails` the processor
+    is given as declared (the fields below are those the service resolves, checks or combines first)."""
 
     amount: int
     currency: str
@@ -146,24 +148,11 @@ class TransactionRequest:
     country: str | None = None
     external_identifier: str | None = None
     metadata: dict[str, str] | None = None
-    cart_items: list[dict[str, Any]] | None = None
-    airline: dict[str, Any] | None = None
     payment_source: str | None = None
     # Keep the card for the buyer once its authorization succeeds (a new stored payment method).
     store: bool = False
     merchant_initiated: bool = False
     is_subsequent_payment: bool = False
-    account_funding_transaction: bool = False
-    allow_partial_authorization: bool = False
-    previous_scheme_transaction_id: str | None = None
-    previous_transaction_link_id: str | None = None
-    installment_count: int | None = None
-    three_d_secure: ThreeDSecureData | None = None
-    browser_info: BrowserInfo | None = None
-    statement_descriptor: StatementDescriptor | None = None
-    description: str | None = None
-    purchase: PurchaseDetails = field(default_factory=PurchaseDetails)
-    recipient: dict[str, Any] | None = None
     # Option sets by connector key (`stripe-card`); only those the configured connector reads are accepted.
     connection_options: dict[str, dict[str, Any]] | None = None
     # The buyer's own address, when the buyer's browser sent the request (an embed token).

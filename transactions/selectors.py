@@ -13,10 +13,11 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import TruncHour
 
 from buyers.selectors import buyer_ids_named
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
-from payments.models import MerchantAccount
 from payments.money import AmountError, parse_money
+from payments.outbox import OutboxActivity, outbox_activity_about
 from transactions.models import (
     PENDING_STATUSES,
     GiftCardRedemption,
@@ -25,8 +26,6 @@ from transactions.models import (
     TransactionEvent,
     TransactionStatus,
 )
-from webhooks.models import WebhookDelivery
-from webhooks.selectors import webhook_deliveries_about
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -192,21 +191,20 @@ class TimelineEntry:
     """One thing that happened to a transaction: `kind` says which row `item` is."""
 
     at: datetime
-    kind: str  # "event", "refund", "redemption" or "webhook"
-    item: TransactionEvent | Refund | GiftCardRedemption | WebhookDelivery
+    kind: str  # "event", "refund", "redemption", or a consumer's kind of activity ("webhook")
+    item: TransactionEvent | Refund | GiftCardRedemption | OutboxActivity
 
 
 def transaction_timeline(*, txn: Transaction) -> list[TimelineEntry]:
-    """Events, refunds, gift card redemptions and webhook deliveries of the transaction, oldest first: four
-    queries, whatever the history's length."""
+    """Events, refunds, gift card redemptions and what the outbox's consumers did with the events about the
+    transaction and its refunds (webhook deliveries), oldest first: four queries, whatever the history's length."""
     refunds = list(Refund.objects.filter(transaction=txn).order_by("created_at", "id"))
     entries = [TimelineEntry(event.created_at, "event", event) for event in txn.events.order_by("created_at", "id")]
     entries += [TimelineEntry(refund.created_at, "refund", refund) for refund in refunds]
     entries += [TimelineEntry(r.created_at, "redemption", r) for r in txn.gift_card_redemptions.order_by("created_at")]
     targets = [str(txn.pk), *(str(refund.pk) for refund in refunds)]
     entries += [
-        TimelineEntry(delivery.created_at, "webhook", delivery)
-        for delivery in webhook_deliveries_about(target_ids=targets)
+        TimelineEntry(activity.at, activity.kind, activity) for activity in outbox_activity_about(target_ids=targets)
     ]
     return sorted(entries, key=lambda entry: entry.at)
 

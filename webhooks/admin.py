@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from payments.staff.mixins import ReadOnlyAdminMixin
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
-from webhooks.services import webhook_delivery_resend, webhook_subscription_rotating
+from webhooks.services.deliveries import webhook_delivery_resend
+from webhooks.services.subscriptions import webhook_subscription_rotating
 
 RESEND_PERMISSION = "webhooks.resend_webhookdelivery"
 

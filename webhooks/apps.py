@@ -9,6 +9,9 @@ class WebhooksConfig(config.StaffAppConfig):
 
     def ready(self) -> None:
         from payments import outbox
-        from webhooks.consumer import WebhookConsumer
+        from payments.audit.services import audit_register_resource
+        from webhooks.consumer import WebhookConsumer, webhook_activity_about
 
+        audit_register_resource(self.get_model("WebhookSubscription"), "webhook-subscription")
         outbox.register_consumer("webhooks", WebhookConsumer())
+        outbox.register_activity("webhooks", webhook_activity_about)

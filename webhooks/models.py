@@ -9,7 +9,9 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from payments.models import MerchantAccount, OutboxEvent, TimestampedModel
+from payments.accounts.models import MerchantAccount
+from payments.outbox.models import OutboxEvent
+from payments.timestamped import TimestampedModel
 
 
 class AuthenticationKind(models.TextChoices):

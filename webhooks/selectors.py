@@ -9,8 +9,9 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
-from payments.models import MerchantAccount, OutboxEvent
+from payments.outbox.models import OutboxEvent
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookSubscription
 
 _NOT_FOUND = "The webhook subscription could not be found."

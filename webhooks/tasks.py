@@ -1,8 +1,7 @@
-"""The background work of webhooks, on django-tasks: turn an event into deliveries, attempt a delivery, and
-the sweep that picks up whatever a dead worker or a lost task left behind.
+"""The scheduled sweep of webhooks: it picks up whatever a dead worker or a lost task left behind.
 
-Tasks hold no state of their own: a delivery's state lives in its row, so running a task twice, late, or not
-at all (the sweep then runs it) never sends an attempt twice at once.
+The tasks it queues (`dispatch_event`, `attempt_delivery`) are declared beside the work they run, in
+`webhooks.services.deliveries`.
 """
 
 from __future__ import annotations
@@ -12,30 +11,14 @@ from datetime import datetime
 
 from django.conf import settings
 from django.utils import timezone
-from django_tasks import task
 
 from webhooks import selectors
+from webhooks.services.deliveries import attempt_delivery, dispatch_event
 
 logger = logging.getLogger(__name__)
 
 # Rows the sweep hands out per run; the next run takes the rest.
 SWEEP_BATCH = 500
-
-
-@task()
-def dispatch_event(event_id: str) -> None:
-    """Make the event's deliveries (and queue their first attempts)."""
-    from webhooks.services import webhook_event_dispatch
-
-    webhook_event_dispatch(event_id=event_id)
-
-
-@task()
-def attempt_delivery(delivery_id: str) -> None:
-    """Attempt the delivery if it is due and free; a retry queues itself again."""
-    from webhooks.services import webhook_delivery_attempt
-
-    webhook_delivery_attempt(delivery_id=delivery_id)
 
 
 def webhooks_sweep(*, now: datetime | None = None) -> tuple[int, int]:

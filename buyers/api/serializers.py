@@ -1,15 +1,9 @@
-"""Buyer input and output shapes, field for field as the upstream `Buyer` schema."""
+"""Buyer input and list shapes, field for field as the upstream schemas (the `Buyer` output: buyers/outputs.py)."""
 
-from rest_framework import serializers
-
-from payments.rest.fields import (
-    BillingDetailsSerializer,
-    StrictSerializer,
-    TimestampField,
-    optional_text,
-)
-from payments.rest.order import ShippingDetailsOutput
-from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.rest.fields import StrictSerializer, optional_text
+from payments.rest.outputs import OutputSerializer
+from payments.shapes.addresses import BillingDetailsSerializer
+from payments.shapes.order import ShippingDetailsOutput
 
 
 class BuyerInput(StrictSerializer):
@@ -19,21 +13,6 @@ class BuyerInput(StrictSerializer):
     external_identifier = optional_text(200)
     account_number = optional_text(200)
     billing_details = BillingDetailsSerializer(required=False, allow_null=True)
-
-
-class BuyerOutput(OutputSerializer):
-    """The upstream `Buyer`."""
-
-    type = ConstantField("buyer")
-    id = serializers.UUIDField()
-    reconciliation_id = serializers.CharField()
-    merchant_account_id = serializers.CharField()
-    display_name = serializers.CharField(allow_null=True)
-    external_identifier = serializers.CharField(allow_null=True)
-    billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
-    account_number = serializers.CharField(allow_null=True)
-    created_at = TimestampField()
-    updated_at = TimestampField()
 
 
 class ShippingDetailsListOutput(OutputSerializer):

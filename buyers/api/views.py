@@ -7,8 +7,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from buyers.access import BuyerAccess, buyer_access
-from buyers.api.serializers import BuyerInput, BuyerOutput, ShippingDetailsListOutput
+from buyers.api.serializers import BuyerInput, ShippingDetailsListOutput
 from buyers.models import Buyer, ShippingDetails
+from buyers.outputs import BuyerOutput
 from buyers.selectors import buyer_get, buyer_list, buyer_search, shipping_details_get, shipping_details_list
 from buyers.services import (
     buyer_create,
@@ -18,9 +19,10 @@ from buyers.services import (
     shipping_details_delete,
     shipping_details_update,
 )
-from payments.rest.fields import ShippingDetailsSerializer, validated
-from payments.rest.order import ShippingDetailsOutput
+from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
+from payments.shapes.addresses import ShippingDetailsSerializer
+from payments.shapes.order import ShippingDetailsOutput
 
 
 def _access(request: Request) -> BuyerAccess:

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from rest_framework import serializers
 
-from buyers.api.serializers import BuyerOutput
+from buyers.outputs import BuyerOutput
 from buyers.tests.factories import BuyerFactory
 
 pytestmark = pytest.mark.django_db

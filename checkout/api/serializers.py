@@ -8,7 +8,6 @@ from rest_framework import serializers
 
 from checkout.services import MAX_EXPIRES_IN, MIN_EXPIRES_IN
 from payments.choices import PaymentIntent, PaymentSource
-from payments.rest.cards import CardDetailsSerializer
 from payments.rest.fields import (
     AmountField,
     CountryField,
@@ -20,8 +19,9 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.shapes.cards import CardDetailsSerializer
+from payments.shapes.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 
 
 @extend_schema_field({"type": "number", "minimum": MIN_EXPIRES_IN, "maximum": MAX_EXPIRES_IN})

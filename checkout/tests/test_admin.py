@@ -5,7 +5,7 @@ from django.contrib.auth.models import User
 
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from django.db import connection
 from checkout.selectors import checkout_session_card
 from checkout.tests.factories import CheckoutSessionFactory
 from conftest import TEST_CARD_KEYS
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal
 
 pytestmark = pytest.mark.django_db

@@ -11,8 +11,8 @@ from checkout.selectors import checkout_session_card
 from checkout.services import checkout_sessions_purge_expired
 from checkout.tests.factories import CheckoutSessionFactory
 from payments.errors import NotFound
-from payments.models import VaultedCard
 from payments.ops import purge
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal
 
 pytestmark = pytest.mark.django_db

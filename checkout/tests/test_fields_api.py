@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
-from payments.models import VaultedCard
 from payments.vault.crypto import fingerprint
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ import pytest
 
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
-from payments.models import VaultedCard
 from payments.vault.crypto import fingerprint
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ Error messages never repeat the number or the PIN.
 
 from rest_framework import serializers
 
-from buyers.api.serializers import BuyerOutput
+from buyers.outputs import BuyerOutput
 from giftcards.services import MAX_NUMBER_LENGTH, MAX_PIN_LENGTH, MIN_NUMBER_LENGTH
 from payments.rest.fields import StrictSerializer, TimestampField, optional_text
 from payments.rest.outputs import ConstantField, OutputSerializer

@@ -7,7 +7,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from giftcards.lockout import record_pin_failure
-from payments.models import RateLimitEvent
+from payments.ratelimits.models import RateLimitEvent
 
 pytestmark = pytest.mark.django_db
 

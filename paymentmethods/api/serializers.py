@@ -12,11 +12,9 @@ from typing import Any
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
-from buyers.api.serializers import BuyerOutput
+from buyers.outputs import BuyerOutput
 from paymentmethods.models import PaymentMethodStatus
 from paymentmethods.selectors import SORT_FIELDS
-from payments.rest.authorization import CARD_SCHEMES
-from payments.rest.cards import CardDetailsSerializer, ExpirationDateField
 from payments.rest.fields import (
     CountryField,
     CurrencyField,
@@ -26,6 +24,8 @@ from payments.rest.fields import (
     optional_text,
 )
 from payments.rest.outputs import ConstantField, OutputSerializer
+from payments.shapes.cards import CardDetailsSerializer, ExpirationDateField
+from payments.shapes.processor_data import CARD_SCHEMES
 
 # The ways to store a method this server takes, by `method`.
 STORE_METHODS = ["card", "checkout-session"]

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,9 @@ from buyers.tests.factories import BuyerFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.models import OutboxEvent, VaultedCard
+from payments.outbox.models import OutboxEvent
 from payments.tests.assertions import assert_error
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal
 from webhooks.tests.factories import subscription_for
 

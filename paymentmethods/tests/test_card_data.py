@@ -12,7 +12,7 @@ from conftest import TEST_CARD_KEYS
 from paymentmethods.models import PaymentMethod
 from paymentmethods.services import card_retention_deadline
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_cards_purge_expired
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from buyers.tests.factories import BuyerFactory
 from paymentmethods.models import PaymentMethod
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 WRITERS = 4

@@ -8,7 +8,7 @@ from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 
-from payments.models import ApiKey, MerchantAccount
+from payments.accounts.models import ApiKey, MerchantAccount
 
 T = TypeVar("T")
 

@@ -8,8 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from payments.accounts import keys
+from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.selectors import forget_api_key
-from payments.models import ApiKey, MerchantAccount
 
 
 @transaction.atomic

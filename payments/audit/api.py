@@ -6,8 +6,8 @@ import django_filters
 from django.db.models import QuerySet
 from rest_framework import mixins, serializers, viewsets
 
+from payments.audit.models import AuditLogEntry
 from payments.audit.selectors import audit_log_list
-from payments.models import AuditLogEntry
 from payments.rest.fields import TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer
 from payments.rest.permissions import request_merchant_account

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from payments.models import AuditLogEntry, MerchantAccount
+from payments.accounts.models import MerchantAccount
+from payments.audit.models import AuditLogEntry
 
 
 def audit_log_list(*, merchant_account: MerchantAccount) -> QuerySet[AuditLogEntry]:

@@ -13,7 +13,8 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.db import models
 from django.db.models import Model
 
-from payments.models import AuditLogEntry, MerchantAccount
+from payments.accounts.models import MerchantAccount
+from payments.audit.models import AuditLogEntry
 from payments.vault.masking import mask_card_numbers
 
 if TYPE_CHECKING:
@@ -21,23 +22,20 @@ if TYPE_CHECKING:
 
 Action = AuditLogEntry.Action
 
-# The resources the API writes, by model label, and the type an entry names them by (upstream's spelling).
-AUDITED_RESOURCES = {
-    "buyers.buyer": "buyer",
-    "buyers.shippingdetails": "shipping-details",
-    "checkout.checkoutsession": "checkout-session",
-    "giftcards.giftcard": "gift-card",
-    "paymentmethods.paymentmethod": "payment-method",
-    "transactions.refund": "refund",
-    "transactions.transaction": "transaction",
-    "webhooks.webhooksubscription": "webhook-subscription",
-}
+# The resources the API writes, by model label, and the type an entry names them by (upstream's spelling). Each
+# resource app registers its own from its `AppConfig.ready` (`audit_register_resource`): this package knows none.
+AUDITED_RESOURCES: dict[str, str] = {}
 # View actions that are more than an update of the resource they save.
 _STATE_ACTIONS = {"capture": Action.CAPTURED, "void": Action.VOIDED, "cancel": Action.CANCELED}
 _STAFF_ACTIONS = {ADDITION: Action.CREATED, CHANGE: Action.UPDATED, DELETION: Action.DELETED}
 # Staff users have integer ids; upstream's user id is a UUID, derived stably so `user_id` filters work.
 _STAFF_USER_NAMESPACE = uuid.UUID("6f1d3c8e-3a52-4c1b-9d0e-2b7a8f4c5e10")
 _NAME_LENGTH = 200
+
+
+def audit_register_resource(model: type[Model], resource_type: str) -> None:
+    """Audit API writes of `model`'s rows, naming them `resource_type`; registering again replaces it."""
+    AUDITED_RESOURCES[model._meta.label_lower] = resource_type
 
 
 @dataclass(frozen=True)

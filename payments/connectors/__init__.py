@@ -14,10 +14,12 @@ from payments.connectors.base import (
     ConnectorResult,
     Outcome,
     PaymentConnector,
+    PaymentDetails,
     PurchaseDetails,
     StatementDescriptor,
     ThreeDSecureData,
     ThreeDSecureStatus,
+    payment_details_of,
 )
 
 __all__ = [
@@ -27,11 +29,13 @@ __all__ = [
     "ConnectorResult",
     "Outcome",
     "PaymentConnector",
+    "PaymentDetails",
     "PurchaseDetails",
     "StatementDescriptor",
     "ThreeDSecureData",
     "ThreeDSecureStatus",
     "get_connector",
+    "payment_details_of",
 ]
 
 

@@ -7,7 +7,7 @@ Services talk to a processor only through `PaymentConnector`; which implementati
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -124,26 +124,16 @@ class PurchaseDetails:
     supplier_order_number: str | None = None
 
 
-@dataclass(frozen=True)
-class AuthorizationRequest:
-    """Everything a processor may use to authorize one card payment. Only `card` holds card data.
+@dataclass(frozen=True, kw_only=True)
+class PaymentDetails:
+    """What a client declares about a payment beyond its amount, card and buyer, passed to the processor as given.
 
-    `reference` is our id for the payment (stable across retries); `billing_postal_code` is the one Secure Fields
-    took with the card, for address verification. `connection_options` holds only option sets
-    the connector declared in `connection_options_keys`; order details (`cart_items`, `airline`, `recipient`)
-    are the JSON the API validated.
+    One declaration per field: the transaction request and the connector's `AuthorizationRequest` are both
+    `PaymentDetails`, the API's input builds it field by field by name, and a transaction stores each field in
+    the column of the same name (`transactions.details`). Adding a field is a field here, its input (validation)
+    and its column. Order details (`cart_items`, `airline`, `recipient`) are the JSON the API validated.
     """
 
-    card: CardDetails
-    amount: int
-    currency: str
-    capture: bool
-    reference: str
-    billing_postal_code: str | None = None
-    country: str | None = None
-    payment_source: str = "ecommerce"
-    merchant_initiated: bool = False
-    is_subsequent_payment: bool = False
     previous_scheme_transaction_id: str | None = None
     previous_transaction_link_id: str | None = None
     account_funding_transaction: bool = False
@@ -157,7 +147,34 @@ class AuthorizationRequest:
     cart_items: Sequence[Mapping[str, Any]] | None = None
     airline: Mapping[str, Any] | None = None
     recipient: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuthorizationRequest(PaymentDetails):
+    """Everything a processor may use to authorize one card payment. Only `card` holds card data.
+
+    `reference` is our id for the payment (stable across retries); `billing_postal_code` is the one Secure Fields
+    took with the card, for address verification. `country`, `payment_source` and the two flags are what the
+    request declared, or else what its checkout session did. `connection_options` holds only option sets the
+    connector declared in `connection_options_keys`.
+    """
+
+    card: CardDetails
+    amount: int
+    currency: str
+    capture: bool
+    reference: str
+    billing_postal_code: str | None = None
+    country: str | None = None
+    payment_source: str = "ecommerce"
+    merchant_initiated: bool = False
+    is_subsequent_payment: bool = False
     connection_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def payment_details_of(details: PaymentDetails) -> dict[str, Any]:
+    """The `PaymentDetails` fields of `details` (a request of any kind), as keywords for another one."""
+    return {name.name: getattr(details, name.name) for name in fields(PaymentDetails)}
 
 
 @dataclass(frozen=True)

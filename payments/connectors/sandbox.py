@@ -19,8 +19,8 @@ from django.db import IntegrityError
 from django.utils import timezone
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, ThreeDSecureStatus
-from payments.models import SandboxOperation
-from payments.statements import savepoint_if_nested
+from payments.connectors.models import SandboxOperation
+from payments.savepoints import savepoint_if_nested
 
 
 class Delay(StrEnum):

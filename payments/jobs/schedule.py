@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.utils.module_loading import import_string
 
-from payments.models import ScheduledRun
+from payments.jobs.models import ScheduledRun
 
 logger = logging.getLogger(__name__)
 

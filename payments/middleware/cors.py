@@ -20,8 +20,8 @@ from corsheaders.signals import check_request_enabled
 from django.dispatch import receiver
 from django.http import HttpRequest
 
+from payments.accounts.models import MerchantAccount
 from payments.accounts.selectors import merchant_account_origins, merchant_account_requested
-from payments.models import MerchantAccount
 
 AccountResolver = Callable[[HttpRequest, re.Match[str]], MerchantAccount | None]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from django.db import connection, transaction
 
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 
 ProgressCallback = Callable[[int, int], None]
 

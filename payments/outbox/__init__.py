@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Model
 
-from payments.models import OutboxEvent
+from payments.outbox.models import OutboxEvent
 
 logger = logging.getLogger(__name__)
 
@@ -41,8 +43,24 @@ class OutboxConsumer(Protocol):
         """Called inside the publishing transaction, right after the event row is written."""
 
 
+@dataclass(frozen=True)
+class OutboxActivity:
+    """What a consumer did with one event about a target (a webhook delivery), as a staff timeline shows it."""
+
+    at: datetime
+    kind: str  # "webhook"
+    what: str
+    note: str
+    row: Model  # the consumer's own row, linked to its admin page
+    link_text: str
+
+
+# What a consumer did with the events about the given target ids, oldest first.
+ActivitySource = Callable[[list[str]], list[OutboxActivity]]
+
 _renderers: dict[str, TargetRenderer] = {}
 _consumers: dict[str, OutboxConsumer] = {}
+_activity_sources: dict[str, ActivitySource] = {}
 
 
 class UnknownTarget(LookupError):
@@ -62,6 +80,17 @@ def register_consumer(name: str, consumer: OutboxConsumer) -> None:
 def unregister_consumer(name: str) -> None:
     """Forget the consumer under `name` (tests)."""
     _consumers.pop(name, None)
+
+
+def register_activity(name: str, source: ActivitySource) -> None:
+    """Show what consumer `name` did with the events about a target on that target's timeline (a resource's staff
+    page asks `outbox_activity_about`, knowing no consumer); registering a name again replaces it."""
+    _activity_sources[name] = source
+
+
+def outbox_activity_about(*, target_ids: list[str]) -> list[OutboxActivity]:
+    """What every consumer did with the events about these targets."""
+    return [activity for source in _activity_sources.values() for activity in source(target_ids)]
 
 
 def target_types() -> list[str]:

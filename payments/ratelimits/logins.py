@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from payments.audit.models import AuditLogEntry
 from payments.audit.services import Actor, audit_record
-from payments.models import AuditLogEntry
 from payments.ratelimits.counters import Usage, count
 
 logger = logging.getLogger("payments.ratelimits")

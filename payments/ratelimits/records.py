@@ -2,7 +2,7 @@
 
 from datetime import datetime
 
-from payments.models import RateLimitEvent
+from payments.ratelimits.models import RateLimitEvent
 from payments.vault.crypto import keyed_hash
 from payments.vault.masking import mask_card_numbers
 

@@ -25,9 +25,9 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.backends import TokenBackend
 from rest_framework_simplejwt.exceptions import TokenBackendError
 
+from payments.accounts.models import ApiKey
 from payments.accounts.selectors import api_key_get_active
 from payments.accounts.services import api_key_mark_used
-from payments.models import ApiKey
 
 if TYPE_CHECKING:
     # Only for annotations: drf_spectacular.openapi imports DRF's views, which import this module (the

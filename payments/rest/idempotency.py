@@ -42,11 +42,12 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.accounts.models import MerchantAccount
 from payments.errors import Conflict, DomainError
-from payments.models import IdempotencyRecord, MerchantAccount
 from payments.rest.envelope import envelope
+from payments.rest.models import IdempotencyRecord
 from payments.rest.permissions import request_merchant_account
-from payments.statements import savepoint_if_nested
+from payments.savepoints import savepoint_if_nested
 from payments.vault.crypto import keyed_hash
 
 logger = logging.getLogger("payments.rest.idempotency")

@@ -17,7 +17,7 @@ from rest_framework.fields import is_simple_callable
 
 Step = tuple[str, Callable[[Any], Any]]
 
-# Marks a constant's schema until `payments.rest.schema.inline_constants` turns it into a one-value enum in place.
+# Marks a constant's schema until `payments.apidoc.hooks.inline_constants` turns it into a one-value enum in place.
 CONSTANT_KEY = "x-constant"
 
 

@@ -21,9 +21,9 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from payments.models import TimestampedModel
 from payments.rest.envelope import QueryValidationError
 from payments.rest.query import PAGING_PARAMS
+from payments.timestamped import TimestampedModel
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView

@@ -9,13 +9,13 @@ from rest_framework import exceptions
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
+from payments.accounts.models import MerchantAccount
 from payments.accounts.selectors import (
     merchant_account_header_empty,
     merchant_account_requested,
     requested_merchant_account_id,
 )
 from payments.errors import DomainError
-from payments.models import MerchantAccount
 from payments.rest.authentication import ApiPrincipal
 
 if TYPE_CHECKING:

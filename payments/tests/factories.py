@@ -4,7 +4,8 @@ import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from payments.models import MerchantAccount, VaultedCard
+from payments.accounts.models import MerchantAccount
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_store
 
 

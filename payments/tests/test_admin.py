@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.admin.models import LogEntry
 
-from payments.models import ApiKey, MerchantAccount
+from payments.accounts.models import ApiKey, MerchantAccount
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from payments.models import AuditLogEntry
+from payments.audit.models import AuditLogEntry
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from datetime import UTC
 import pytest
 
 from checkout.tests.factories import CheckoutSessionFactory
+from payments.audit.models import AuditLogEntry
 from payments.audit.services import Actor, audit_record
-from payments.models import AuditLogEntry
 
 pytestmark = pytest.mark.django_db
 
@@ -231,3 +231,18 @@ def test_the_timestamp_is_written_as_every_other_timestamp_of_the_api(api_client
 
     assert item["timestamp"] == entry.created_at.astimezone(UTC).isoformat(timespec="microseconds")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", item["timestamp"])
+
+
+def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
+    from payments.audit.services import AUDITED_RESOURCES
+
+    assert AUDITED_RESOURCES == {
+        "buyers.buyer": "buyer",
+        "buyers.shippingdetails": "shipping-details",
+        "checkout.checkoutsession": "checkout-session",
+        "giftcards.giftcard": "gift-card",
+        "paymentmethods.paymentmethod": "payment-method",
+        "transactions.refund": "refund",
+        "transactions.transaction": "transaction",
+        "webhooks.webhooksubscription": "webhook-subscription",
+    }

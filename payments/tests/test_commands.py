@@ -11,7 +11,7 @@ from django.core.management.base import CommandError
 from gr4vy import auth as sdk_auth
 from rest_framework.test import APIClient
 
-from payments.models import ApiKey, MerchantAccount
+from payments.accounts.models import ApiKey, MerchantAccount
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from payments.connectors import (
     get_connector,
 )
 from payments.connectors import sandbox as sandbox_module
+from payments.connectors.models import SandboxOperation
 from payments.connectors.sandbox import TEST_CARDS, SandboxConnector
-from payments.models import SandboxOperation
 
 # The sandbox records every decision in its own table, as a processor keeps its records.
 pytestmark = pytest.mark.django_db

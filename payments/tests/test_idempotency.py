@@ -5,7 +5,6 @@ from django.utils import timezone
 from rest_framework.test import APIRequestFactory
 
 from payments.errors import DomainError
-from payments.models import IdempotencyRecord
 from payments.rest.idempotency import (
     IdempotencyKeyInUse,
     idempotency_claim,
@@ -15,6 +14,7 @@ from payments.rest.idempotency import (
     idempotency_release,
     request_fingerprint,
 )
+from payments.rest.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
 

@@ -7,10 +7,11 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from payments.jobs.models import ScheduledRun
 from payments.jobs.schedule import ScheduledJob, scheduled_jobs, scheduled_run_claim
 from payments.jobs.tasks import run_scheduled_job
-from payments.models import IdempotencyRecord, ScheduledRun
 from payments.ops import purge
+from payments.rest.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from payments.models import VaultedCard
 from payments.ops import purge
 from payments.tests.factories import VaultedCardFactory
+from payments.vault.models import VaultedCard
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,10 @@ import pytest
 from django.core.management import call_command
 from django.test import override_settings
 
-from payments.models import MerchantAccount, RateLimitEvent
+from payments.accounts.models import MerchantAccount
 from payments.ops.checks import ratelimit_cache_is_shared
 from payments.ratelimits.counters import outage, parse_rate
+from payments.ratelimits.models import RateLimitEvent
 from payments.tests.throttling_urls import WRITTEN_PREFIX
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("payments.tests.throttling_urls")]

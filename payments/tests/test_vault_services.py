@@ -10,10 +10,10 @@ from django.utils import timezone
 
 from conftest import TEST_CARD_KEYS
 from payments.errors import NotFound
-from payments.models import VaultedCard
 from payments.tests.factories import VaultedCardFactory
 from payments.vault import crypto
 from payments.vault.cards import CardDataError
+from payments.vault.models import VaultedCard
 from payments.vault.services import (
     SECURITY_CODE_MAX_AGE,
     vaulted_card_delete,

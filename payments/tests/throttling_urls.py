@@ -16,7 +16,7 @@ from rest_framework.routers import SimpleRouter
 from rest_framework.views import APIView
 
 from config.urls import urlpatterns as project_urlpatterns
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin, UrlParameterThrottle
 from payments.rest.fields import StrictCharField, StrictSerializer, validated
 

@@ -3,7 +3,7 @@
 Checkout sessions and transactions keep a `VaultedCard` reference and never a number or security code of
 their own. The contract for callers (checkout today, transactions for raw `card` payment methods):
 
-- Validate input with `payments.rest.cards` first; `vaulted_card_store` re-checks it and raises
+- Validate input with `payments.shapes.cards` first; `vaulted_card_store` re-checks it and raises
   `CardDataError` (a programming error at that point, not a client one).
 - Reference `VaultedCard` with `on_delete=models.SET_NULL`: `purge_expired` deletes rows past `expires_at`.
 - Open a card only to hand it to a connector: `vaulted_card_reveal(card=..., consume_security_code=True)`
@@ -21,10 +21,11 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from payments.accounts.models import MerchantAccount
 from payments.connectors.base import CardDetails
 from payments.errors import NotFound
-from payments.models import MerchantAccount, VaultedCard
 from payments.vault import cards, crypto
+from payments.vault.models import VaultedCard
 
 # The longest a security code may wait for its authorization, whatever the card's own expiry: well past a
 # checkout session's 5 minutes after fields arrive and a 3-D Secure challenge, far short of "stored".

@@ -19,8 +19,8 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pytest_django.live_server_helper import LiveServer
 
 from payments.accounts.keys import load_private_pem, public_pem
+from payments.accounts.models import MerchantAccount
 from payments.accounts.services import api_key_register, merchant_account_create
-from payments.models import MerchantAccount
 
 CHROMIUM = Path("/usr/bin/chromium")
 # A third name for the live server: a site the merchant account does not list.

@@ -16,7 +16,8 @@ from payments.accounts.services import merchant_account_create
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT, roles_sync
 from transactions.models import Transaction
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import Actor, transaction_create
+from transactions.services.create import transaction_create
+from transactions.services.state import Actor
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

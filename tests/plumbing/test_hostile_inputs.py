@@ -18,7 +18,7 @@ from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
 from transactions.models import Refund, Transaction, TransactionEvent

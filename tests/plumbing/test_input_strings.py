@@ -12,7 +12,7 @@ from django.core.management import call_command
 
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from transactions.api.filters import TransactionFilter
 from transactions.models import Transaction

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from transactions.api.serializers import RefundOutput, TransactionOutput
+from transactions.api.serializers.outputs import RefundOutput, TransactionOutput
 from transactions.models import Refund, Transaction
 
 

@@ -17,24 +17,24 @@ from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import pinned_checkout_values, require_pinned_claims, transaction_access
-from transactions.api.serializers import (
-    PaymentOptionsInput,
-    PaymentOptionsOutput,
+from transactions.api.serializers.actions import (
     RefundAllInput,
     RefundCreateInput,
+    TransactionCaptureInput,
+    TransactionUpdateInput,
+)
+from transactions.api.serializers.create import TransactionCreateInput
+from transactions.api.serializers.history import TransactionActionsOutput, TransactionEventOutput
+from transactions.api.serializers.outputs import (
     RefundOutput,
     RefundsOutput,
-    TransactionActionsOutput,
     TransactionCancelOutput,
-    TransactionCaptureInput,
     TransactionCaptureOutput,
-    TransactionCreateInput,
-    TransactionEventOutput,
     TransactionOutput,
     TransactionSummaryOutput,
-    TransactionUpdateInput,
     TransactionVoidOutput,
 )
+from transactions.api.serializers.payment_options import PaymentOptionsInput, PaymentOptionsOutput
 from transactions.models import MAX_REFUNDS_PER_TRANSACTION, Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.payment_options import payment_options_list
 from transactions.selectors import (
@@ -45,18 +45,12 @@ from transactions.selectors import (
     transaction_get,
     transaction_list,
 )
-from transactions.services import (
-    ActionResult,
-    Actor,
-    refund_all,
-    refund_create,
-    transaction_cancel,
-    transaction_capture,
-    transaction_create,
-    transaction_sync,
-    transaction_update,
-    transaction_void,
-)
+from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void
+from transactions.services.create import transaction_create
+from transactions.services.recovery import transaction_sync
+from transactions.services.refunds import refund_all, refund_create
+from transactions.services.state import ActionResult, Actor
+from transactions.services.update import transaction_update
 
 PREFER = OpenApiParameter("prefer", str, OpenApiParameter.HEADER, required=False, many=True)
 IDEMPOTENCY_KEY = OpenApiParameter("idempotency-key", str, OpenApiParameter.HEADER, required=False)

@@ -9,7 +9,8 @@ from buyers.tests.factories import BuyerFactory
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import Actor, transaction_create
+from transactions.services.create import transaction_create
+from transactions.services.state import Actor
 from transactions.tests.factories import RefundFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -315,7 +316,7 @@ def test_a_gift_card_leads_to_its_redemptions_in_fixed_queries(
 def test_an_operators_action_is_audited_as_the_api_audits_it(
     client, merchant_account, staff_login, action, intent, expected
 ):
-    from payments.models import AuditLogEntry
+    from payments.audit.models import AuditLogEntry
 
     txn = authorized(merchant_account, intent=intent)
     operator = staff_login(PAYMENTS_OPERATOR)

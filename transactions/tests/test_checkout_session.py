@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import IssuedGiftCardFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import Transaction
 from transactions.tests.conftest import CARD
 from transactions.tests.test_api import SDK_DEFAULTS, assert_error, post

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from transactions.models import Refund, Transaction
 from transactions.tests.test_api import body
 

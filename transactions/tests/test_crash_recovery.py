@@ -13,15 +13,13 @@ from django.utils import timezone
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.connectors import AuthorizationRequest, CardDetails
-from payments.models import IdempotencyRecord, SandboxOperation
+from payments.connectors.models import SandboxOperation
+from payments.rest.models import IdempotencyRecord
 from transactions.models import Transaction, TransactionStatus
-from transactions.services import (
-    SYSTEM,
-    _record_authorization,
-    transaction_capture,
-    transaction_sync,
-    transactions_recover_pending,
-)
+from transactions.services.actions import transaction_capture
+from transactions.services.authorization import _record_authorization
+from transactions.services.recovery import transaction_sync, transactions_recover_pending
+from transactions.services.state import SYSTEM
 from transactions.tests.conftest import CARD
 from transactions.tests.connectors import ProcessKilled
 from transactions.tests.factories import TransactionFactory
@@ -249,7 +247,7 @@ def test_a_retry_after_the_lease_completes_the_create_exactly_once(client, gift_
 
 
 def test_a_retry_after_a_crash_before_anything_was_written_creates_it(client, gift_card, connector, monkeypatch):
-    import transactions.services as services
+    import transactions.services.create as services
 
     def killed(*args, **kwargs):
         raise ProcessKilled("the process died while opening the transaction")

@@ -11,7 +11,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from payments.models import AuditLogEntry, IdempotencyRecord, OutboxEvent, VaultedCard
+from payments.audit.models import AuditLogEntry
+from payments.outbox.models import OutboxEvent
+from payments.rest.models import IdempotencyRecord
+from payments.vault.models import VaultedCard
 from transactions.models import Transaction, TransactionEvent
 from transactions.tests.conftest import CARD
 from webhooks.tests.factories import subscription_for

@@ -5,8 +5,9 @@ import uuid
 import pytest
 
 from payments.connectors import AuthorizationRequest, BrowserInfo, StatementDescriptor, ThreeDSecureData
-from payments.models import IdempotencyRecord, VaultedCard
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
+from payments.vault.models import VaultedCard
 from transactions.models import Refund, Transaction
 from transactions.tests.conftest import CARD
 from transactions.tests.factories import TransactionFactory

@@ -6,7 +6,9 @@ import pytest
 
 from payments.tests.assertions import assert_error
 from payments.tests.reference import assert_matches_reference
-from transactions.services import SYSTEM, Actor, refund_create, transaction_capture
+from transactions.services.actions import transaction_capture
+from transactions.services.refunds import refund_create
+from transactions.services.state import SYSTEM, Actor
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db

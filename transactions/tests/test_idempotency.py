@@ -2,7 +2,7 @@
 
 import pytest
 
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from transactions.models import Refund, Transaction
 from transactions.tests.connectors import ProcessorDown
 from transactions.tests.test_api import assert_error, body, create, post

@@ -8,7 +8,7 @@ from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_create
 from payments.errors import DomainError
-from payments.models import IdempotencyRecord
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from payments.validators import NOT_PAYABLE_CURRENCIES
 from transactions.models import Transaction

@@ -5,21 +5,14 @@ from django.db import IntegrityError, transaction
 
 from payments.connectors import Outcome
 from payments.errors import Conflict, DomainError
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import (
-    TRANSITIONS,
-    Actor,
-    InvalidTransition,
-    refund_all,
-    refund_create,
-    transaction_cancel,
-    transaction_capture,
-    transaction_create,
-    transaction_update,
-    transaction_void,
-)
+from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void
+from transactions.services.create import transaction_create
+from transactions.services.refunds import refund_all, refund_create
+from transactions.services.state import TRANSITIONS, Actor, InvalidTransition
+from transactions.services.update import transaction_update
 from transactions.tests.connectors import ProcessorDown
 from transactions.tests.factories import TransactionFactory
 
@@ -139,7 +132,7 @@ def test_an_unanswered_authorization_leaves_the_transaction_processing_and_cance
 def test_an_approval_arriving_after_a_cancel_is_voided_at_the_processor(
     merchant_account, connector, django_capture_on_commit_callbacks, monkeypatch
 ):
-    from transactions import services
+    from transactions.services import create as services
 
     real_authorize = connector.authorize
 
@@ -399,7 +392,7 @@ def test_update_changes_only_the_given_fields(merchant_account):
     assert (txn.external_identifier, txn.metadata) == ("order-1", {"b": "2"})
     assert txn.events.last().actor_type == TransactionEvent.ActorType.ADMIN
     with pytest.raises(TypeError):
-        transaction_update(txn=txn, actor=ACTOR, status="capture_succeeded")
+        transaction_update(txn=txn, actor=ACTOR, status="capture_succeeded")  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ import pytest
 
 from giftcards.models import IssuedGiftCard, LedgerEntry
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
-from payments.models import VaultedCard
+from payments.vault.models import VaultedCard
 from transactions.models import GiftCardRedemption, Refund, Transaction
 from transactions.tests.conftest import CARD
 from transactions.tests.test_api import SDK_DEFAULTS, assert_error, post

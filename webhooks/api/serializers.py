@@ -15,7 +15,11 @@ from payments.rest.fields import StrictBooleanField, StrictCharField, StrictSeri
 from payments.rest.outputs import ConstantField, OutputSerializer
 from webhooks.models import AuthenticationKind, WebhookSubscription
 from webhooks.outbound import MAX_URL_LENGTH
-from webhooks.services import BasicAuthentication, webhook_subscription_rotating, webhook_subscription_secret
+from webhooks.services.subscriptions import (
+    BasicAuthentication,
+    webhook_subscription_rotating,
+    webhook_subscription_secret,
+)
 
 MASK = "********"
 # Upstream's kinds; only `basic` is implemented (the OAuth kinds would fetch tokens from a merchant's server).

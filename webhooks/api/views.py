@@ -19,7 +19,7 @@ from webhooks.api.serializers import (
 )
 from webhooks.models import WebhookSubscription
 from webhooks.selectors import webhook_subscription_get, webhook_subscription_list
-from webhooks.services import (
+from webhooks.services.subscriptions import (
     webhook_subscription_create,
     webhook_subscription_delete,
     webhook_subscription_rotate_secret,

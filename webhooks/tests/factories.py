@@ -1,6 +1,6 @@
 """Subscriptions are made through the service (it seals the secret and checks the URL), not a model factory."""
 
-from webhooks.services import webhook_subscription_create
+from webhooks.services.subscriptions import webhook_subscription_create
 
 
 def subscription_for(merchant_account, url: str, **kwargs):

@@ -7,10 +7,12 @@ from django.urls import reverse
 from buyers.tests.factories import BuyerFactory
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.requests import CardRequest, TransactionRequest
-from transactions.services import SYSTEM, transaction_create, transaction_void
+from transactions.services.actions import transaction_void
+from transactions.services.create import transaction_create
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
-from webhooks.services import webhook_subscription_secret
+from webhooks.services.subscriptions import webhook_subscription_secret
 from webhooks.tests.conftest import run_tasks
 from webhooks.tests.factories import subscription_for
 
@@ -84,3 +86,16 @@ def test_the_transaction_page_leads_to_buyer_refunds_and_deliveries(client, merc
     delivery = WebhookDelivery.objects.filter(event__target_id=str(txn.pk)).first()
     assert delivery is not None
     assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in html
+
+
+def test_a_transactions_timeline_shows_its_webhook_deliveries_linked(client, staff_login, delivered):
+    """The transaction's page lists what the webhooks consumer did with its events, through the outbox's activity
+    registry (the transactions app does not know the webhooks app)."""
+    _, delivery = delivered
+    staff_login(SUPPORT)
+
+    page = client.get(f"/admin/transactions/transaction/{delivery.event.target_id}/change/").content.decode()
+
+    assert f"webhook transaction.voided to {delivery.subscription.url}: delivered" in page
+    assert "1 attempt(s)" in page
+    assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in page

@@ -8,7 +8,7 @@ from payments.tests.assertions import assert_error
 from payments.tests.reference import assert_matches_reference
 from payments.vault import crypto
 from webhooks.models import WebhookSubscription
-from webhooks.services import webhook_subscription_password, webhook_subscription_secret
+from webhooks.services.subscriptions import webhook_subscription_password, webhook_subscription_secret
 from webhooks.tests.factories import subscription_for
 
 pytestmark = pytest.mark.django_db

@@ -11,19 +11,24 @@ from django.db import connection
 from django.utils import timezone
 from gr4vy.webhooks import verify_webhook
 
-from payments.models import OutboxEvent
-from transactions.services import SYSTEM, refund_create, transaction_capture, transaction_void
+from payments.outbox.models import OutboxEvent
+from transactions.services.actions import transaction_capture, transaction_void
+from transactions.services.refunds import refund_create
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 from webhooks.models import DeliveryState, WebhookAttempt, WebhookDelivery
-from webhooks.services import (
+from webhooks.services.deliveries import (
+    attempt_delivery,
     webhook_delivery_attempt,
     webhook_delivery_resend,
+    webhook_subscriptions_report_failing,
+)
+from webhooks.services.subscriptions import (
     webhook_subscription_delete,
     webhook_subscription_rotate_secret,
     webhook_subscription_secret,
-    webhook_subscriptions_report_failing,
 )
-from webhooks.tasks import attempt_delivery, webhooks_sweep
+from webhooks.tasks import webhooks_sweep
 from webhooks.tests.conftest import run_tasks
 from webhooks.tests.factories import subscription_for
 from webhooks.tests.receiver import running_receiver
@@ -133,7 +138,7 @@ def test_during_a_rotation_both_secrets_verify_and_after_it_only_the_new_one(mer
 
 
 def test_basic_authentication_is_sent(merchant_account, receiver, authorized):
-    from webhooks.services import BasicAuthentication
+    from webhooks.services.subscriptions import BasicAuthentication
 
     subscription_for(merchant_account, receiver.url, authentication=BasicAuthentication("shop", "pa:ss"))
     _capture(authorized)
@@ -223,7 +228,7 @@ def failing(merchant_account, authorized):
         transaction_void(txn=authorized, actor=SYSTEM)
         OutboxEvent.objects.exclude(name="transaction.voided").delete()
         event = OutboxEvent.objects.get()
-        from webhooks.services import webhook_event_dispatch
+        from webhooks.services.deliveries import webhook_event_dispatch
 
         (delivery,) = webhook_event_dispatch(event_id=event.pk)
         return receiver, delivery, context

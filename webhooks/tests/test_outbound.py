@@ -5,7 +5,8 @@ ranges; at create (the API's 400), at send (nothing leaves), and in development 
 import pytest
 
 from payments.tests.assertions import assert_error
-from transactions.services import SYSTEM, transaction_void
+from transactions.services.actions import transaction_void
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 from webhooks import outbound
 from webhooks.models import WebhookAttempt, WebhookSubscription

@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from payments.accounts.models import ApiKey
 from payments.accounts.services import api_key_revoke
-from payments.models import ApiKey
 
 
 class Command(BaseCommand):

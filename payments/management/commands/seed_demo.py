@@ -8,10 +8,10 @@ from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from payments.accounts.models import MerchantAccount
 from payments.accounts.selectors import merchant_account_get
 from payments.errors import DomainError
 from payments.management.arguments import positive_int
-from payments.models import MerchantAccount
 from payments.ops import demo
 from payments.vault.crypto import VaultError
 

@@ -8,9 +8,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.accounts.keys import load_private_pem, mint_token, public_pem
+from payments.accounts.models import MerchantAccount
 from payments.accounts.services import api_key_generate, api_key_register, merchant_account_create
 from payments.management.commands.create_api_key import write_private_key
-from payments.models import MerchantAccount
 from payments.ops import demo
 
 ADMIN_USERNAME = "admin"

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.management.arguments import positive_int
-from transactions.services import transactions_recover_pending
+from transactions.services.recovery import transactions_recover_pending
 
 
 class Command(BaseCommand):

@@ -1,10 +1,13 @@
-"""Every write of the webhooks app: subscriptions (with their sealed secrets), turning outbox events into
-deliveries, sending a delivery once, sending it again, and reporting receivers that keep failing.
+"""From an outbox event to deliveries, and one delivery to its receiver: sending it once, again, and reporting
+receivers that keep failing.
 
 Delivery is at least once and never twice at once: a worker claims a delivery with one conditional UPDATE
 (due, and not held by a live lease) before it sends, and records the outcome only under its own lease token.
-A worker that dies mid-send leaves a lease that simply runs out; the sweep then hands the delivery to another
-worker. docs/webhooks.md describes the schedule and the states.
+A worker that dies mid-send leaves a lease that simply runs out; the sweep (`webhooks.tasks.webhooks_sweep`)
+then hands the delivery to another worker. docs/webhooks.md describes the schedule and the states.
+
+The two background tasks are declared at the end, beside the functions they run: the code that queues a task
+and the code the task runs are one module, so nothing imports back into it.
 """
 
 from __future__ import annotations
@@ -25,183 +28,21 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django_tasks import task
 
-from payments.errors import DomainError
-from payments.models import MerchantAccount, OutboxEvent
 from payments.outbox import outbox_render_target
-from payments.vault import crypto
-from webhooks import outbound, selectors, signing, tasks
+from payments.outbox.models import OutboxEvent
+from webhooks import outbound, selectors, signing
 from webhooks.models import AuthenticationKind, DeliveryState, WebhookAttempt, WebhookDelivery, WebhookSubscription
+from webhooks.services.subscriptions import webhook_subscription_password, webhook_subscription_signing_secrets
 
 logger = logging.getLogger(__name__)
 
-# Bytes of randomness in a signing secret (shown as twice as many hex digits).
-SECRET_BYTES = 32
+
 USER_AGENT = "payments-webhooks/1"
 # Who is sending, in leases and attempt records: enough for an operator to find the process.
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
 _random = secrets.SystemRandom()
-
-
-@dataclass(frozen=True)
-class BasicAuthentication:
-    """Credentials the receiver checks on every delivery (HTTP basic)."""
-
-    username: str
-    password: str
-
-
-class _Unchanged:
-    """The default of an update's optional fields: leave the value as it is."""
-
-
-UNCHANGED = _Unchanged()
-
-
-# --- sealed values ----------------------------------------------------------------------------------------
-
-
-def _context(subscription: WebhookSubscription, field: str) -> str:
-    return f"webhooks.subscription:{subscription.pk}:{field}"
-
-
-def _seal(subscription: WebhookSubscription, field: str, value: str) -> str:
-    return crypto.encrypt(value, context=_context(subscription, field))
-
-
-def _open(subscription: WebhookSubscription, field: str, token: str) -> str:
-    return crypto.decrypt(token, context=_context(subscription, field))
-
-
-def webhook_subscription_secret(subscription: WebhookSubscription) -> str:
-    """The secret that signs deliveries now (shown in the API's answers, as upstream shows it)."""
-    return _open(subscription, "secret", subscription.secret_sealed)
-
-
-def webhook_subscription_rotating(subscription: WebhookSubscription, *, now: datetime | None = None) -> bool:
-    """Whether the secret a rotation replaced still signs too."""
-    expires = subscription.previous_secret_expires_at
-    return subscription.previous_secret_sealed is not None and expires is not None and expires > (now or timezone.now())
-
-
-def webhook_subscription_signing_secrets(subscription: WebhookSubscription, *, now: datetime) -> list[str]:
-    """Every secret that signs a delivery sent `now`: the current one, then the one a rotation replaced."""
-    live = [webhook_subscription_secret(subscription)]
-    if webhook_subscription_rotating(subscription, now=now) and subscription.previous_secret_sealed:
-        live.append(_open(subscription, "previous_secret", subscription.previous_secret_sealed))
-    return live
-
-
-def webhook_subscription_password(subscription: WebhookSubscription) -> str | None:
-    """The receiver's basic-auth password, for sending only (the API shows it masked)."""
-    if subscription.auth_password_sealed is None:
-        return None
-    return _open(subscription, "auth_password", subscription.auth_password_sealed)
-
-
-# --- subscriptions ----------------------------------------------------------------------------------------
-
-
-def _require_url(url: str) -> None:
-    try:
-        outbound.url_check(url)
-    except outbound.UnsafeUrl as exc:
-        raise DomainError(str(exc), pointer="/url") from None
-
-
-def _set_authentication(subscription: WebhookSubscription, authentication: BasicAuthentication | None) -> None:
-    if authentication is None:
-        subscription.auth_kind = subscription.auth_username = subscription.auth_password_sealed = None
-        return
-    subscription.auth_kind = AuthenticationKind.BASIC
-    subscription.auth_username = authentication.username
-    subscription.auth_password_sealed = _seal(subscription, "auth_password", authentication.password)
-
-
-def _changed(subscription: WebhookSubscription) -> None:
-    """This process forgets at once what it knew of the account's subscriptions; others within the cache time."""
-    selectors.forget_active_subscriptions(subscription.merchant_account_id)
-    transaction.on_commit(lambda: selectors.forget_active_subscriptions(subscription.merchant_account_id))
-
-
-@transaction.atomic
-def webhook_subscription_create(
-    *,
-    merchant_account: MerchantAccount,
-    url: str,
-    active: bool = True,
-    authentication: BasicAuthentication | None = None,
-) -> WebhookSubscription:
-    """A subscription to every event of the account, with a new signing secret; the URL must be a safe receiver."""
-    _require_url(url)
-    subscription = WebhookSubscription(id=uuid.uuid4(), merchant_account=merchant_account, url=url, active=active)
-    subscription.secret_sealed = _seal(subscription, "secret", secrets.token_hex(SECRET_BYTES))
-    _set_authentication(subscription, authentication)
-    subscription.save(force_insert=True)
-    _changed(subscription)
-    return subscription
-
-
-@transaction.atomic
-def webhook_subscription_update(
-    *,
-    subscription: WebhookSubscription,
-    url: str | _Unchanged = UNCHANGED,
-    active: bool | _Unchanged = UNCHANGED,
-    authentication: BasicAuthentication | _Unchanged | None = UNCHANGED,
-) -> WebhookSubscription:
-    """Change only what is given; `authentication=None` removes the receiver's credentials."""
-    subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription.pk)
-    if not isinstance(url, _Unchanged):
-        _require_url(url)
-        subscription.url = url
-    if not isinstance(active, _Unchanged):
-        subscription.active = active
-    if not isinstance(authentication, _Unchanged):
-        _set_authentication(subscription, authentication)
-    subscription.save()
-    _changed(subscription)
-    return subscription
-
-
-@transaction.atomic
-def webhook_subscription_delete(*, subscription: WebhookSubscription) -> None:
-    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included.
-
-    Its deliveries are locked first, so an attempt being recorded for one of them either commits before the
-    deletion collects the attempts (and goes with them) or finds its delivery gone (`_record`)."""
-    _changed(subscription)
-    list(WebhookDelivery.objects.select_for_update().filter(subscription=subscription).values_list("pk", flat=True))
-    subscription.delete()
-
-
-@transaction.atomic
-def webhook_subscription_rotate_secret(
-    *, subscription: WebhookSubscription, delta_minutes: int | None, now: datetime | None = None
-) -> WebhookSubscription:
-    """A new signing secret; the current one keeps signing beside it for `delta_minutes` (none or 0: it stops now).
-
-    A rotation during a rotation retires the oldest secret at once: at most two secrets are ever live.
-    """
-    now = now or timezone.now()
-    subscription = WebhookSubscription.objects.select_for_update().get(pk=subscription.pk)
-    if delta_minutes:
-        current = webhook_subscription_secret(subscription)
-        subscription.previous_secret_sealed = _seal(subscription, "previous_secret", current)
-        subscription.previous_secret_expires_at = now + timedelta(minutes=delta_minutes)
-    else:
-        subscription.previous_secret_sealed = subscription.previous_secret_expires_at = None
-    subscription.secret_sealed = _seal(subscription, "secret", secrets.token_hex(SECRET_BYTES))
-    subscription.save()
-    logger.info(
-        "Webhook subscription %s: secret rotated (old secret valid %s more minutes)",
-        subscription.pk,
-        delta_minutes or 0,
-    )
-    return subscription
-
-
-# --- from event to deliveries -----------------------------------------------------------------------------
 
 
 def _timestamp(value: datetime) -> str:
@@ -249,13 +90,10 @@ def webhook_event_dispatch(*, event_id: uuid.UUID | str, now: datetime | None = 
                 for subscription in subscriptions
             )
             for delivery in deliveries:
-                tasks.attempt_delivery.enqueue(str(delivery.pk))
+                attempt_delivery.enqueue(str(delivery.pk))
         event.dispatched_at = now
         event.save(update_fields=["dispatched_at"])
     return deliveries
-
-
-# --- one attempt ------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -384,15 +222,12 @@ def _record(
     else:
         updated = mine.update(next_attempt_at=retry_at, updated_at=now, **released)
         subscription.filter(failing_since__isnull=True).update(failing_since=now)
-        tasks.attempt_delivery.using(run_after=retry_at).enqueue(str(delivery.pk))
+        attempt_delivery.using(run_after=retry_at).enqueue(str(delivery.pk))
     if not updated:
         # The lease ran out while this attempt was sending and another worker has the delivery now.
         logger.warning("Webhook delivery %s: attempt %d outlived its lease", delivery.pk, attempt.number)
         retry_at = None
     return AttemptOutcome(attempt=attempt, retry_at=retry_at)
-
-
-# --- operators ---------------------------------------------------------------------------------------------
 
 
 @transaction.atomic
@@ -408,7 +243,7 @@ def webhook_delivery_resend(
     delivery.retry_until = max(delivery.retry_until, now + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS))
     delivery.resend_requested_by = requested_by
     delivery.save(update_fields=["state", "next_attempt_at", "retry_until", "resend_requested_by", "updated_at"])
-    tasks.attempt_delivery.enqueue(str(delivery.pk))
+    attempt_delivery.enqueue(str(delivery.pk))
     logger.info("Webhook delivery %s: sent again at the request of %s", delivery.pk, requested_by)
     return delivery
 
@@ -430,3 +265,20 @@ def webhook_subscriptions_report_failing(*, now: datetime | None = None) -> list
             subscription.given_up,  # type: ignore[attr-defined]
         )
     return failing
+
+
+# --- tasks ------------------------------------------------------------------------------------------------
+# Tasks hold no state of their own: a delivery's state lives in its row, so running a task twice, late, or not
+# at all (the sweep then runs it) never sends an attempt twice at once.
+
+
+@task()
+def dispatch_event(event_id: str) -> None:
+    """Make the event's deliveries (and queue their first attempts)."""
+    webhook_event_dispatch(event_id=event_id)
+
+
+@task()
+def attempt_delivery(delivery_id: str) -> None:
+    """Attempt the delivery if it is due and free; a retry queues itself again."""
+    webhook_delivery_attempt(delivery_id=delivery_id)

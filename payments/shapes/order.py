@@ -10,18 +10,14 @@ from datetime import UTC, date, datetime
 
 from rest_framework import serializers
 
-from payments.rest.fields import (
-    AddressSerializer,
-    AmountField,
-    BillingDetailsSerializer,
-    CountryField,
-    ShippingDetailsSerializer,
-    StrictBooleanField,
-    StrictSerializer,
-    optional_phone,
-    optional_text,
-)
+from payments.rest.fields import AmountField, CountryField, StrictBooleanField, StrictSerializer, optional_text
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.shapes.addresses import (
+    AddressSerializer,
+    BillingDetailsSerializer,
+    ShippingDetailsSerializer,
+    optional_phone,
+)
 
 PRODUCT_TYPES = [
     "physical",

@@ -13,7 +13,6 @@ from rest_framework import serializers
 
 from payments.connectors import BrowserInfo, StatementDescriptor, ThreeDSecureData
 from payments.rest.fields import (
-    AddressSerializer,
     CountryField,
     StrictBooleanField,
     StrictCharField,
@@ -21,7 +20,8 @@ from payments.rest.fields import (
     StrictSerializer,
     optional_text,
 )
-from payments.rest.order import DateTextField
+from payments.shapes.addresses import AddressSerializer
+from payments.shapes.order import DateTextField
 
 CARD_SCHEMES = [
     "accel",

@@ -1,0 +1,55 @@
+"""The vault's table: sealed card data."""
+
+import uuid
+
+from django.db import models
+
+from payments.accounts.models import MerchantAccount
+
+
+class VaultedCard(models.Model):
+    """A card number, and briefly its security code, sealed by `payments.vault.crypto`; only display data is in clear.
+
+    Resources that take card data point at a row here instead of holding it themselves. Every
+    row expires (`expires_at`), and its security code sooner (`security_code_expires_at`); `purge_expired`
+    deletes what is past due and reads treat it as gone already.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="vaulted_cards")
+    # `payments.vault.crypto` tokens bound to this row and field: `v1.<key id>.<nonce>.<ciphertext>`.
+    encrypted_number = models.TextField(editable=False)
+    encrypted_security_code = models.TextField(null=True, blank=True, editable=False)
+    # The key both tokens are sealed with, so rotation finds stale rows with an index instead of a scan.
+    key_id = models.CharField(max_length=32, db_index=True, editable=False)
+    fingerprint = models.CharField(max_length=64, db_index=True, help_text="Keyed hash of the number.")
+    scheme = models.CharField(max_length=32, null=True, blank=True)
+    bin = models.CharField(max_length=8)
+    last4 = models.CharField(max_length=4)
+    expiration_month = models.PositiveSmallIntegerField()
+    expiration_year = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+    security_code_expires_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(expiration_month__gte=1, expiration_month__lte=12),
+                name="vaulted_card_expiration_month",
+            ),
+            # A security code never sits in the vault without the deadline that removes it.
+            models.CheckConstraint(
+                condition=models.Q(encrypted_security_code__isnull=True, security_code_expires_at__isnull=True)
+                | models.Q(encrypted_security_code__isnull=False, security_code_expires_at__isnull=False),
+                name="vaulted_card_security_code_deadline",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.scheme or 'card'} {self.bin}…{self.last4}"
+
+    @property
+    def expiration_date(self) -> str:
+        """`MM/YY`, as upstream shows a card's expiry."""
+        return f"{self.expiration_month:02d}/{self.expiration_year % 100:02d}"

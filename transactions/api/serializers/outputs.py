@@ -1,0 +1,324 @@
+"""The upstream `Transaction`, `Refund` and capture/void/cancel shapes; every field they render is declared."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import prefetch_related_objects
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from payments.choices import PaymentIntent, PaymentSource
+from payments.rest.fields import TimestampField
+from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.shapes.addresses import BillingDetailsSerializer
+from payments.shapes.order import AirlineSerializer, CartItemSerializer, ShippingDetailsOutput
+from payments.shapes.processor_data import (
+    RecipientSerializer,
+    StatementDescriptorSerializer,
+    ThreeDSecureDataSerializer,
+)
+from transactions.api.serializers.fields import (
+    NULL_OBJECT,
+    NULL_STRING,
+)
+from transactions.models import (
+    RedemptionStatus,
+    RefundStatus,
+    RefundTargetType,
+    Transaction,
+    TransactionStatus,
+)
+from transactions.services.state import ActionResult
+
+# --- outputs --------------------------------------------------------------------------------------------
+
+
+class TransactionGiftCardOutput(OutputSerializer):
+    """The upstream `TransactionGiftCard`: the card a redemption used, by its displayable digits."""
+
+    type = ConstantField("gift-card")
+    id = serializers.UUIDField(source="gift_card_id", allow_null=True, help_text="The stored gift card used, if any.")
+    bin = serializers.CharField()
+    sub_bin = serializers.CharField()
+    last4 = serializers.CharField()
+
+
+class GiftCardRedemptionOutput(OutputSerializer):
+    """The upstream `GiftCardRedemption`."""
+
+    type = ConstantField("gift-card-redemption")
+    id = serializers.UUIDField()
+    status = serializers.ChoiceField(choices=RedemptionStatus.choices)
+    amount = serializers.IntegerField()
+    refunded_amount = serializers.IntegerField()
+    # The built-in program answers directly: there is no provider's redemption id.
+    gift_card_service_redemption_id = ConstantField(None, schema=NULL_STRING)
+    error_code = serializers.CharField(allow_null=True)
+    raw_error_code = serializers.CharField(allow_null=True)
+    raw_error_message = serializers.CharField(allow_null=True)
+    gift_card = TransactionGiftCardOutput(source="*")
+
+
+class CardDetailsOutput(OutputSerializer):
+    """What is known of a card beyond its number: the BIN (no BIN table, so no type or issuer)."""
+
+    bin = serializers.CharField(source="card_bin")
+    card_type = ConstantField(None, schema=NULL_STRING)
+    card_issuer_name = ConstantField(None, schema=NULL_STRING)
+
+
+class TransactionPaymentMethodOutput(OutputSerializer):
+    """The upstream `TransactionPaymentMethod` of a card payment, masked: never the number or security code."""
+
+    type = ConstantField("payment-method")
+    method = ConstantField("card")
+    mode = ConstantField("card")
+    scheme = serializers.CharField(source="card_scheme", allow_null=True)
+    # A field named like Field.label: DRF's metaclass moves declared fields off the class, so nothing is shadowed.
+    label = serializers.CharField(  # type: ignore[assignment]
+        source="card_last4", allow_null=True, help_text="The card's last 4 digits."
+    )
+    expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
+    fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
+    details = CardDetailsOutput(source="*")
+    id = serializers.UUIDField(
+        source="payment_method_id",
+        allow_null=True,
+        help_text="The stored payment method that paid, or that store: true made.",
+    )
+    approval_url = ConstantField(None, schema=NULL_STRING)
+    country = ConstantField(None, schema=NULL_STRING)
+    currency = ConstantField(None, schema=NULL_STRING)
+    external_identifier = ConstantField(None, schema=NULL_STRING)
+
+
+class TransactionBuyerOutput(OutputSerializer):
+    """The upstream `TransactionBuyer`: the buyer as it was when the transaction was made (or a guest)."""
+
+    type = ConstantField("buyer")
+    id = serializers.CharField(allow_null=True)
+    display_name = serializers.CharField(allow_null=True)
+    external_identifier = serializers.CharField(allow_null=True)
+    billing_details = StoredJsonField(BillingDetailsSerializer(allow_null=True), allow_null=True)
+    account_number = serializers.CharField(allow_null=True)
+
+
+_PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDING}
+_REFUSED = {TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED}
+
+
+def intent_outcome(txn: Transaction) -> str:
+    """Whether what the transaction was created to do (authorize, or capture) happened."""
+    if txn.status in _PENDING:
+        return "pending"
+    if txn.status in _REFUSED:
+        return "failed"
+    done = txn.captured_at if txn.intent == PaymentIntent.CAPTURE else txn.authorized_at
+    return "succeeded" if done else "failed"
+
+
+_PAYMENT_METHOD = TransactionPaymentMethodOutput()
+_BUYER = TransactionBuyerOutput()
+_SHIPPING_DETAILS = ShippingDetailsOutput()
+
+
+class ThreeDSecureSummaryOutput(OutputSerializer):
+    """The upstream `TransactionThreeDSecureSummary` of the result the client sent (docs/transactions.md)."""
+
+    version = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=["complete", "declined", "error"], allow_null=True)
+    method = serializers.ChoiceField(choices=["challenge", "frictionless"], allow_null=True)
+    response_data = serializers.SerializerMethodField()
+    error_data = ConstantField(None, schema=NULL_OBJECT)
+    amount = ConstantField(None, schema={"type": "integer", "nullable": True})
+
+    @extend_schema_field(ThreeDSecureDataSerializer(allow_null=True))
+    def get_response_data(self, summary: dict[str, Any]) -> dict[str, Any] | None:
+        """The result as sent; upstream's version 2 shape has no `scheme`, so a version 2 result shows none."""
+        data: dict[str, Any] | None = summary.get("response_data")
+        if data and not str(summary.get("version", "")).startswith("1"):
+            data = {name: value for name, value in data.items() if name != "scheme"}
+        return data
+
+
+class TransactionSummaryOutput(OutputSerializer):
+    """The upstream `TransactionSummary`: a transaction as lists show it."""
+
+    type = ConstantField("transaction")
+    id = serializers.UUIDField()
+    reconciliation_id = serializers.CharField()
+    merchant_account_id = serializers.CharField()
+    currency = serializers.CharField()
+    amount = serializers.IntegerField(help_text="The total, gift cards included, in minor units.")
+    status = serializers.ChoiceField(choices=TransactionStatus.choices)
+    authorized_amount = serializers.IntegerField()
+    captured_amount = serializers.IntegerField()
+    refunded_amount = serializers.IntegerField()
+    # Settlement is not tracked: nothing is ever reported settled.
+    settled_currency = ConstantField(None, schema=NULL_STRING)
+    settled_amount = ConstantField(0)
+    settled = ConstantField(False)
+    country = serializers.CharField(allow_null=True)
+    external_identifier = serializers.CharField(allow_null=True)
+    intent = serializers.ChoiceField(choices=PaymentIntent.choices)
+    payment_method = serializers.SerializerMethodField()
+    method = serializers.CharField(allow_null=True)
+    instrument_type = serializers.SerializerMethodField()
+    error_code = serializers.CharField(allow_null=True)
+    payment_service = ConstantField(None, schema=NULL_OBJECT)
+    pending_review = ConstantField(False)
+    buyer = serializers.SerializerMethodField()
+    raw_response_code = serializers.CharField(allow_null=True)
+    raw_response_description = serializers.CharField(allow_null=True)
+    shipping_details = serializers.SerializerMethodField()
+    checkout_session_id = serializers.UUIDField(allow_null=True)
+    gift_card_redemptions = GiftCardRedemptionOutput(many=True)
+    gift_card_service = ConstantField(None, schema=NULL_OBJECT)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    disputed = ConstantField(False)
+    reauthorized_from_transaction_id = ConstantField(None, schema=NULL_STRING)
+
+    def to_representation(self, txn: Transaction) -> dict[str, Any]:
+        # Redemptions are read twice (the list and `multi_tender`): one query, or none when a list prefetched them.
+        prefetch_related_objects([txn], "gift_card_redemptions")
+        return super().to_representation(txn)
+
+    @extend_schema_field(TransactionPaymentMethodOutput(allow_null=True))
+    def get_payment_method(self, txn: Transaction) -> dict[str, Any] | None:
+        return _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else None
+
+    def get_instrument_type(self, txn: Transaction) -> str | None:
+        return "pan" if txn.method == "card" else None
+
+    @extend_schema_field(TransactionBuyerOutput(allow_null=True))
+    def get_buyer(self, txn: Transaction) -> dict[str, Any] | None:
+        return _BUYER.to_representation(txn.buyer_details) if txn.buyer_details else None
+
+    @extend_schema_field(ShippingDetailsOutput(allow_null=True))
+    def get_shipping_details(self, txn: Transaction) -> dict[str, Any] | None:
+        return _SHIPPING_DETAILS.to_representation(txn.shipping_details) if txn.shipping_details else None
+
+
+class TransactionOutput(TransactionSummaryOutput):
+    """The upstream `Transaction`: the summary and everything the transaction was created with."""
+
+    cvv_response_code = serializers.CharField(allow_null=True)
+    airline = StoredJsonField(AirlineSerializer(allow_null=True), allow_null=True)
+    payment_source = serializers.ChoiceField(choices=PaymentSource.choices)
+    merchant_initiated = serializers.BooleanField()
+    is_subsequent_payment = serializers.BooleanField()
+    cart_items = StoredJsonField(CartItemSerializer(many=True, allow_null=True), allow_null=True)
+    statement_descriptor = StoredJsonField(StatementDescriptorSerializer(allow_null=True), allow_null=True)
+    three_d_secure = ThreeDSecureSummaryOutput(allow_null=True)
+    payment_service_transaction_id = serializers.CharField(allow_null=True)
+    additional_identifiers = ConstantField({})
+    metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
+    authorized_at = TimestampField(allow_null=True)
+    captured_at = TimestampField(allow_null=True)
+    voided_at = TimestampField(allow_null=True)
+    canceled_at = TimestampField(allow_null=True)
+    intent_outcome = serializers.SerializerMethodField()
+    multi_tender = serializers.SerializerMethodField()
+    account_funding_transaction = serializers.BooleanField()
+    recipient = StoredJsonField(RecipientSerializer(allow_null=True), allow_null=True)
+    installment_count = serializers.IntegerField(allow_null=True)
+    tax_amount = serializers.IntegerField(allow_null=True)
+    merchant_tax_id = serializers.CharField(allow_null=True)
+    purchase_order_number = serializers.CharField(allow_null=True)
+    customer_reference_number = serializers.CharField(allow_null=True)
+    amount_includes_tax = serializers.BooleanField(allow_null=True)
+    supplier_order_number = serializers.CharField(allow_null=True)
+    duty_amount = serializers.IntegerField(allow_null=True)
+    shipping_amount = serializers.IntegerField(allow_null=True)
+
+    @extend_schema_field(serializers.ChoiceField(choices=["pending", "succeeded", "failed"]))
+    def get_intent_outcome(self, txn: Transaction) -> str:
+        return intent_outcome(txn)
+
+    def get_multi_tender(self, txn: Transaction) -> bool:
+        """Paid with more than one instrument (gift cards and/or the payment method)."""
+        return len(txn.gift_card_redemptions.all()) + (txn.method == "card") > 1
+
+
+class RefundOutput(OutputSerializer):
+    """The upstream `Refund`."""
+
+    type = ConstantField("refund")
+    id = serializers.UUIDField()
+    transaction_id = serializers.UUIDField()
+    payment_service_refund_id = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=RefundStatus.choices)
+    currency = serializers.CharField()
+    amount = serializers.IntegerField()
+    reason = serializers.CharField(allow_null=True)
+    target_type = serializers.ChoiceField(choices=RefundTargetType.choices)
+    target_id = serializers.UUIDField(source="redemption_id", allow_null=True)
+    reconciliation_id = serializers.CharField()
+    external_identifier = serializers.CharField(allow_null=True)
+    transaction_reconciliation_id = serializers.CharField(source="transaction.reconciliation_id")
+    transaction_external_identifier = serializers.CharField(source="transaction.external_identifier", allow_null=True)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    creator = ConstantField(None, schema=NULL_OBJECT)
+    error_code = serializers.CharField(allow_null=True)
+    raw_response_code = serializers.CharField(allow_null=True)
+    raw_response_description = serializers.CharField(allow_null=True)
+    settled_currency = ConstantField(None, schema=NULL_STRING)
+    settled_amount = ConstantField(0)
+    settled = ConstantField(False)
+
+
+class RefundsOutput(OutputSerializer):
+    """The upstream `Refunds`: the refunds `refunds/all` made, as one complete page."""
+
+    items = RefundOutput(many=True)
+    limit = serializers.IntegerField()
+    next_cursor = ConstantField(None, schema=NULL_STRING)
+    previous_cursor = ConstantField(None, schema=NULL_STRING)
+
+
+# What a processor said to a capture or void (a cancel asks none, so it always succeeds).
+ACTION_STATUSES = ["succeeded", "declined", "failed"]
+
+
+class _TransactionActionOutput(OutputSerializer):
+    """What a capture, void or cancel did, around the transaction it left (`Prefer: resource=...`)."""
+
+    status = serializers.SerializerMethodField()
+    code = serializers.SerializerMethodField()
+    raw_response_code = serializers.SerializerMethodField()
+    raw_response_description = serializers.SerializerMethodField()
+    transaction = TransactionOutput()
+
+    @extend_schema_field(serializers.ChoiceField(choices=ACTION_STATUSES))
+    def get_status(self, outcome: ActionResult) -> str:
+        return "succeeded" if outcome.result is None or outcome.result.approved else str(outcome.result.outcome)
+
+    def get_code(self, outcome: ActionResult) -> str | None:
+        return outcome.result.error_code if outcome.result else None
+
+    def get_raw_response_code(self, outcome: ActionResult) -> str | None:
+        return outcome.result.raw_response_code if outcome.result else None
+
+    def get_raw_response_description(self, outcome: ActionResult) -> str | None:
+        return outcome.result.raw_response_description if outcome.result else None
+
+
+class TransactionCaptureOutput(_TransactionActionOutput):
+    """The upstream `TransactionCapture`."""
+
+    type = ConstantField("transaction-capture")
+
+
+class TransactionVoidOutput(_TransactionActionOutput):
+    """The upstream `TransactionVoid`."""
+
+    type = ConstantField("transaction-void")
+
+
+class TransactionCancelOutput(_TransactionActionOutput):
+    """The upstream `TransactionCancel`."""
+
+    type = ConstantField("transaction-cancel")

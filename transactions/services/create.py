@@ -1,0 +1,380 @@
+"""A new transaction: resolve and check what the request names, open it (step 1), authorize (step 2), record."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from buyers.access import UNRESTRICTED, BuyerAccess
+from buyers.models import Buyer
+from buyers.selectors import buyer_named, shipping_details_get
+from buyers.services import SHIPPING_DETAILS_FIELDS
+from giftcards.errors import GiftCardError
+from giftcards.selectors import issued_card_for_payment
+from giftcards.services import issued_card_redeem
+from paymentmethods.services import (
+    CardToStore,
+    payment_method_record_use,
+)
+from payments.accounts.models import MerchantAccount
+from payments.choices import PaymentIntent, PaymentSource
+from payments.connectors import (
+    AuthorizationRequest,
+    CardDetails,
+    get_connector,
+    payment_details_of,
+)
+from payments.errors import DomainError, NotFound
+from payments.vault.models import VaultedCard
+from payments.vault.services import vaulted_card_reveal, vaulted_card_store
+from transactions.details import payment_details_columns, payment_details_stored
+from transactions.models import (
+    GiftCardRedemption,
+    RedemptionStatus,
+    Transaction,
+)
+from transactions.requests import (
+    MAX_GIFT_CARDS,
+    GiftCardRequest,
+    PaymentCard,
+    StoredPaymentMethodRequest,
+    TransactionRequest,
+)
+from transactions.services.authorization import _record_authorization, _settle_gift_cards_only
+from transactions.services.recovery import transaction_sync
+from transactions.services.state import (
+    Actor,
+    GiftCardCharge,
+    _event,
+    _redemption_reference,
+)
+
+# A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
+CARD_RETENTION = timedelta(days=7)
+
+
+def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardCharge]) -> None:
+    """The gift cards and the payment method together pay exactly `amount`, each gift card once."""
+    if len(gift_cards) > MAX_GIFT_CARDS:
+        raise DomainError(f"At most {MAX_GIFT_CARDS} gift cards can pay one transaction.", pointer="/gift_cards")
+    seen: set[UUID] = set()
+    for index, charge in enumerate(gift_cards):
+        if charge.card.pk in seen:
+            raise DomainError("This gift card is already listed.", pointer=f"/gift_cards/{index}")
+        seen.add(charge.card.pk)
+    covered = sum(charge.amount for charge in gift_cards)
+    if covered > amount:
+        raise DomainError("The gift card amounts add up to more than the transaction amount.", pointer="/gift_cards")
+    if not has_card and covered != amount:
+        raise DomainError(
+            "A payment method is required unless the gift cards cover the whole amount.", pointer="/payment_method"
+        )
+    if has_card and gift_cards and covered == amount:
+        raise DomainError(
+            "The gift cards cover the whole amount: leave out the payment method.", pointer="/payment_method"
+        )
+
+
+def _check_connection_options(options: Mapping[str, Any] | None) -> None:
+    """Options are only accepted for a connection that reads them: any other set would be silently unused."""
+    readable = get_connector().connection_options_keys
+    for key, value in (options or {}).items():
+        if value is not None and key not in readable:
+            raise DomainError(
+                f"Options for '{key}' are not supported: no such connection is configured, so they would not be used.",
+                pointer=f"/connection_options/{key}",
+            )
+
+
+def _authorization(
+    txn: Transaction, *, card: CardDetails, amount: int, billing_postal_code: str | None = None
+) -> AuthorizationRequest:
+    """What the connector is asked, from what the transaction stored: its card part and everything the client
+    declared with it."""
+    return AuthorizationRequest(
+        **payment_details_of(payment_details_stored(txn)),
+        card=card,
+        amount=amount,
+        currency=txn.currency,
+        capture=txn.intent == PaymentIntent.CAPTURE,
+        reference=str(txn.pk),
+        billing_postal_code=billing_postal_code,
+        country=txn.country,
+        payment_source=txn.payment_source,
+        merchant_initiated=txn.merchant_initiated,
+        is_subsequent_payment=txn.is_subsequent_payment,
+        connection_options={key: value for key, value in (txn.connection_options or {}).items() if value is not None},
+    )
+
+
+def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
+    """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
+    if buyer is not None:
+        txn.buyer = buyer
+        txn.buyer_external_identifier = buyer.external_identifier
+        txn.buyer_details = {
+            "id": str(buyer.pk),
+            "display_name": buyer.display_name,
+            "external_identifier": buyer.external_identifier,
+            "billing_details": buyer.billing_details,
+            "account_number": buyer.account_number,
+        }
+    elif guest_buyer:
+        details = dict(guest_buyer)
+        txn.shipping_details = details.pop("shipping_details", None)
+        txn.buyer_external_identifier = details.get("external_identifier")
+        txn.buyer_details = {"id": None, **details}
+    email = ((txn.buyer_details or {}).get("billing_details") or {}).get("email_address")
+    txn.buyer_email_address = email.lower() if email else None
+
+
+def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
+    txn.vaulted_card = vaulted
+    txn.method = "card"
+    txn.card_scheme = vaulted.scheme
+    txn.card_bin = vaulted.bin
+    txn.card_last4 = vaulted.last4
+    txn.card_expiration_date = vaulted.expiration_date
+    txn.card_fingerprint = vaulted.fingerprint
+
+
+def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor) -> None:
+    """Debit every gift card; a refusal rolls back the whole step, so nothing has moved."""
+    for index, charge in enumerate(gift_cards):
+        card = charge.card
+        redemption = GiftCardRedemption.objects.create(
+            transaction=txn,
+            issued_card=card,
+            gift_card_id=charge.gift_card_id,
+            bin=card.bin,
+            sub_bin=card.sub_bin,
+            last4=card.last4,
+            amount=charge.amount,
+        )
+        try:
+            issued_card_redeem(
+                card=card, amount=charge.amount, reference=_redemption_reference(redemption), currency=txn.currency
+            )
+        except GiftCardError as exc:
+            raise type(exc)(exc.message, pointer=f"/gift_cards/{index}") from exc
+        redemption.status = RedemptionStatus.SUCCEEDED
+        redemption.save(update_fields=["status", "updated_at"])
+        _event(
+            txn,
+            name="gift_card_redeemed",
+            actor=actor,
+            from_status=txn.status,
+            amount=charge.amount,
+            redemption=str(redemption.pk),
+        )
+
+
+@transaction.atomic
+def _open(
+    txn: Transaction, *, actor: Actor, card: PaymentCard | None, gift_cards: Sequence[GiftCardCharge]
+) -> CardDetails | None:
+    """Step 1 of a create: the `processing` row, its sealed card and every gift card debit, or none of them.
+
+    Returns the clear card for the one authorization; a vaulted card's security code is deleted here.
+    """
+    details, vaulted = (card.details, card.vaulted) if card is not None else (None, None)
+    if details is not None:
+        vaulted = vaulted_card_store(
+            merchant_account=txn.merchant_account,
+            number=details.number,
+            expiration_month=details.expiration_month,
+            expiration_year=details.expiration_year,
+            expires_at=timezone.now() + CARD_RETENTION,
+        )
+    elif vaulted is not None:
+        details = vaulted_card_reveal(card=vaulted, consume_security_code=True)
+        if card is not None and card.security_code is not None:  # typed by the buyer for this payment
+            details = replace(details, security_code=card.security_code)
+    if vaulted is not None:
+        _set_card(txn, vaulted)
+    elif gift_cards:
+        txn.method = "gift-card"
+    txn.payment_method = card.payment_method if card is not None else None
+    txn.save(force_insert=True)
+    if txn.payment_method is not None:
+        payment_method_record_use(method=txn.payment_method, merchant_initiated=txn.merchant_initiated)
+    _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
+    _redeem(txn, gift_cards, actor)
+    return details
+
+
+def transaction_create(
+    *,
+    merchant_account: MerchantAccount,
+    actor: Actor,
+    request: TransactionRequest,
+    id: UUID | None = None,
+    resumed: bool = True,
+    access: BuyerAccess = UNRESTRICTED,
+) -> Transaction:
+    """Debit the gift cards, then authorize (or capture) the rest on the payment method. Everything the request
+    names is resolved and checked before anything is written; a refused gift card refuses the request before
+    anything moves; a refused card part gives every gift card its money back.
+
+    `id`, when given, was reserved for this request before it ran (its Idempotency-Key). A transaction that
+    already has it was made by an earlier attempt of the same request whose process died: that one is synced
+    and returned, never a second one made. `resumed=False` says no earlier attempt can have run (the id was
+    reserved by this very request), so nothing is looked up; a race is still caught by the primary key.
+
+    `access` says which buyer the caller may touch (`buyers.access`): the buyer, stored payment method, stored gift
+    cards and shipping details the request names must be that buyer's.
+    """
+    if id is not None and resumed:
+        earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
+        if earlier is not None:
+            return transaction_sync(txn=earlier, actor=actor, abandoned=True)
+    buyer = buyer_named(
+        merchant_account=merchant_account,
+        buyer_id=request.buyer_id,
+        buyer_external_identifier=request.buyer_external_identifier,
+        access=access,
+    )
+    _check_stored_access(request, access=access)
+    gift_cards = _gift_card_charges(merchant_account, request.gift_cards, access=access)
+    card = (
+        request.payment_method.resolve(merchant_account=merchant_account, buyer=buyer)
+        if request.payment_method
+        else None
+    )
+    if card is not None and card.payment_method is not None:
+        if not access.owns(card.payment_method.buyer):  # resolve looked among the named buyer's: never, kept so
+            raise NotFound("The payment method could not be found.", pointer="/payment_method/id")
+        buyer = card.payment_method.buyer  # a stored method pays for its own buyer
+    shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
+    _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
+    _check_store(request, card=card, buyer=buyer)
+    _check_connection_options(request.connection_options)
+    hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
+    txn = Transaction(
+        **payment_details_columns(request),
+        merchant_account=merchant_account,
+        amount=request.amount,
+        currency=request.currency,
+        intent=request.intent or hints.get("intent") or PaymentIntent.AUTHORIZE,
+        country=request.country or hints.get("country"),
+        external_identifier=request.external_identifier,
+        metadata=request.metadata,
+        checkout_session_id=card.checkout_session_id if card else None,
+        payment_source=request.payment_source or hints.get("payment_source") or PaymentSource.ECOMMERCE,
+        # `false` is what every request sends when it says nothing (the SDK's default): a session's `true` stands.
+        merchant_initiated=request.merchant_initiated or hints.get("merchant_initiated", False),
+        is_subsequent_payment=request.is_subsequent_payment or hints.get("is_subsequent_payment", False),
+        connection_options=request.connection_options,
+        ip_address=request.ip_address,
+    )
+    if id is not None:
+        txn.pk = id
+    _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    if shipping_details is not None:
+        txn.shipping_details = shipping_details
+    try:
+        clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
+    except IntegrityError:
+        # The earlier attempt is still running after all and made the row first: answer with it.
+        earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=txn.pk).first()
+        if id is None or earlier is None:
+            raise
+        return transaction_sync(txn=earlier, actor=actor)
+    if clear_card is None:
+        return _settle_gift_cards_only(txn, actor=actor)
+    card_amount = request.amount - sum(charge.amount for charge in gift_cards)
+    postal_code = card.postal_code if card else None
+    result = get_connector().authorize(
+        _authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code)
+    )
+    keep = _card_to_keep(request, card=card, clear_card=clear_card)
+    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
+    return txn if gift_cards else _known_without_redemptions(txn)
+
+
+def _known_without_redemptions(txn: Transaction) -> Transaction:
+    """Mark `txn` as having no gift card redemptions (none were asked for), as a prefetch would: its answer
+    reads them, and need not ask the database."""
+    txn.__dict__.setdefault("_prefetched_objects_cache", {})["gift_card_redemptions"] = (
+        GiftCardRedemption.objects.none()
+    )
+    return txn
+
+
+def _check_store(request: TransactionRequest, *, card: PaymentCard | None, buyer: Buyer | None) -> None:
+    """`store: true` keeps a card for a buyer: it needs both (a stored method paying is kept already)."""
+    if not request.store:
+        return
+    if card is None:
+        raise DomainError("store: true keeps a card, and this transaction pays with gift cards only.", pointer="/store")
+    if buyer is None:
+        raise DomainError(
+            "store: true keeps the card for a buyer: give buyer_id or buyer_external_identifier.", pointer="/store"
+        )
+
+
+def _card_to_keep(
+    request: TransactionRequest, *, card: PaymentCard | None, clear_card: CardDetails
+) -> CardToStore | None:
+    """The card `store: true` asks to keep, unless a stored method is paying already."""
+    if not request.store or card is None or card.payment_method is not None:
+        return None
+    return CardToStore(clear_card.number, clear_card.expiration_month, clear_card.expiration_year)
+
+
+def _check_stored_access(request: TransactionRequest, *, access: BuyerAccess) -> None:
+    """A token confined to no buyer uses nothing a buyer stored, and stores nothing for one (`buyers.access`)."""
+    if isinstance(request.payment_method, StoredPaymentMethodRequest):
+        access.require_pinned_buyer(what="stored payment methods", pointer="/payment_method/id")
+    if request.store:
+        access.require_pinned_buyer(what="stored payment methods", pointer="/store")
+
+
+def _gift_card_charges(
+    merchant_account: MerchantAccount, items: Sequence[GiftCardRequest], *, access: BuyerAccess
+) -> list[GiftCardCharge]:
+    """The program card each item names (number and PIN checked, or a stored card's); errors point at the item."""
+    return [
+        GiftCardCharge(
+            card=issued_card_for_payment(
+                merchant_account=merchant_account,
+                number=item.number,
+                pin=item.pin,
+                gift_card_id=item.id,
+                pointer=f"/gift_cards/{index}",
+                access=access,
+            ),
+            amount=item.amount,
+            gift_card_id=item.id,
+        )
+        for index, item in enumerate(items)
+    ]
+
+
+def _shipping_details(
+    merchant_account: MerchantAccount, buyer: Buyer | None, shipping_details_id: UUID | None
+) -> dict[str, Any] | None:
+    """A copy of the buyer's stored shipping details the request names, as they are now (later edits of the stored
+    details do not change the transaction). Another buyer's details are not found, exactly like missing ones."""
+    if shipping_details_id is None:
+        return None
+    if buyer is None:
+        raise DomainError(
+            "Shipping details belong to a buyer: name the buyer with buyer_id or buyer_external_identifier.",
+            pointer="/shipping_details_id",
+        )
+    try:
+        details = shipping_details_get(merchant_account=merchant_account, buyer_id=buyer.pk, id=shipping_details_id)
+    except NotFound as exc:
+        raise NotFound(exc.message, pointer="/shipping_details_id") from exc
+    return {
+        "id": str(details.pk),
+        "buyer_id": str(buyer.pk),
+        **{name: getattr(details, name) for name in SHIPPING_DETAILS_FIELDS},
+    }

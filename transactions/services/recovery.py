@@ -1,0 +1,112 @@
+"""Sync and recovery: what became of an operation whose request died, asked of the processor and recorded."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from uuid import UUID
+
+from django.conf import settings
+from django.db.models import Sum
+from django.utils import timezone
+
+from payments.connectors import (
+    get_connector,
+)
+from transactions.models import (
+    PENDING_STATUSES,
+    Transaction,
+    TransactionStatus,
+)
+from transactions.selectors import transactions_pending
+from transactions.services.actions import _finish_capture, _finish_void
+from transactions.services.authorization import NEVER_RECEIVED, _record_authorization, _settle_gift_cards_only
+from transactions.services.state import (
+    SYSTEM,
+    Actor,
+)
+
+logger = logging.getLogger("transactions.recovery")
+S = TransactionStatus
+
+
+# Statuses in which an operation is under way: the processor's answer has not been recorded yet.
+PENDING: frozenset[str] = frozenset(PENDING_STATUSES)
+
+
+def _abandoned(txn: Transaction, now: datetime) -> bool:
+    """Pending for longer than any request may run: nothing is still working on it."""
+    return txn.updated_at <= now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
+
+
+def _pending_amount(txn: Transaction, name: str) -> int:
+    """The amount the pending operation was asked for, from the event that started it."""
+    started = txn.events.filter(name=name).order_by("-created_at", "-id").first()
+    return started.amount if started is not None and started.amount is not None else txn.authorized_amount
+
+
+def transaction_sync(
+    *, txn: Transaction, actor: Actor, abandoned: bool | None = None, now: datetime | None = None
+) -> Transaction:
+    """Ask the processor what became of the transaction's pending operation and record its answer, as the
+    request that asked would have; a transaction that is not pending is returned unchanged.
+
+    An operation the processor has no record of did not happen: that is recorded only once no request can still
+    be sending it (`abandoned`: by default, pending longer than PENDING_TRANSACTION_RECOVERY_SECONDS). An
+    authorization that did not happen fails and returns the gift card money; a capture or void that did not
+    happen leaves the transaction authorized.
+    """
+    txn = Transaction.objects.get(pk=txn.pk)
+    if txn.status not in PENDING:
+        return txn
+    if abandoned is None:
+        abandoned = _abandoned(txn, now or timezone.now())
+    connector = get_connector()
+    if txn.status == S.PROCESSING:
+        if txn.method != "card":
+            # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
+            return _settle_gift_cards_only(txn, actor=actor) if abandoned else txn
+        result = connector.lookup(reference=str(txn.pk))
+        if result is None and not abandoned:
+            return txn
+        return _record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=_card_amount(txn), actor=actor)
+    operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
+    found = connector.lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
+    if found is None and txn.authorized_amount and not abandoned:
+        return txn
+    # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.
+    result = found or (NEVER_RECEIVED if txn.authorized_amount else None)
+    if operation == "capture":
+        return _finish_capture(txn, result=result, amount=_pending_amount(txn, "capture_requested"), actor=actor)
+    return _finish_void(txn, result=result, actor=actor)
+
+
+def _card_amount(txn: Transaction) -> int:
+    gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
+    return txn.amount - gift_cards
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What one recovery run did: the transactions it resolved, and those whose processor could not be asked."""
+
+    resolved: list[Transaction]
+    failed: list[UUID]
+
+
+def transactions_recover_pending(*, now: datetime | None = None, batch_size: int = 100) -> Recovery:
+    """Sync up to `batch_size` transactions left pending for longer than PENDING_TRANSACTION_RECOVERY_SECONDS
+    (their request died), oldest first: each ends in the status the processor's records give, and gift card
+    money held for a card part that never happened goes back. Each is synced on its own: a processor that
+    cannot be asked about one (it raises) leaves it pending for the next run and the others resolved."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
+    resolved, failed = [], []
+    for txn in transactions_pending(updated_before=cutoff)[:batch_size]:
+        try:
+            resolved.append(transaction_sync(txn=txn, actor=SYSTEM, abandoned=True))
+        except Exception:
+            logger.exception("Recovery could not sync transaction %s; the next run tries again", txn.pk)
+            failed.append(txn.pk)
+    return Recovery(resolved, failed)

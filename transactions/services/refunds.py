@@ -1,0 +1,233 @@
+"""Refunds: of the payment method (through the processor) and of each gift card (on its ledger)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from django.db import transaction
+from django.db.models import QuerySet
+
+from giftcards.services import issued_card_refund
+from payments.connectors import (
+    ConnectorResult,
+    Outcome,
+    get_connector,
+)
+from payments.errors import Conflict, DomainError
+from transactions.models import (
+    MAX_REFUNDS_PER_TRANSACTION,
+    GiftCardRedemption,
+    RedemptionStatus,
+    Refund,
+    RefundStatus,
+    RefundTargetType,
+    Transaction,
+)
+from transactions.notifications import refund_notify
+from transactions.services.state import (
+    Actor,
+    _answer,
+    _event,
+    _locked,
+    _redemption_reference,
+    _require,
+)
+
+
+def _refund_amount(requested: int | None, *, refundable: int, what: str) -> int:
+    if refundable == 0:
+        raise Conflict(f"Nothing is left to refund on the {what}.")
+    if requested is None:
+        return refundable
+    if requested > refundable:
+        raise DomainError(
+            f"The refund amount is more than what is left to refund on the {what} ({refundable}).", pointer="/amount"
+        )
+    return requested
+
+
+def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, **fields: Any) -> Refund:
+    """Count the amount as refunded at once (row locked), so concurrent refunds cannot pass the captured amount."""
+    if txn.method != "card":
+        raise DomainError(
+            "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
+        )
+    amount = _refund_amount(amount, refundable=txn.captured_amount - txn.refunded_amount, what="payment method")
+    txn.refunded_amount += amount
+    txn.save(update_fields=["refunded_amount", "updated_at"])
+    refund = Refund.objects.create(
+        merchant_account_id=txn.merchant_account_id,
+        transaction=txn,
+        target_type=RefundTargetType.PAYMENT_METHOD,
+        amount=amount,
+        currency=txn.currency,
+        **fields,
+    )
+    _event(txn, name="refund_requested", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    refund_notify(refund)
+    return refund
+
+
+def _refund_gift_card(
+    txn: Transaction, *, redemption: GiftCardRedemption, amount: int | None, actor: Actor, **fields: Any
+) -> Refund:
+    """Credit the card's ledger (row locked); no processor is involved, so the refund succeeds here."""
+    amount = _refund_amount(amount, refundable=redemption.refundable_amount, what="gift card")
+    refund = Refund.objects.create(
+        merchant_account_id=txn.merchant_account_id,
+        transaction=txn,
+        target_type=RefundTargetType.GIFT_CARD_REDEMPTION,
+        redemption=redemption,
+        amount=amount,
+        currency=txn.currency,
+        status=RefundStatus.SUCCEEDED,
+        **fields,
+    )
+    issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+    redemption.refunded_amount += amount
+    redemption.save(update_fields=["refunded_amount", "updated_at"])
+    txn.save(update_fields=["updated_at"])
+    _event(
+        txn,
+        name="refund_succeeded",
+        actor=actor,
+        from_status=txn.status,
+        amount=amount,
+        refund=str(refund.pk),
+        redemption=str(redemption.pk),
+    )
+    refund_notify(refund)
+    return refund
+
+
+def _redemptions_for_update(txn: Transaction) -> QuerySet[GiftCardRedemption]:
+    return (
+        GiftCardRedemption.objects.select_for_update()
+        .select_related("issued_card")
+        .filter(transaction=txn, status=RedemptionStatus.SUCCEEDED)
+        .order_by("created_at", "id")
+    )
+
+
+class TooManyRefunds(Conflict):
+    """The transaction already has as many refunds as one may have (`MAX_REFUNDS_PER_TRANSACTION`)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"This transaction already has {MAX_REFUNDS_PER_TRANSACTION} refunds, the most one may have: refund what "
+            "is left in one refund (leave `amount` out) or with refunds/all."
+        )
+
+
+def _require_refund_room(txn: Transaction, *, adding: int) -> None:
+    """Called under the transaction's row lock, so concurrent refunds cannot pass the limit together."""
+    if Refund.objects.filter(transaction=txn).count() + adding > MAX_REFUNDS_PER_TRANSACTION:
+        raise TooManyRefunds()
+
+
+@transaction.atomic
+def _begin_refund(
+    txn: Transaction, *, actor: Actor, amount: int | None, target_type: str, target_id: UUID | None, **fields: Any
+) -> Refund:
+    txn = _locked(txn)
+    _require("refund", txn)
+    _require_refund_room(txn, adding=1)
+    if target_type == RefundTargetType.PAYMENT_METHOD:
+        if target_id is not None:
+            raise DomainError("target_id is only used with target_type gift-card-redemption.", pointer="/target_id")
+        return _reserve_card_refund(txn, amount=amount, actor=actor, **fields)
+    redemption = _redemptions_for_update(txn).filter(pk=target_id).first() if target_id is not None else None
+    if redemption is None:
+        raise DomainError("target_id must name a gift card redemption of this transaction.", pointer="/target_id")
+    return _refund_gift_card(txn, redemption=redemption, amount=amount, actor=actor, **fields)
+
+
+def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
+    """Steps 2 and 3 of a card refund: ask the processor, then record its answer."""
+    result = get_connector().refund(
+        processor_reference=refund.transaction.payment_service_transaction_id or "",
+        amount=refund.amount,
+        currency=refund.currency,
+        reference=str(refund.pk),
+    )
+    return _finish_refund(refund, result=result, actor=actor)
+
+
+@transaction.atomic
+def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> Refund:
+    """A refused refund gives its reserved amount back to what may still be refunded."""
+    txn = _locked(refund.transaction)
+    refund = Refund.objects.select_for_update().get(pk=refund.pk)
+    refund.payment_service_refund_id = result.processor_reference
+    for name, value in _answer(result).items():
+        setattr(refund, name, value)
+    if result.approved:
+        refund.status = RefundStatus.SUCCEEDED
+    else:
+        refund.status = RefundStatus.DECLINED if result.outcome is Outcome.DECLINED else RefundStatus.FAILED
+        txn.refunded_amount -= refund.amount
+        txn.save(update_fields=["refunded_amount", "updated_at"])
+    refund.save()
+    _event(
+        txn,
+        name=f"refund_{refund.status}",
+        actor=actor,
+        from_status=txn.status,
+        amount=refund.amount,
+        refund=str(refund.pk),
+    )
+    refund_notify(refund)
+    refund.transaction = txn
+    return refund
+
+
+def refund_create(
+    *,
+    txn: Transaction,
+    actor: Actor,
+    amount: int | None = None,
+    target_type: str = RefundTargetType.PAYMENT_METHOD,
+    target_id: UUID | None = None,
+    reason: str | None = None,
+    external_identifier: str | None = None,
+) -> Refund:
+    """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more."""
+    refund = _begin_refund(
+        txn,
+        actor=actor,
+        amount=amount,
+        target_type=target_type,
+        target_id=target_id,
+        reason=reason,
+        external_identifier=external_identifier,
+    )
+    if refund.status != RefundStatus.PROCESSING:
+        return refund
+    return _send_refund(refund, actor=actor)
+
+
+@transaction.atomic
+def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[Refund]:
+    txn = _locked(txn)
+    _require("refund", txn)
+    refunds = []
+    if txn.method == "card" and txn.captured_amount > txn.refunded_amount:
+        refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
+    for redemption in _redemptions_for_update(txn):
+        if redemption.refundable_amount:
+            refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **fields))
+    if not refunds:
+        raise Conflict("Nothing is left to refund on this transaction.")
+    _require_refund_room(txn, adding=0)  # the refunds above are rows already: counted, and undone if too many
+    return refunds
+
+
+def refund_all(
+    *, txn: Transaction, actor: Actor, reason: str | None = None, external_identifier: str | None = None
+) -> list[Refund]:
+    """Refund everything left on every instrument: the payment method and each gift card."""
+    refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier)
+    return [
+        _send_refund(refund, actor=actor) if refund.status == RefundStatus.PROCESSING else refund for refund in refunds
+    ]

@@ -1,0 +1,188 @@
+"""A transaction's state machine and the steps every operation shares: lock, check, move, record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from giftcards.models import IssuedGiftCard
+from giftcards.services import issued_card_refund
+from payments.connectors import (
+    ConnectorResult,
+)
+from payments.errors import Conflict
+from transactions.models import (
+    GiftCardRedemption,
+    RedemptionStatus,
+    Transaction,
+    TransactionEvent,
+    TransactionStatus,
+)
+from transactions.notifications import transaction_notify
+
+S = TransactionStatus
+
+# Every status change a transaction may make; `_move` refuses any other, so this table is the state machine.
+TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        (S.PROCESSING, S.AUTHORIZATION_SUCCEEDED),
+        (S.PROCESSING, S.CAPTURE_SUCCEEDED),  # intent: capture
+        (S.PROCESSING, S.AUTHORIZATION_DECLINED),
+        (S.PROCESSING, S.AUTHORIZATION_FAILED),
+        (S.PROCESSING, S.AUTHORIZATION_VOIDED),  # cancel
+        (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_VOIDED),  # cancel
+        (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_PENDING),
+        (S.CAPTURE_PENDING, S.CAPTURE_SUCCEEDED),
+        (S.CAPTURE_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the capture
+        (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOID_PENDING),
+        (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_VOIDED),
+        (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the void
+    }
+)
+# The statuses each client action starts from (refunds keep the status: they move money, not state).
+ALLOWED_FROM: dict[str, frozenset[str]] = {
+    "capture": frozenset({S.AUTHORIZATION_SUCCEEDED}),
+    "void": frozenset({S.AUTHORIZATION_SUCCEEDED}),
+    "cancel": frozenset({S.PROCESSING, S.BUYER_APPROVAL_PENDING}),
+    "refund": frozenset({S.CAPTURE_SUCCEEDED}),
+}
+_DONE = {"capture": "captured", "void": "voided", "cancel": "canceled", "refund": "refunded"}
+_BECAUSE: dict[str, str] = {
+    S.PROCESSING: "its authorization is still being processed",
+    S.BUYER_APPROVAL_PENDING: "it is waiting for the buyer's approval",
+    S.AUTHORIZATION_SUCCEEDED: "it is authorized but not captured",
+    S.AUTHORIZATION_DECLINED: "its authorization was declined",
+    S.AUTHORIZATION_FAILED: "its authorization failed",
+    S.AUTHORIZATION_VOIDED: "it has been voided",
+    S.AUTHORIZATION_VOID_PENDING: "a void is in progress",
+    S.CAPTURE_SUCCEEDED: "it has already been captured",
+    S.CAPTURE_PENDING: "a capture is in progress",
+}
+_HINT: dict[tuple[str, str], str] = {
+    ("void", S.CAPTURE_SUCCEEDED): " Refund it instead.",
+    ("cancel", S.AUTHORIZATION_SUCCEEDED): " Void it instead.",
+    ("cancel", S.CAPTURE_SUCCEEDED): " Refund it instead.",
+}
+
+
+class InvalidTransition(Conflict):
+    """The transaction's status does not allow the action; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who changes a transaction: an API key (by kid), an admin user (by username) or the system."""
+
+    type: str
+    id: str = ""
+    # Why a person acts (the admin asks for it); recorded on every event the action writes.
+    reason: str = ""
+
+    @classmethod
+    def api_key(cls, kid: str) -> Actor:
+        return cls(TransactionEvent.ActorType.API_KEY, kid)
+
+    @classmethod
+    def admin(cls, username: str, *, reason: str = "") -> Actor:
+        return cls(TransactionEvent.ActorType.ADMIN, username, reason)
+
+
+SYSTEM = Actor(TransactionEvent.ActorType.SYSTEM)
+
+
+@dataclass(frozen=True)
+class GiftCardCharge:
+    """One gift card of a split tender, already matched by number and PIN (or stored id), and its amount."""
+
+    card: IssuedGiftCard
+    amount: int
+    gift_card_id: UUID | None = None
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """A capture or void: the transaction afterwards and the processor's answer (None when none was asked)."""
+
+    transaction: Transaction
+    result: ConnectorResult | None
+
+
+def _locked(txn: Transaction) -> Transaction:
+    return Transaction.objects.select_for_update().get(pk=txn.pk)
+
+
+def _require(action: str, txn: Transaction) -> None:
+    if txn.status not in ALLOWED_FROM[action]:
+        hint = _HINT.get((action, txn.status), "")
+        raise InvalidTransition(f"This transaction cannot be {_DONE[action]}: {_BECAUSE[txn.status]}.{hint}")
+
+
+def _event(
+    txn: Transaction, *, name: str, actor: Actor, from_status: str | None, amount: int | None = None, **details: Any
+) -> None:
+    TransactionEvent.objects.create(
+        transaction=txn,
+        name=name,
+        actor_type=actor.type,
+        actor=actor.id,
+        from_status=from_status,
+        to_status=txn.status,
+        amount=amount,
+        details={**details, "reason": actor.reason} if actor.reason else details,
+    )
+
+
+def _move(txn: Transaction, to: str, *, name: str, actor: Actor, amount: int | None = None, **changes: Any) -> None:
+    """Apply one allowed status change, with its field changes, to a locked row and record it."""
+    from_status = txn.status
+    if (from_status, to) not in TRANSITIONS:
+        raise InvalidTransition(f"A transaction cannot go from {from_status} to {to}.")
+    txn.status = to
+    for field, value in changes.items():
+        setattr(txn, field, value)
+    txn.save(update_fields=["status", *changes, "updated_at"])
+    _event(txn, name=name, actor=actor, from_status=from_status, amount=amount)
+    transaction_notify(txn, event_name=name)
+
+
+def _answer(result: ConnectorResult) -> dict[str, Any]:
+    return {
+        "error_code": result.error_code,
+        "raw_response_code": result.raw_response_code,
+        "raw_response_description": result.raw_response_description,
+    }
+
+
+def _redemption_reference(redemption: GiftCardRedemption) -> str:
+    """The ledger reference of one redemption; its refunds use it too, so the ledger itself caps them."""
+    return f"transaction:{redemption.transaction_id}:redemption:{redemption.pk}"
+
+
+def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: bool) -> None:
+    """Credit every redemption's unrefunded money back to its card (void, cancel, refused card part)."""
+    redemptions = (
+        GiftCardRedemption.objects.select_for_update()
+        .select_related("issued_card")
+        .filter(transaction=txn, status=RedemptionStatus.SUCCEEDED)
+    )
+    for redemption in redemptions:
+        amount = redemption.refundable_amount
+        if amount:
+            issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+        redemption.refunded_amount = redemption.amount
+        fields = ["refunded_amount", "updated_at"]
+        if card_part_refused:
+            redemption.status = RedemptionStatus.FAILED
+            redemption.error_code = "operation_canceled"
+            redemption.raw_error_message = "Returned to the card: the payment method part did not succeed."
+            fields += ["status", "error_code", "raw_error_message"]
+        redemption.save(update_fields=fields)
+        _event(
+            txn,
+            name="gift_card_returned",
+            actor=actor,
+            from_status=txn.status,
+            amount=amount,
+            redemption=str(redemption.pk),
+        )

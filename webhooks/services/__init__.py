@@ -1,0 +1,1 @@
+"""Every write of the webhooks app: subscriptions (subscriptions.py) and deliveries (deliveries.py)."""
