@@ -3,6 +3,8 @@ server is told."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from threedsecure.scenarios import ScenarioOutcome
@@ -23,7 +25,7 @@ PAYMENT = {
 }
 
 # (scenario conditions, payment fields overriding PAYMENT, matches)
-MATCHES = [
+MATCHES: list[tuple[dict[str, Any], dict[str, Any], bool]] = [
     ({}, {}, True),
     ({"amount": 1299}, {}, True),
     ({"amount": 1300}, {}, False),
