@@ -26,7 +26,8 @@ from payments.rest.outputs import ConstantField, OutputSerializer
 from payments.rest.permissions import ScopePermission
 from payments.rest.query import KnownQueryParameters
 
-ID_PATTERN = r"^[a-zA-Z0-9-]+$"
+# Upstream's `^[a-zA-Z0-9-]+$`, anchored with `\Z`: Python's `$` would also take a final newline.
+ID_PATTERN = r"\A[a-zA-Z0-9-]+\Z"
 MAX_ID_LENGTH = 50
 MAX_DISPLAY_NAME_LENGTH = 255
 
@@ -70,6 +71,7 @@ class MerchantAccountCreateInput(StrictSerializer):
     id = StrictCharField(
         min_length=1,
         max_length=MAX_ID_LENGTH,
+        trim_whitespace=False,
         validators=[RegexValidator(ID_PATTERN, "Only letters, digits and dashes.")],
     )
     display_name = StrictCharField(min_length=1, max_length=MAX_DISPLAY_NAME_LENGTH, trim_whitespace=False)

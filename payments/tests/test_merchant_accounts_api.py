@@ -96,6 +96,8 @@ BAD_CREATES = [
     ({"id": "a" * 51}, "/id"),
     ({"id": "seller_1"}, "/id"),
     ({"id": "seller 1"}, "/id"),
+    ({"id": " seller-1"}, "/id"),
+    ({"id": "seller-1\n"}, "/id"),
     ({"id": "séller"}, "/id"),
     ({"id": 123}, "/id"),
     ({"display_name": ""}, "/display_name"),
@@ -153,6 +155,19 @@ def test_get_answers_the_account(platform):
 @pytest.mark.parametrize("account_id", ["nobody", "bad%00id", "a" * 300], ids=["unknown", "nul", "long"])
 def test_get_unknown_is_404(platform, account_id):
     assert_error(platform.get(f"/merchant-accounts/{account_id}"), 404)
+
+
+@pytest.mark.parametrize("search", ["%", "_", "x" * 200])
+def test_odd_searches_find_nothing_and_fail_nothing(platform, search):
+    response = platform.get("/merchant-accounts", {"search": search})
+
+    assert response.status_code == 200
+    assert response.json()["items"] == []
+
+
+@pytest.mark.parametrize("search", ["\x00", "x" * 201], ids=["nul", "too-long"])
+def test_a_search_no_database_could_take_is_a_400(platform, search):
+    assert_error(platform.get("/merchant-accounts", {"search": search}), 400, "/search", location="query")
 
 
 def test_list_pages_newest_first_and_searches(platform):

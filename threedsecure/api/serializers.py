@@ -24,8 +24,8 @@ from threedsecure.models import AuthenticationStatus, CardScheme, ChallengeResul
 from threedsecure.scenarios import ScenarioConditions, ScenarioOutcome
 from threedsecure.validators import validate_acquirer_bin, validate_category_code, validate_numeric_country
 
-# EMV 3DS message versions: 1, 2, 2.2 or 2.2.0 (ASCII digits only).
-VERSION_PATTERN = r"^[12](\.[0-9]+){0,2}$"
+# EMV 3DS message versions: 1, 2, 2.2 or 2.2.0 (ASCII digits only; `\Z`, as `$` would take a final newline).
+VERSION_PATTERN = r"\A[12](\.[0-9]+){0,2}\Z"
 MAX_VERSION_LENGTH = 16
 MAX_URL_LENGTH = 2048
 MAX_METADATA_KEYS = 20
@@ -72,6 +72,7 @@ class ScenarioOutcomeInput(StrictSerializer):
         required=False,
         allow_null=True,
         max_length=MAX_VERSION_LENGTH,
+        trim_whitespace=False,
         validators=[RegexValidator(VERSION_PATTERN, "Must be a 3-D Secure version such as 2.2.0.")],
     )
     authentication = OutcomeAuthenticationInput()

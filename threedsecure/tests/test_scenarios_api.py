@@ -105,6 +105,7 @@ BAD_CREATES = [
     ({"outcome": {"authentication": {"transaction_status": "Y"}, "version": "3.0"}}, "/outcome/version"),
     ({"outcome": {"authentication": {"transaction_status": "Y"}, "version": "2.2.0.1"}}, "/outcome/version"),
     ({"outcome": {"authentication": {"transaction_status": "Y"}, "version": 2}}, "/outcome/version"),
+    ({"outcome": {"authentication": {"transaction_status": "Y"}, "version": "2.2.0\n"}}, "/outcome/version"),
     ({"outcome": {"authentication": {"transaction_status": "Y"}, "bogus": 1}}, "/outcome/bogus"),
     ({"outcome": None}, "/outcome"),
     ({"conditions": None}, "/conditions"),
