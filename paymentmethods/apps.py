@@ -12,8 +12,11 @@ class PaymentMethodsConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from paymentmethods import notifications, pivots, signals
         from paymentmethods.api.targets import payment_method_target
+        from paymentmethods.desk import find_payment_methods
         from payments import outbox
+        from payments.staff.search import register_finder
 
         signals.connect()
         pivots.register()
+        register_finder("paymentmethods", find_payment_methods)
         outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)

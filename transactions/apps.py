@@ -10,14 +10,17 @@ class TransactionsConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from payments import outbox
         from payments.ops import demo
+        from payments.staff.search import register_finder
         from payments.staff.site import register_panel
         from transactions import notifications, pivots
         from transactions.api.targets import refund_target, transaction_target
         from transactions.dashboard import last_24_hours_panel
         from transactions.demo import seed_demo_transactions
+        from transactions.desk import find_transactions
         from transactions.models import Transaction
 
         pivots.register()
+        register_finder("transactions", find_transactions)
         register_panel("transactions", last_24_hours_panel)
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)

@@ -2,7 +2,8 @@
 
 Installed through `payments.staff.apps.SupportDeskAdminConfig` in place of `django.contrib.admin`, so every
 `admin.register` lands here. An app adds a start-page panel from its `AppConfig.ready` with
-`register_panel(render)`, where `render(request)` returns the panel's HTML; this package knows no app.
+`register_panel(render)`, where `render(request)` returns the panel's HTML, and a finder for the start page's
+search box with `payments.staff.search.register_finder`; this package knows no app.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
 from payments.audit.services import audit_staff_bulk_deletion
+from payments.staff.search import clean_term, desk_search
 
 Panel = Callable[[HttpRequest], SafeString]
 _panels: dict[str, Panel] = {}
@@ -59,5 +61,10 @@ class SupportDeskSite(admin.AdminSite):
         self.add_action(delete_selected, "delete_selected")  # replaces Django's own, unaudited one
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
-        panels = [render(request) for render in _panels.values()]
-        return super().index(request, {**(extra_context or {}), "panels": panels})
+        term = clean_term(request.GET.get("q", ""))
+        context = {
+            "panels": [render(request) for render in _panels.values()],
+            "desk_term": term,
+            "desk_results": desk_search(term, has_perm=request.user.has_perm) if term else None,
+        }
+        return super().index(request, {**(extra_context or {}), **context})
