@@ -4,12 +4,13 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
-from config.views import front_door, guide, slash_form_pattern
+from config.views import favicon, front_door, guide, slash_form_pattern
 from payments.ops.views import healthz, readyz
 
 urlpatterns = [
     path("", front_door, name="front-door"),
     path("guides/<slug:slug>", guide, name="guide"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),

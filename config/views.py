@@ -42,6 +42,14 @@ def front_door(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask every site for one; an empty answer keeps a 404 out of every page's console (the admin's)."""
+    response = HttpResponse(status=204)
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@require_safe
 def guide(request: HttpRequest, slug: str) -> HttpResponseBase:
     """One guide's Markdown, as plain text: only the names listed above, never a path a client chose."""
     if slug not in dict(_guides()):

@@ -40,6 +40,13 @@ def test_the_front_door_touches_no_database(client, django_assert_num_queries):
         assert client.get("/").status_code == 200
 
 
+def test_the_favicon_is_an_empty_answer_not_a_404(client):
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 204
+    assert response.content == b""
+
+
 @pytest.mark.parametrize("method", ["post", "put", "delete"])
 def test_the_front_door_refuses_writes_in_the_envelope(client, method):
     response = getattr(client, method)("/")
@@ -97,6 +104,6 @@ def test_a_post_to_the_slash_form_keeps_its_method_and_body(api_client, merchant
     assert response.json()["display_name"] == "Ada"
 
 
-@pytest.mark.parametrize("path", ["/nothing", "/nothing/", "/buyers/gift-cards/x/y/", "/index.html", "/favicon.ico/"])
+@pytest.mark.parametrize("path", ["/nothing", "/nothing/", "/buyers/gift-cards/x/y/", "/index.html", "/robots.txt/"])
 def test_every_other_unknown_url_is_the_json_404(client, path):
     assert_not_found(client.get(path))

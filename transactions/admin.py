@@ -152,7 +152,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     # cell; on a phone each row becomes a card (transaction-list.css), never a table to scroll sideways.
     list_display = (
         "short_id",
-        "created_at",
+        "created_shown",
         "status_shown",
         "amount_shown",
         "card",
@@ -231,6 +231,10 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     def short_id(self, txn: Transaction) -> str:
         # The first block of the id is what people read out; the full id is on the page and in the search.
         return str(txn.pk).split("-")[0]
+
+    @admin.display(description="Created", ordering="created_at")
+    def created_shown(self, txn: Transaction) -> str:
+        return txn.created_at.strftime("%Y-%m-%d %H:%M:%S")
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, txn: Transaction) -> str:

@@ -55,6 +55,9 @@ class SupportDeskSite(admin.AdminSite):
     # The server has no public site to view: the start page is this one, so the header's link is hidden.
     site_url = None
     index_template = "admin/support_desk_index.html"
+    # The start page lists every model already; the sidebar would take 290 px from every list, enough to push the
+    # transaction list's last columns out of a 1280 px screen.
+    enable_nav_sidebar = False
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)

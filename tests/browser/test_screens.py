@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from tests.browser.test_checkout import APPROVED_CARD, DECLINED_CARD, enter_card, open_checkout
+from tests.browser.test_support_desk import _log_in, desk  # noqa: F401 - the desk fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,6 +24,11 @@ class Screen:
         self.errors: list[str] = []
         page.on("console", self._console)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("response", self._response)
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self.errors.append(f"{response.status} {response.url}")
 
     def _console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
@@ -58,9 +64,6 @@ def test_the_demo_at_each_width(demo_shop, screen, output_dir):
     page.get_by_role("button", name="Try another card").click()
     expect(checkout).to_have_attribute("data-state", "ready")
     enter_card(page, APPROVED_CARD)
-    page.get_by_label("Save this card for next time").check() if page.get_by_label(
-        "Save this card for next time"
-    ).count() else None
     page.locator(".gr4vy-embed__pay").click()
     expect(checkout).to_have_attribute("data-state", "approved")
     screen.check(output_dir, "demo-receipt")
@@ -82,3 +85,34 @@ def test_the_returning_buyer_demo_at_each_width(demo_shop, screen, output_dir):
     expect(checkout).to_have_attribute("data-state", "ready")
     expect(page.locator(".gr4vy-embed__saved-item")).to_have_count(2)  # the saved card and "Use a new card"
     screen.check(output_dir, "demo-returning-saved")
+
+
+# --- the support desk ----------------------------------------------------------------------------------------
+
+
+def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the fixture imported above
+    page = screen.page
+    _log_in(page, desk, "support")
+    screen.check(output_dir, "desk-start")
+
+    page.fill("#desk-q", "buyer355@")
+    page.press("#desk-q", "Enter")
+    results = page.locator("#desk-results")
+    expect(results.locator("[data-group=buyers] li")).to_have_count(1)
+    expect(results.locator("[data-group=transactions] li")).to_have_count(2)
+    screen.check(output_dir, "desk-search")
+
+    page.goto(f"{desk.origin}/admin/transactions/transaction/")
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
+    expect(page.locator("#result_list")).to_contain_text("issuer_decline")
+    # Every column shows: the list does not scroll inside its own box either.
+    overflow = page.evaluate(
+        "(() => { const r = document.querySelector('#changelist .results'); return r.scrollWidth - r.clientWidth; })()"
+    )
+    assert overflow <= 0
+    screen.check(output_dir, "desk-transactions")
+
+    page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/change/")
+    expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
+    expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
+    screen.check(output_dir, "desk-buyer")
