@@ -14,6 +14,7 @@ from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_staff_search
 from paymentmethods.services import payment_method_delete
 from payments.staff.mixins import ReadOnlyAdminMixin
+from payments.staff.pagination import CappedCountPaginator
 
 logger = logging.getLogger("paymentmethods.admin")
 DELETE_PERMISSION = "paymentmethods.delete_paymentmethod"
@@ -47,6 +48,7 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     )
     readonly_fields = fields
     ordering = ("-created_at", "-id")
+    paginator = CappedCountPaginator  # a search by name can match many: never count the whole table
     show_full_result_count = False
 
     @admin.display(description="Card")

@@ -107,3 +107,10 @@ def test_a_post_to_the_slash_form_keeps_its_method_and_body(api_client, merchant
 @pytest.mark.parametrize("path", ["/nothing", "/nothing/", "/buyers/gift-cards/x/y/", "/index.html", "/robots.txt/"])
 def test_every_other_unknown_url_is_the_json_404(client, path):
     assert_not_found(client.get(path))
+
+
+def test_guides_and_redirects_touch_no_database(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        assert client.get("/guides/first-payment").status_code == 200
+        assert client.get("/buyers/").status_code == 308
+        assert client.get("/favicon.ico").status_code == 204

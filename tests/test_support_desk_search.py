@@ -188,3 +188,21 @@ def test_transactions_admin_finds_a_partial_email(support_client, people):
 @pytest.mark.parametrize("term", ["4242\x00", "jane\x00doe", "x" * 5000])
 def test_odd_terms_in_the_list_searches_are_no_500(support_client, people, changelist, term):
     assert support_client.get(changelist, {"q": term}).status_code in (200, 400)
+
+
+@pytest.mark.parametrize(("term", "extra"), [("", 0), ("4444", 0), ("john@", 1), ("Roe", 1)])
+@pytest.mark.parametrize("methods", [1, 12])
+def test_the_payment_methods_list_costs_fixed_queries(
+    support_client, merchant_account, django_assert_num_queries, term, extra, methods
+):
+    email = {"email_address": "john@x.org"}
+    for _ in range(methods):  # one card per buyer and card number: a buyer each
+        buyer = BuyerFactory(merchant_account=merchant_account, display_name="John Roe", billing_details=email)
+        PaymentMethodFactory(merchant_account=merchant_account, buyer=buyer, number="5555555555554444")
+    url = "/admin/paymentmethods/paymentmethod/"
+    support_client.get(url, {"q": term})
+
+    # session, user, permissions (2), the merchant accounts filter, the count, the page (with card, buyer and
+    # account); a part of a name or an email address first finds the buyers' ids
+    with django_assert_num_queries(7 + extra):
+        assert support_client.get(url, {"q": term}).status_code == 200
