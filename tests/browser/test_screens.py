@@ -116,3 +116,13 @@ def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the f
     expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
     expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
     screen.check(output_dir, "desk-buyer")
+
+
+def test_the_front_door_at_each_width(demo_shop, screen, output_dir):
+    page = screen.page
+    page.goto(f"{demo_shop.page_origin}/")
+    expect(page.get_by_role("link", name="Take your first payment")).to_be_visible()
+    screen.check(output_dir, "front-door")
+
+    page.get_by_role("link", name="Demo checkout").click()
+    expect(page.locator("#checkout")).to_have_attribute("data-state", "ready")
