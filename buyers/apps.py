@@ -9,13 +9,16 @@ class BuyersConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from buyers import pivots
         from buyers.demo import seed_demo_buyers_run
+        from buyers.desk import find_buyers
         from buyers.models import Buyer
         from payments.audit.services import audit_register_resource
         from payments.ops import demo
+        from payments.staff.search import register_finder
 
         audit_register_resource(self.get_model("Buyer"), "buyer")
         audit_register_resource(self.get_model("ShippingDetails"), "shipping-details")
         pivots.register()
+        register_finder("buyers", find_buyers)
         demo.register(
             demo.DemoSeeder(
                 name="buyers",

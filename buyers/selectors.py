@@ -108,6 +108,23 @@ def buyer_owned(
 
 
 def buyer_ids_named(term: str, *, limit: int) -> QuerySet[Buyer, uuid.UUID]:
-    """Ids of up to `limit` buyers of any account whose display name contains `term`, in any case (the trigram
-    index of docs/admin.md serves it on PostgreSQL)."""
-    return Buyer.objects.filter(display_name__icontains=term).values_list("id", flat=True)[:limit]
+    """Ids of up to `limit` buyers of any account whose display name or email address contains `term`, in any case
+    (the trigram indexes of docs/admin.md serve both on PostgreSQL)."""
+    return Buyer.objects.filter(_named(term)).values_list("id", flat=True)[:limit]
+
+
+def buyer_staff_search(queryset: QuerySet[Buyer], term: str) -> QuerySet[Buyer]:
+    """What support types to find a buyer, read as one kind of term (docs/admin.md): an id; anything with `@` is
+    part of an email address; anything else an external identifier, or part of a name or of an email address."""
+    term = term.strip()
+    try:
+        return queryset.filter(id=uuid.UUID(term))
+    except ValueError:
+        pass
+    if "@" in term:
+        return queryset.filter(billing_details__email_address__icontains=term)
+    return queryset.filter(Q(external_identifier=term) | _named(term))
+
+
+def _named(term: str) -> Q:
+    return Q(display_name__icontains=term) | Q(billing_details__email_address__icontains=term)

@@ -14,18 +14,24 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.clickjacking import xframe_options_exempt
 
+from buyers.models import Buyer
+from buyers.selectors import buyer_get
+from buyers.services import buyer_create
 from checkout import security
 from checkout.selectors import checkout_session_get_by_id
 from checkout.services import checkout_session_create
 from payments.accounts.keys import InvalidKeyError, load_private_pem, mint_token
 from payments.accounts.selectors import merchant_account_get
-from payments.errors import NotFound, detail
+from payments.errors import DuplicateRecord, NotFound, detail
+from payments.models import MerchantAccount
 from payments.rest.envelope import error_response
 
 SECURE_FIELDS = ("number", "expiry", "security_code")
 DEMO_MERCHANT_ACCOUNT = "default"
 DEMO_ORDER = {"amount": 1299, "currency": "USD", "country": "US"}
 DEMO_TOKEN_SECONDS = 3600
+# The demo's returning buyer: made on first use, so "Save this card" and the saved-card list have someone to show.
+DEMO_BUYER_EXTERNAL_ID = "demo-returning-buyer"
 
 
 def _safe_methods_only(view: Callable[[HttpRequest], HttpResponse]) -> Callable[[HttpRequest], HttpResponse]:
@@ -129,6 +135,8 @@ def demo_checkout(request: HttpRequest) -> HttpResponse:
         "session_id": str(session.id),
         "api_origin": api_origin,
         "buyer_id": buyer_id or "",
+        # The other view of the demo: the returning buyer from a new one, and back.
+        "returning_buyer_id": "" if buyer_id else str(_demo_buyer(account).id),
     }
     response = render(request, "checkout/demo_checkout.html", {**context, "csp_nonce": nonce})
     response["Content-Security-Policy"] = security.demo_page_policy(nonce=nonce, api_origin=api_origin)
@@ -136,6 +144,20 @@ def demo_checkout(request: HttpRequest) -> HttpResponse:
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def _demo_buyer(account: MerchantAccount) -> Buyer:
+    """The demo's returning buyer, created the first time the demo needs them."""
+    try:
+        return buyer_get(merchant_account=account, external_identifier=DEMO_BUYER_EXTERNAL_ID)
+    except NotFound:
+        pass
+    try:
+        return buyer_create(
+            merchant_account=account, external_identifier=DEMO_BUYER_EXTERNAL_ID, display_name="Demo returning buyer"
+        )
+    except DuplicateRecord:  # another tab created them meanwhile
+        return buyer_get(merchant_account=account, external_identifier=DEMO_BUYER_EXTERNAL_ID)
 
 
 def _is_uuid(value: str) -> bool:

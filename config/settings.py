@@ -104,6 +104,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
     )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default has two writers (the development server and the background worker `make run` starts
+    # beside it). A transaction that reads first and writes later cannot wait for the other writer's lock
+    # (SQLite answers "database is locked" at once, a 500), so every transaction takes the write lock when it
+    # begins and waits up to `timeout` seconds for it; WAL lets reads go on meanwhile.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

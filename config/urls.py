@@ -1,12 +1,16 @@
-"""Root URLs: the API at the top level (as upstream), admin, schema and docs."""
+"""Root URLs: the front door, the API at the top level (as upstream), admin, schema and docs."""
 
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from config.views import favicon, front_door, guide, slash_form_pattern
 from payments.ops.views import healthz, readyz
 
 urlpatterns = [
+    path("", front_door, name="front-door"),
+    path("guides/<slug:slug>", guide, name="guide"),
+    path("favicon.ico", favicon),
     path("admin/", admin.site.urls),
     path("openapi.json", SpectacularJSONAPIView.as_view(), name="openapi-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi-schema"), name="api-docs"),
@@ -23,4 +27,6 @@ urlpatterns = [
     path("", include("webhooks.api.urls")),
     path("", include("threedsecure.api.urls")),
     path("", include("payments.api.urls")),
+    # Last: only what nothing above matched. `/buyers/` is redirected to `/buyers`; the rest stays a JSON 404.
+    slash_form_pattern(),
 ]

@@ -11,8 +11,10 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
 from paymentmethods.models import PaymentMethod
+from paymentmethods.selectors import payment_method_staff_search
 from paymentmethods.services import payment_method_delete
 from payments.staff.mixins import ReadOnlyAdminMixin
+from payments.staff.pagination import CappedCountPaginator
 
 logger = logging.getLogger("paymentmethods.admin")
 DELETE_PERMISSION = "paymentmethods.delete_paymentmethod"
@@ -23,8 +25,11 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "card_masked", "expiration_date", "buyer", "merchant_account", "usage_count", "created_at")
     list_filter = ("merchant_account",)
     list_select_related = ("card", "buyer", "merchant_account")
-    search_fields = ("=id", "=buyer__id", "=buyer__external_identifier", "=external_identifier")
-    search_help_text = "A payment method id, a buyer id or external identifier, or the method's external identifier."
+    search_fields = ("=id",)  # shows the box; the lookups are payment_method_staff_search's
+    search_help_text = (
+        "A payment method or buyer id, the card's last 4, an external identifier, or part of the buyer's name or "
+        "email address."
+    )
     fields = (
         "id",
         "card_masked",
@@ -43,11 +48,19 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     )
     readonly_fields = fields
     ordering = ("-created_at", "-id")
+    paginator = CappedCountPaginator  # a search by name can match many: never count the whole table
     show_full_result_count = False
 
     @admin.display(description="Card")
     def card_masked(self, method: PaymentMethod) -> str:
         return str(method.card)  # scheme, BIN and last 4: never the number
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[PaymentMethod], search_term: str
+    ) -> tuple[QuerySet[PaymentMethod], bool]:
+        if not search_term.strip():
+            return queryset, False
+        return payment_method_staff_search(queryset, search_term), False
 
     def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return request.user.has_perm(DELETE_PERMISSION)

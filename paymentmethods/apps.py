@@ -12,10 +12,13 @@ class PaymentMethodsConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from paymentmethods import notifications, pivots, signals
         from paymentmethods.api.targets import payment_method_target
+        from paymentmethods.desk import find_payment_methods
         from payments import outbox
         from payments.audit.services import audit_register_resource
+        from payments.staff.search import register_finder
 
         audit_register_resource(self.get_model("PaymentMethod"), "payment-method")
         signals.connect()
         pivots.register()
+        register_finder("paymentmethods", find_payment_methods)
         outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)

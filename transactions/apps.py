@@ -11,16 +11,19 @@ class TransactionsConfig(config.StaffAppConfig):
         from payments import outbox
         from payments.audit.services import audit_register_resource
         from payments.ops import demo
+        from payments.staff.search import register_finder
         from payments.staff.site import register_panel
         from transactions import notifications, pivots
         from transactions.api.targets import refund_target, transaction_target
         from transactions.dashboard import last_24_hours_panel
         from transactions.demo import seed_demo_transactions
+        from transactions.desk import find_transactions
         from transactions.models import Transaction
 
         audit_register_resource(self.get_model("Refund"), "refund")
         audit_register_resource(self.get_model("Transaction"), "transaction")
         pivots.register()
+        register_finder("transactions", find_transactions)
         register_panel("transactions", last_24_hours_panel)
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)

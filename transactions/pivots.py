@@ -1,23 +1,54 @@
 """The transactions app's pivots (payments.staff.pivots): a buyer's transactions, a gift card's redemptions."""
 
+from django.db.models import Count, QuerySet, Sum
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from payments.money import format_money
 from payments.staff import pivots
-from transactions.models import GiftCardRedemption, Transaction
+from transactions.badges import refund_badge
+from transactions.models import GiftCardRedemption, Transaction, TransactionEvent
 
 
 def _transaction(txn: Transaction) -> SafeString:
     url = reverse("admin:transactions_transaction_change", args=[txn.pk])
     return format_html(
-        '<a href="{}">{}</a> {} {}, {}',
+        '<a href="{}">{}</a> {} {}, {}{}',
         url,
         str(txn.pk).split("-")[0],
         txn.created_at.strftime("%Y-%m-%d %H:%M"),
         format_money(txn.amount, txn.currency),
         txn.status.replace("_", " "),
+        refund_badge(txn),
+    )
+
+
+def _totals(transactions: QuerySet[Transaction]) -> str:
+    """Per currency: how many payments, what was taken and what went back (one grouped query)."""
+    rows = (
+        transactions.order_by()
+        .values("currency")
+        .annotate(count=Count("id"), captured=Sum("captured_amount"), refunded=Sum("refunded_amount"))
+        .order_by("currency")
+    )
+    return "; ".join(
+        f"{row['currency']}: {row['count']:,} payment(s), captured {format_money(row['captured'], row['currency'])}, "
+        f"refunded {format_money(row['refunded'], row['currency'])}"
+        for row in rows
+    )
+
+
+def _event(event: TransactionEvent) -> SafeString:
+    url = reverse("admin:transactions_transaction_change", args=[event.transaction_id])
+    amount = format_money(event.amount, event.transaction.currency) if event.amount is not None else ""
+    return format_html(
+        '{} <a href="{}">{}</a> {} {}',
+        event.created_at.strftime("%Y-%m-%d %H:%M"),
+        url,
+        str(event.transaction_id).split("-")[0],
+        event.name.replace("_", " "),
+        amount,
     )
 
 
@@ -43,6 +74,17 @@ def register() -> None:
             lookup="buyer_id",
             describe=_transaction,
             changelist_param="buyer__id__exact",
+            summary=_totals,
+        )
+    )
+    pivots.register(
+        pivots.Pivot(
+            target="buyers.buyer",
+            title="Recent events",
+            model=TransactionEvent,
+            lookup="transaction__buyer_id",
+            describe=_event,
+            select_related=("transaction",),
         )
     )
     for target, lookup in (("giftcards.issuedgiftcard", "issued_card_id"), ("giftcards.giftcard", "gift_card_id")):

@@ -85,7 +85,8 @@ BUYER_NAME_MATCHES = 500
 
 def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
     """What a customer tells support, read as one kind of term so that one index serves it (docs/admin.md):
-    a transaction id, card last 4 (with BIN or expiry), email address, amount, external identifier or name."""
+    a transaction id, card last 4 (with BIN or expiry), email address (or part of a buyer's), amount, external
+    identifier, or part of a buyer's name or email address."""
     term = term.strip()
     pk = _as_uuid(term)
     if pk is not None:
@@ -94,7 +95,9 @@ def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> Quer
         narrowed = {"card_bin": card["bin"], "card_expiration_date": card["expiry"]}
         return queryset.filter(card_last4=card["last4"], **{k: v for k, v in narrowed.items() if v})
     if "@" in term:
-        return queryset.filter(buyer_email_address=term.lower())
+        # The whole address as the transaction recorded it, or part of a buyer's (`jane.doe@`, `@example.com`).
+        partly = list(buyer_ids_named(term, limit=BUYER_NAME_MATCHES))
+        return queryset.filter(Q(buyer_email_address=term.lower()) | Q(buyer_id__in=partly))
     amount = _AMOUNT.match(term)
     if amount and ("." in term or amount["currency"]):
         currency = (amount["currency"] or "USD").upper()

@@ -20,8 +20,9 @@ CHANGELIST = "/admin/buyers/buyer/"
 # session, user, user and group permissions, merchant accounts (for the filter), bounded count, page
 CHANGELIST_QUERIES = 7
 # session, user, buyer, user and group permissions, merchant account, and per pivot (shipping details, gift cards,
-# stored payment methods, transactions) a bounded count and the newest rows
-CHANGE_PAGE_QUERIES = 14
+# stored payment methods, transactions, recent events) a bounded count and the newest rows; the transactions' totals
+# are one more query when there are any
+CHANGE_PAGE_QUERIES = 16
 
 
 def listed(response) -> list[str]:
@@ -81,10 +82,11 @@ def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
     url = f"/admin/buyers/buyer/{buyer.pk}/change/"
     support_client.get(url)
 
-    with django_assert_num_queries(CHANGE_PAGE_QUERIES):
+    with django_assert_num_queries(CHANGE_PAGE_QUERIES + (1 if transactions else 0)):
         html = support_client.get(url).content.decode()
 
     assert f"Transactions ({transactions})" in html
+    assert "Recent events (0)" in html
     assert "Gift cards (0)" in html
     assert "Stored payment methods (0)" in html
     assert "Shipping details (0)" in html
@@ -92,7 +94,9 @@ def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
     assert '"email_address"' not in html  # not the raw JSON
     if transactions:
         assert f"/admin/transactions/transaction/?buyer__id__exact={buyer.pk}" in html
-        assert html.count("USD 120.00") == 5  # the newest five
+        assert html.count(" USD 120.00, ") == 5  # the newest five
+        captured = sum(txn.captured_amount for txn in made)
+        assert f"USD: 7 payment(s), captured USD {captured / 100:,.2f}, refunded USD 0.00" in html
         listed = support_client.get(f"/admin/transactions/transaction/?buyer__id__exact={buyer.pk}")
         assert {txn.pk for txn in listed.context["cl"].result_list} == {txn.pk for txn in made}
 
@@ -134,13 +138,16 @@ def people(merchant_account, other_merchant_account):
         ("  Grace ", "grace"),
         ("cust-2", "grace"),
         ("cust", None),  # external identifiers match exactly
-        ("ada@example.com", "ada"),  # email addresses match exactly, in any case
-        ("example.com", None),
+        ("ada@example.com", "ada"),  # email addresses in any case
+        ("ADA@exa", "ada"),  # or part of one
+        ("grace@", "grace"),
+        ("example.com", "both"),
+        ("@example.org", None),
     ],
 )
 def test_search(support_client, people, term, who):
     ada, grace = people
-    expected = {"ada": [str(ada.pk)], "grace": [str(grace.pk)], None: []}[who]
+    expected = {"ada": [str(ada.pk)], "grace": [str(grace.pk)], "both": [str(grace.pk), str(ada.pk)], None: []}[who]
 
     assert listed(support_client.get(CHANGELIST, {"q": term})) == expected
 

@@ -29,11 +29,13 @@ def _admin_search(term: str):
 @pytest.mark.parametrize(
     ("term", "indexes"),
     [
-        ("demo-buyer-000042", ["buyer_external_identifier", "buyer_display_name_trgm"]),
-        ("Grace", ["buyer_external_identifier", "buyer_display_name_trgm"]),
-        ("Buyer42@Example.com", ["buyer_email_upper"]),
+        ("demo-buyer-000042", ["buyer_external_identifier", "buyer_display_name_trgm", "buyer_email_trgm"]),
+        ("Grace", ["buyer_external_identifier", "buyer_display_name_trgm", "buyer_email_trgm"]),
+        ("Buyer42@Example.com", ["buyer_email_trgm"]),
+        ("jane.doe", ["buyer_display_name_trgm", "buyer_email_trgm"]),
+        ("@example.org", ["buyer_email_trgm"]),
     ],
-    ids=["external-identifier", "name-contains", "email-any-case"],
+    ids=["external-identifier", "name-contains", "email-any-case", "part-of-an-email", "email-domain"],
 )
 def test_admin_searches_use_an_index(term, indexes):
     plan = _admin_search(term).explain()

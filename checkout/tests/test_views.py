@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from buyers.models import Buyer
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_create
 from payments.accounts.keys import load_private_pem
@@ -283,3 +284,19 @@ def test_demo_explains_what_is_missing(demo, settings, tmp_path, key_text):
 
     assert "make run" in body["message"]
     assert not CheckoutSession.objects.exists()
+
+
+def test_demo_links_the_returning_buyer_view_and_back(demo, django_assert_num_queries):
+    client = Client(HTTP_HOST="localhost:8000")
+    client.get(DEMO_URL)  # the demo's returning buyer exists from the first visit on
+    buyer = Buyer.objects.get(merchant_account=demo, external_identifier="demo-returning-buyer")
+
+    # The account, the returning buyer, the new session: the same few queries on every visit after the first.
+    with django_assert_num_queries(4):
+        new_buyer = client.get(DEMO_URL)
+    returning = client.get(DEMO_URL, {"buyer_id": str(buyer.pk)})
+
+    assert f'href="?buyer_id={buyer.pk}"' in new_buyer.content.decode()
+    assert 'href="?"' in returning.content.decode()
+    assert "?buyer_id=" not in returning.content.decode().split('class="demo-views"')[1].split("</nav>")[0]
+    assert Buyer.objects.filter(external_identifier="demo-returning-buyer").count() == 1

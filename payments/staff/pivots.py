@@ -3,7 +3,7 @@ card's redemptions), without the page's app knowing those apps.
 
 The app that owns the referring rows registers a `Pivot` from its `AppConfig.ready`; `PivotsMixin` shows every
 pivot registered for the page's model as one read-only field: a bounded count, the newest rows, and a link to
-the full list. Two queries per pivot, whatever the number of rows.
+the full list. Two queries per pivot, whatever the number of rows (three with a `summary`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import Model
+from django.db.models import Model, QuerySet
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -33,6 +33,8 @@ class Pivot:
     describe: Callable[[Any], str]  # one row as safe HTML
     changelist_param: str = ""  # "buyer__id__exact": where the full list is, when the model has an admin list
     select_related: tuple[str, ...] = ()  # what `describe` reads beyond the row
+    # One line over all the rows (totals), from one aggregate query over them; shown under the title.
+    summary: Callable[[QuerySet[Any]], str] | None = None
 
 
 _pivots: dict[str, dict[str, Pivot]] = {}
@@ -61,13 +63,15 @@ def render(obj: Model) -> SafeString:
             url = reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")
             link = format_html(' <a href="{}?{}={}">all</a>', url, pivot.changelist_param, obj.pk)
         items = format_html_join("", "<li>{}</li>", ((pivot.describe(row),) for row in newest))
+        summary = format_html('<p class="pivot-summary">{}</p>', pivot.summary(rows)) if pivot.summary and count else ""
         sections.append(
             format_html(
-                '<div class="pivot" data-pivot="{}"><strong>{} ({})</strong>{}<ul>{}</ul></div>',
+                '<div class="pivot" data-pivot="{}"><strong>{} ({})</strong>{}{}<ul>{}</ul></div>',
                 pivot.title.lower(),
                 pivot.title,
                 shown,
                 link,
+                summary,
                 items,
             )
         )

@@ -2,7 +2,8 @@
 
 Installed through `payments.staff.apps.SupportDeskAdminConfig` in place of `django.contrib.admin`, so every
 `admin.register` lands here. An app adds a start-page panel from its `AppConfig.ready` with
-`register_panel(render)`, where `render(request)` returns the panel's HTML; this package knows no app.
+`register_panel(render)`, where `render(request)` returns the panel's HTML, and a finder for the start page's
+search box with `payments.staff.search.register_finder`; this package knows no app.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from django.utils.safestring import SafeString
 
 from payments.audit.services import audit_staff_bulk_deletion
 from payments.staff.login import LimitedAdminAuthenticationForm
+from payments.staff.search import clean_term, desk_search
 
 Panel = Callable[[HttpRequest], SafeString]
 _panels: dict[str, Panel] = {}
@@ -56,11 +58,19 @@ class SupportDeskSite(admin.AdminSite):
     index_template = "admin/support_desk_index.html"
     # Failed sign-ins are limited per user name and client address (docs/admin.md).
     login_form = LimitedAdminAuthenticationForm
+    # The start page lists every model already; the sidebar would take 290 px from every list, enough to push the
+    # transaction list's last columns out of a 1280 px screen.
+    enable_nav_sidebar = False
 
     def __init__(self, name: str = "admin") -> None:
         super().__init__(name)
         self.add_action(delete_selected, "delete_selected")  # replaces Django's own, unaudited one
 
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
-        panels = [render(request) for render in _panels.values()]
-        return super().index(request, {**(extra_context or {}), "panels": panels})
+        term = clean_term(request.GET.get("q", ""))
+        context = {
+            "panels": [render(request) for render in _panels.values()],
+            "desk_term": term,
+            "desk_results": desk_search(term, has_perm=request.user.has_perm) if term else None,
+        }
+        return super().index(request, {**(extra_context or {}), **context})

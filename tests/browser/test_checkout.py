@@ -4,7 +4,6 @@ Selectors and states are the ones docs/frontend.md documents for tests. Waits ar
 attributes (the demo page's CSP forbids the string evaluation `wait_for_function` needs), never on time.
 """
 
-import json
 from datetime import date
 
 import pytest
@@ -80,6 +79,11 @@ def enter_card(page: Page, number: str, *, expiry: str = EXPIRY, security_code: 
     field(page, "security_code").locator("#sf-input").press_sequentially(security_code)
 
 
+def receipt_rows(page: Page) -> dict[str, str]:
+    receipt = page.locator("#demo-result")
+    return dict(zip(receipt.locator("dt").all_inner_texts(), receipt.locator("dd").all_inner_texts(), strict=True))
+
+
 def session_of_id(session_id: str) -> CheckoutSession:
     return CheckoutSession.objects.select_related("card").get(pk=session_id)
 
@@ -119,8 +123,15 @@ def test_an_approved_card_pays_and_the_transaction_is_stored(demo_shop, browser_
     assert (transaction.amount, transaction.currency, transaction.status) == (1299, "USD", "capture_succeeded")
     assert transaction.checkout_session_id == session_of(page).id
     assert (transaction.card_bin, transaction.card_last4) == ("411111", "1111")
-    result = json.loads(page.locator("#demo-result").inner_text().split("\n", 1)[1])
-    assert result == {"id": str(transaction.id), "status": "capture_succeeded", "error_code": None}
+    # The shop's receipt, in words: amount, last 4, a reference, the status.
+    receipt = page.locator("#demo-result")
+    expect(receipt.get_by_role("heading")).to_have_text("Receipt")
+    assert receipt_rows(page) == {
+        "Amount": "$12.99",
+        "Card": "ending in 1111",
+        "Reference": transaction.reconciliation_id,
+        "Status": "Paid",
+    }
 
 
 def test_a_declined_card_shows_the_decline(demo_shop, browser_page):
@@ -136,6 +147,20 @@ def test_a_declined_card_shows_the_decline(demo_shop, browser_page):
     expect(page.get_by_role("button", name="Try another card")).to_be_visible()
     transaction = Transaction.objects.get(pk=checkout.get_attribute("data-transaction-id"))
     assert (transaction.status, transaction.error_code) == ("authorization_declined", "issuer_decline")
+    expect(page.locator("#demo-result").get_by_role("heading")).to_have_text("Payment attempt")
+    assert receipt_rows(page)["Status"] == "Declined"
+    assert receipt_rows(page)["Card"] == "ending in 0002"
+
+    # Trying another card starts from empty fields: the declined number is not offered again.
+    page.get_by_role("button", name="Try another card").click()
+    expect(checkout).to_have_attribute("data-state", "ready")
+    for name in ("number", "expiry", "security_code"):
+        expect(field(page, name).locator("#sf-input")).to_have_value("")
+        expect(field(page, name).locator("#sf-error")).to_have_text("")
+    enter_card(page, APPROVED_CARD)
+    page.locator(".gr4vy-embed__pay").click()
+    expect(checkout).to_have_attribute("data-state", "approved")
+    assert receipt_rows(page)["Card"] == "ending in 1111"
 
 
 def test_an_invalid_number_shows_an_inline_error_and_sends_nothing(demo_shop, browser_page):
@@ -148,10 +173,10 @@ def test_an_invalid_number_shows_an_inline_error_and_sends_nothing(demo_shop, br
     expect(number.locator("#sf-error")).to_have_text("The card number is not valid.")
     expect(number.locator("#sf-input")).to_have_attribute("aria-invalid", "true")
     pay = page.locator(".gr4vy-embed__pay")
-    expect(pay).to_be_disabled()
+    # Not greyed out: pressing it says what is wrong instead.
+    expect(pay).to_be_enabled()
 
-    # Paying anyway (the documented pay(), as a script or an assistive tool could) still sends nothing.
-    page.evaluate("() => window.demoCheckout.pay()")
+    pay.click()
 
     expect(page.locator(".gr4vy-embed__card .gr4vy-embed__error")).to_have_text(
         "Check your card details. Some of them are missing or not valid."
@@ -232,9 +257,7 @@ def test_exceeding_the_session_limit_shows_too_many_attempts(demo_shop, browser_
 
     page.get_by_role("button", name="Try another card").click()
     expect(checkout).to_have_attribute("data-state", "ready")
-    number = field(page, "number").locator("#sf-input")
-    number.fill("")
-    number.press_sequentially(APPROVED_CARD)
+    enter_card(page, APPROVED_CARD)
     page.locator(".gr4vy-embed__pay").click()
 
     expect(checkout).to_have_attribute("data-state", "too-many-attempts")

@@ -13,7 +13,7 @@ from payments.tests.assertions import assert_error
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("path", ["/nope", "/buyers/", "/buyers/x/y", "/static/missing.js"])
+@pytest.mark.parametrize("path", ["/nope", "/nope/", "/buyers/x/y", "/static/missing.js"])
 def test_unknown_url_is_a_404_envelope(path, anonymous_client):
     assert_error(anonymous_client.get(path), 404)
 

@@ -243,8 +243,15 @@ CHANGE_QUERIES = 9
 
 @pytest.mark.parametrize(
     ("params", "extra"),
-    [({}, 0), ({"q": "1111"}, 0), ({"q": "Felix"}, 1), ({"status": "capture_succeeded"}, 0)],
-    ids=["all", "last4", "name", "status"],
+    [
+        ({}, 0),
+        ({"q": "1111"}, 0),
+        ({"q": "Felix"}, 1),
+        ({"q": "felix@example.com"}, 1),
+        ({"q": "felix@"}, 1),
+        ({"status": "capture_succeeded"}, 0),
+    ],
+    ids=["all", "last4", "name", "email", "part-of-an-email", "status"],
 )
 def test_the_list_costs_a_fixed_number_of_queries(
     support_client, merchant_account, django_assert_num_queries, params, extra
@@ -253,8 +260,22 @@ def test_the_list_costs_a_fixed_number_of_queries(
     support_client.get(CHANGELIST, params)
     TransactionFactory.create_batch(30, merchant_account=merchant_account, captured=True)
 
-    with django_assert_num_queries(LIST_QUERIES + extra):  # a name search first finds the buyers' ids
+    with django_assert_num_queries(LIST_QUERIES + extra):  # a name or email search first finds the buyers' ids
         assert support_client.get(CHANGELIST, params).status_code == 200
+
+
+def test_the_list_badges_refunds_without_a_query_more(support_client, merchant_account, django_assert_num_queries):
+    TransactionFactory(merchant_account=merchant_account, captured=True, refunded_amount=1299)
+    TransactionFactory(merchant_account=merchant_account, captured=True, refunded_amount=300)
+    TransactionFactory(merchant_account=merchant_account, captured=True)
+    support_client.get(CHANGELIST)
+
+    with django_assert_num_queries(LIST_QUERIES):
+        html = support_client.get(CHANGELIST).content.decode()
+
+    assert html.count('data-badge="refunded"') == 1
+    assert html.count('data-badge="partly-refunded"') == 1
+    assert "transaction-list.css" in html
 
 
 @pytest.mark.parametrize("refunds", [1, 5])

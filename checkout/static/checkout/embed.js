@@ -463,10 +463,11 @@
       return this._cardNeeded() && this.savedChoice === null;
     }
 
+    // Disabled only while nothing can happen (loading, processing, a balance check in flight: paying then could skip
+    // that gift card). Incomplete card fields do not disable it: pressing it says what is missing, where a greyed-out
+    // button would only look broken.
     _updatePayButton() {
-      const cardOk = !this._newCardNeeded() || (this.sf !== null && this.sf.isValid());
-      // Paying while a balance check is in flight could skip that gift card.
-      this.ui.pay.disabled = !(this.state === 'ready' && cardOk && !this.giftBusy);
+      this.ui.pay.disabled = !(this.state === 'ready' && !this.giftBusy);
     }
 
     // --- Secure Fields --------------------------------------------------------
@@ -991,6 +992,9 @@
 
     _backToForm() {
       const { ui } = this;
+      // A declined card is not offered again: the buyer types the next one into empty fields.
+      if (this.state === 'declined' && this.sf && this.savedChoice === null) this.sf.clear();
+      if (ui.save) ui.save.checked = false;
       ui.outcome.hidden = true;
       ui.form.hidden = false;
       delete this.root.dataset.transactionId;

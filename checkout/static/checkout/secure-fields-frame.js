@@ -460,6 +460,13 @@
       case `${NS}focus`:
         input.focus();
         break;
+      case `${NS}clear`:
+        // After a decline: the buyer starts again from empty fields, not from the refused card.
+        state.digits = '';
+        state.touched = false;
+        input.value = '';
+        refresh();
+        break;
       case `${NS}submit`:
         if (FIELD === 'number' && isRequestId(message.requestId)) {
           collectAndStore(message.requestId, message.fields);

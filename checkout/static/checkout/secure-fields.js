@@ -207,6 +207,11 @@
       this._fields.forEach((entry) => this._post(entry, 'touch'));
     }
 
+    /** Empty every field (what the buyer typed is dropped in the frames; the page never had it). */
+    clear() {
+      this._fields.forEach((entry) => this._post(entry, 'clear'));
+    }
+
     focus(field) {
       const entry = this._fields.get(field);
       if (!entry) return;

@@ -1,0 +1,128 @@
+"""The demo checkout and the support desk at a laptop's width (1280 px) and a phone's (390 px): nothing scrolls
+sideways and no page logs a console error. Each screen is saved under test-output/ to be looked at.
+"""
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
+
+from tests.browser.test_checkout import APPROVED_CARD, DECLINED_CARD, enter_card, open_checkout
+from tests.browser.test_support_desk import _log_in, desk  # noqa: F401 - the desk fixture
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = {"laptop": 1280, "phone": 390}
+
+
+class Screen:
+    """One page at one width, collecting console errors and uncaught exceptions."""
+
+    def __init__(self, page: Page, name: str) -> None:
+        self.page = page
+        self.name = name
+        self.errors: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("response", self._response)
+
+    def _response(self, response) -> None:
+        if response.status >= 400:
+            self.errors.append(f"{response.status} {response.url}")
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def check(self, output_dir, label: str) -> None:
+        """Save the screen; it must not scroll sideways, and nothing may have failed so far."""
+        self.page.screenshot(path=output_dir / f"{label}-{self.name}.png", full_page=True)
+        scroll_width, inner_width = self.page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, f"{label} at {self.name}: {scroll_width}px wide in {inner_width}px"
+        assert self.errors == [], f"{label} at {self.name}: {self.errors}"
+
+
+@pytest.fixture(params=list(WIDTHS), ids=list(WIDTHS))
+def screen(request, chromium: Browser) -> Iterator[Screen]:
+    width = WIDTHS[request.param]
+    context = chromium.new_context(viewport={"width": width, "height": 900}, locale="en-US")
+    context.set_default_timeout(20_000)
+    yield Screen(context.new_page(), f"{width}")
+    context.close()
+
+
+def test_the_demo_at_each_width(demo_shop, screen, output_dir):
+    page = screen.page
+    checkout = open_checkout(page, demo_shop)
+    screen.check(output_dir, "demo-new-card")
+
+    enter_card(page, DECLINED_CARD)
+    page.locator(".gr4vy-embed__pay").click()
+    expect(checkout).to_have_attribute("data-state", "declined")
+    screen.check(output_dir, "demo-declined")
+
+    page.get_by_role("button", name="Try another card").click()
+    expect(checkout).to_have_attribute("data-state", "ready")
+    enter_card(page, APPROVED_CARD)
+    page.locator(".gr4vy-embed__pay").click()
+    expect(checkout).to_have_attribute("data-state", "approved")
+    screen.check(output_dir, "demo-receipt")
+
+
+def test_the_returning_buyer_demo_at_each_width(demo_shop, screen, output_dir):
+    page = screen.page
+    open_checkout(page, demo_shop)
+    page.click("#returning-buyer")
+    checkout = page.locator("#checkout")
+    expect(checkout).to_have_attribute("data-state", "ready")
+    enter_card(page, APPROVED_CARD)
+    page.get_by_label("Save this card for next time").check()
+    screen.check(output_dir, "demo-returning-new-card")
+    page.locator(".gr4vy-embed__pay").click()
+    expect(checkout).to_have_attribute("data-state", "approved")
+
+    page.reload()
+    expect(checkout).to_have_attribute("data-state", "ready")
+    expect(page.locator(".gr4vy-embed__saved-item")).to_have_count(2)  # the saved card and "Use a new card"
+    screen.check(output_dir, "demo-returning-saved")
+
+
+# --- the support desk ----------------------------------------------------------------------------------------
+
+
+def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the fixture imported above
+    page = screen.page
+    _log_in(page, desk, "support")
+    screen.check(output_dir, "desk-start")
+
+    page.fill("#desk-q", "buyer355@")
+    page.press("#desk-q", "Enter")
+    results = page.locator("#desk-results")
+    expect(results.locator("[data-group=buyers] li")).to_have_count(1)
+    expect(results.locator("[data-group=transactions] li")).to_have_count(2)
+    screen.check(output_dir, "desk-search")
+
+    page.goto(f"{desk.origin}/admin/transactions/transaction/")
+    expect(page.locator("#result_list tbody tr")).to_have_count(2)
+    expect(page.locator("#result_list")).to_contain_text("issuer_decline")
+    # Every column shows: the list does not scroll inside its own box either.
+    overflow = page.evaluate(
+        "(() => { const r = document.querySelector('#changelist .results'); return r.scrollWidth - r.clientWidth; })()"
+    )
+    assert overflow <= 0
+    screen.check(output_dir, "desk-transactions")
+
+    page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/change/")
+    expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
+    expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
+    screen.check(output_dir, "desk-buyer")
+
+
+def test_the_front_door_at_each_width(demo_shop, screen, output_dir):
+    page = screen.page
+    page.goto(f"{demo_shop.page_origin}/")
+    expect(page.get_by_role("link", name="Take your first payment")).to_be_visible()
+    screen.check(output_dir, "front-door")
+
+    page.get_by_role("link", name="Demo checkout").click()
+    expect(page.locator("#checkout")).to_have_attribute("data-state", "ready")
