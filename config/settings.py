@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "paymentmethods",
     "transactions",
     "webhooks",
+    "threedsecure",
     "django_tasks",
     "django_tasks_db",
 ]

@@ -21,5 +21,6 @@ urlpatterns = [
     path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)
     path("", include("transactions.api.urls")),
     path("", include("webhooks.api.urls")),
+    path("", include("threedsecure.api.urls")),
     path("", include("payments.api.urls")),
 ]

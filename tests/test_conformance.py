@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.conformance import account_scenarios, resource_scenarios, transaction_scenarios
+from tests.conformance import account_scenarios, merchant_scenarios, resource_scenarios, transaction_scenarios
 from tests.conformance.document import _document, validate
 from tests.conformance.world import World
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(api_client, merchant_account, settings) -> World:
+def world(api_client, all_accounts_client, merchant_account, settings) -> World:
     from django.core.cache import caches
 
     settings.RATELIMIT_EMBED = "2/m"  # the rate-limited scenario's third request is refused
@@ -31,11 +31,17 @@ def world(api_client, merchant_account, settings) -> World:
         anonymous=APIClient(),
         embed=api_client(scopes=["embed"], embed={"amount": 1299, "currency": "USD"}),
         account=merchant_account,
+        platform=all_accounts_client(scopes=["*.read", "*.write"]),
     )
 
 
 # (upstream path, method, what the scenario shows, the request), by group of resources.
-SCENARIOS = resource_scenarios.SCENARIOS + transaction_scenarios.SCENARIOS + account_scenarios.SCENARIOS
+SCENARIOS = (
+    resource_scenarios.SCENARIOS
+    + transaction_scenarios.SCENARIOS
+    + account_scenarios.SCENARIOS
+    + merchant_scenarios.SCENARIOS
+)
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.
 REFUSALS = {

@@ -11,6 +11,7 @@ from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
+from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks import outbound
 from webhooks.tests.factories import subscription_for
@@ -50,6 +51,9 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "gift_card_id": str(GiftCardFactory(merchant_account=merchant_account).id),
         "payment_method_id": str(PaymentMethodFactory(merchant_account=merchant_account).id),
         "subscription_id": str(subscription_for(merchant_account, "http://127.0.0.1:9/hooks").id),
+        "merchant_account_id": merchant_account.id,
+        "three_ds_configuration_id": str(ThreeDSConfigurationFactory(merchant_account=merchant_account).id),
+        "three_ds_scenario_id": str(scenario_for(merchant_account, amount=1).id),
     }
 
 
@@ -135,8 +139,9 @@ def test_the_document_shows_examples_of_both_kinds(document):
     assert any(p["in"] == "query" for p in queries)
 
 
-def test_every_request_body_built_from_the_examples_is_accepted(document, api_client, path_values):
-    client = api_client(scopes=["*.read", "*.write"])
+def test_every_request_body_built_from_the_examples_is_accepted(document, all_accounts_client, path_values):
+    # A key made for every account (acting for `default`) reaches every operation, merchant accounts included.
+    client = all_accounts_client(scopes=["*.read", "*.write"], merchant_account_id="default")
     failures = []
     for method, path, operation in _operations(document):
         content = operation.get("requestBody", {}).get("content", {}).get("application/json")
@@ -156,8 +161,8 @@ def test_every_request_body_built_from_the_examples_is_accepted(document, api_cl
     assert failures == [], "\n".join(map(str, failures))
 
 
-def test_every_query_parameter_example_is_accepted(document, api_client, path_values):
-    client = api_client(scopes=["*.read", "*.write"])
+def test_every_query_parameter_example_is_accepted(document, all_accounts_client, path_values):
+    client = all_accounts_client(scopes=["*.read", "*.write"], merchant_account_id="default")
     failures = []
     for method, path, operation in _operations(document):
         for parameter in operation.get("parameters", []):

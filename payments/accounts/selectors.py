@@ -7,8 +7,10 @@ from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 
 from payments.accounts.models import ApiKey, MerchantAccount
+from payments.errors import NotFound
 
 T = TypeVar("T")
 
@@ -99,8 +101,31 @@ def merchant_account_origins() -> frozenset[str]:
     return origins if origins is not None else frozenset()  # never None: `load` always answers a set
 
 
+def merchant_account_find(*, id: str) -> MerchantAccount:
+    """The merchant account a path names; an unknown id (or one that is no slug) is not found."""
+    account = merchant_account_get(id=id) if _ACCOUNT_ID.fullmatch(id) else None
+    if account is None:
+        raise NotFound("The merchant account could not be found.")
+    return account
+
+
+def merchant_account_list(*, search: str | None = None) -> QuerySet[MerchantAccount]:
+    """Every merchant account; `search` matches part of the id or of the display name. Pagination orders them."""
+    accounts = MerchantAccount.objects.all()
+    if search:
+        accounts = accounts.filter(Q(id__icontains=search) | Q(display_name__icontains=search))
+    return accounts
+
+
 def forget_api_key(kid: str) -> None:
     _api_keys.forget(kid)
+
+
+def forget_merchant_account(id: str) -> None:
+    """Drop this process's copy of the account after a change (other processes trust theirs for
+    API_KEY_CACHE_SECONDS)."""
+    _merchant_accounts.forget(id)
+    _origins.clear()
 
 
 def clear_caches() -> None:
