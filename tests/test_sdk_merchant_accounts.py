@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from gr4vy import Gr4vy, auth, errors, models
 
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
 
 pytestmark = pytest.mark.django_db(transaction=True)

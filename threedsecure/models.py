@@ -5,7 +5,8 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from payments.models import MerchantAccount, TimestampedModel
+from payments.accounts.models import MerchantAccount
+from payments.timestamped import TimestampedModel
 
 
 class CardScheme(models.TextChoices):

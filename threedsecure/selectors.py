@@ -7,8 +7,8 @@ import uuid
 
 from django.db.models import Q, QuerySet
 
+from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
-from payments.models import MerchantAccount
 from payments.vault.crypto import keyed_hash
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
 from threedsecure.scenarios import ScenarioOutcome

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, DuplicateRecord
-from payments.models import MerchantAccount
 from payments.vault.cards import card_display
 from threedsecure.models import AuthenticationStatus, ThreeDSConfiguration, ThreeDSScenario
 from threedsecure.scenarios import ScenarioConditions, ScenarioOutcome

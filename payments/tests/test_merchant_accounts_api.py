@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db.models.signals import post_save
 
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 from payments.tests.assertions import assert_error
 from payments.tests.factories import MerchantAccountFactory
 

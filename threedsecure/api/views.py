@@ -8,8 +8,8 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.accounts.models import MerchantAccount
 from payments.accounts.selectors import merchant_account_find
-from payments.models import MerchantAccount
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import AllMerchantAccountsKey, ScopePermission, request_merchant_account

@@ -9,7 +9,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from payments.accounts.keys import mint_token
-from payments.models import MerchantAccount
+from payments.accounts.models import MerchantAccount
 from threedsecure.models import ThreeDSConfiguration
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
