@@ -26,6 +26,7 @@ AUDITED_RESOURCES = {
     "checkout.checkoutsession": "checkout-session",
     "giftcards.giftcard": "gift-card",
     "paymentmethods.paymentmethod": "payment-method",
+    "paymentservices.paymentservice": "payment-service",
     "transactions.refund": "refund",
     "transactions.transaction": "transaction",
     "webhooks.webhooksubscription": "webhook-subscription",
