@@ -90,7 +90,9 @@ def _client(secret_key: str, *, api_base: str | None = None, timeout: float | No
 
 
 def _get(obj: Any, key: str) -> Any:
-    """A field of a Stripe object (a mapping) or None when Stripe (or the fake) left it out."""
+    """A field of a Stripe object (or of a plain mapping), or None when Stripe (or the fake) left it out."""
+    if isinstance(obj, stripe.StripeObject):
+        return obj[key] if key in obj else None
     if isinstance(obj, Mapping):
         return obj.get(key)
     return None
@@ -411,5 +413,5 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         event_type=str(event_type),
         object_id=str(_get(obj, "id") or ""),
         reference=str(reference) if reference else None,
-        data=dict(obj) if isinstance(obj, Mapping) else {},
+        data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
     )
