@@ -180,7 +180,9 @@ def localstripe() -> Iterator[FakeStripe]:
 
 def _wait_until_answering(fake: FakeStripe, log: IO[bytes]) -> None:
     deadline = time.monotonic() + 30
-    request = urllib.request.Request(fake.url + "/v1/balance", headers={"Authorization": "Bearer sk_test_probe"})
+    request = urllib.request.Request(  # noqa: S310 - loopback
+        fake.url + "/v1/balance", headers={"Authorization": "Bearer sk_test_probe"}
+    )
     while time.monotonic() < deadline:
         if fake.process.poll() is not None:
             log.seek(0)

@@ -92,9 +92,9 @@ def _client(secret_key: str, *, api_base: str | None = None, timeout: float | No
 def _get(obj: Any, key: str) -> Any:
     """A field of a Stripe object (or of a plain mapping), or None when Stripe (or the fake) left it out."""
     if isinstance(obj, stripe.StripeObject):
-        return obj[key] if key in obj else None
+        return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
     if isinstance(obj, Mapping):
-        return obj.get(key)
+        return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
     return None
 
 
