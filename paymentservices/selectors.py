@@ -13,14 +13,9 @@ from paymentservices.models import PaymentService
 _NOT_FOUND = "The payment service could not be found."
 
 
-def payment_service_list(
-    *, merchant_account: MerchantAccount, deleted: bool = False, method: str | None = None
-) -> QuerySet[PaymentService]:
-    """The account's services (the deleted ones instead with `deleted`); every definition here takes cards."""
-    services = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=deleted)
-    if method is not None and method != "card":
-        return services.none()
-    return services
+def payment_service_list(*, merchant_account: MerchantAccount, deleted: bool = False) -> QuerySet[PaymentService]:
+    """The account's services (the deleted ones instead with `deleted`)."""
+    return PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=deleted)
 
 
 def _uuid(value: uuid.UUID | str) -> uuid.UUID | None:

@@ -32,7 +32,7 @@ from paymentservices.api.serializers import (
 from paymentservices.definitions import DEFINITIONS, Definition
 from paymentservices.models import PaymentService
 from paymentservices.notifications import notification_receive
-from paymentservices.selectors import payment_service_get
+from paymentservices.selectors import payment_service_get, payment_service_list
 from paymentservices.services import (
     payment_service_create,
     payment_service_credentials_verify,
@@ -57,12 +57,7 @@ class PaymentServiceFilter(django_filters.FilterSet):
         return queryset if value == "card" else queryset.none()  # every definition here takes cards
 
     def filter_deleted(self, queryset: QuerySet[PaymentService], name: str, value: bool) -> QuerySet[PaymentService]:
-        return queryset  # applied in filter_queryset, where its absence means false
-
-    def filter_queryset(self, queryset: QuerySet[PaymentService]) -> QuerySet[PaymentService]:
-        queryset = queryset.filter(is_deleted=self.form.cleaned_data.get("deleted") is True)
-        filtered: QuerySet[PaymentService] = super().filter_queryset(queryset)
-        return filtered
+        return queryset  # validated here; read by the view, since leaving it out means false
 
 
 class PaymentServiceViewSet(
@@ -83,7 +78,10 @@ class PaymentServiceViewSet(
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self) -> QuerySet[PaymentService]:
-        return PaymentService.objects.filter(merchant_account=request_merchant_account(self.request))
+        return payment_service_list(
+            merchant_account=request_merchant_account(self.request),
+            deleted=self.request.query_params.get("deleted") == "true",
+        )
 
     def get_object(self) -> PaymentService:
         return payment_service_get(
