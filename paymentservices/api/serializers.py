@@ -59,6 +59,8 @@ class _ServiceSettings(StrictSerializer):
     network_tokens_enabled = UnsupportedField(_TOKENS, accepts=False)
     open_loop = UnsupportedField("open-loop processing is not offered.", accepts=False)
     settlement_reporting_enabled = UnsupportedField("settlement reports are not fetched.", accepts=False)
+    # Sent by the official SDK (false unless asked), though not in the API document this server follows.
+    refund_ingestion_enabled = UnsupportedField("refunds made at the processor are not fetched.", accepts=False)
     reporting_fields = UnsupportedField("no definition here has reporting fields.", accepts=[], json_type="array")
 
 
@@ -129,6 +131,8 @@ class PaymentServiceOutput(OutputSerializer):
     network_tokens_enabled = serializers.BooleanField()
     open_loop = serializers.BooleanField()
     settlement_reporting_enabled = serializers.BooleanField()
+    # Required by the official SDK's model, though newer than the API document this server follows.
+    refund_ingestion_enabled = ConstantField(False, schema={"type": "boolean"})
     three_d_secure_enabled = serializers.BooleanField()
     merchant_profile = ConstantField(None, schema={"type": "object", "nullable": True})
     webhook_url = serializers.SerializerMethodField()
@@ -142,8 +146,11 @@ class PaymentServiceOutput(OutputSerializer):
     def get_webhook_url(self, service: PaymentService) -> str | None:
         return webhook_url(service, self.context.get("request"))
 
-    @extend_schema_field(FieldOutput(many=True))
-    def render_fields(self, service: PaymentService) -> list[dict[str, str]]:
+    @extend_schema_field(FieldOutput(many=True, allow_null=True))
+    def render_fields(self, service: PaymentService) -> list[dict[str, str]] | None:
+        request = self.context.get("request")
+        if request is not None and request.query_params.get("include_fields") == "false":
+            return None
         # Only the fields kept in clear: secret ones are sealed and never leave the server.
         return [{"key": key, "value": value} for key, value in sorted(service.fields.items())]
 

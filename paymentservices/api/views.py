@@ -52,12 +52,19 @@ class SessionsRefused(DomainError):
 class PaymentServiceFilter(django_filters.FilterSet):
     method = django_filters.CharFilter(method="filter_method", max_length=50)
     deleted = TrueFalseFilter(method="filter_deleted")
+    # `false` leaves each service's non-secret `fields` out of the answer (the official SDK sends `true`).
+    include_fields = TrueFalseFilter(method="filter_include_fields")
 
     def filter_method(self, queryset: QuerySet[PaymentService], name: str, value: str) -> QuerySet[PaymentService]:
         return queryset if value == "card" else queryset.none()  # every definition here takes cards
 
     def filter_deleted(self, queryset: QuerySet[PaymentService], name: str, value: bool) -> QuerySet[PaymentService]:
         return queryset  # validated here; read by the view, since leaving it out means false
+
+    def filter_include_fields(
+        self, queryset: QuerySet[PaymentService], name: str, value: bool
+    ) -> QuerySet[PaymentService]:
+        return queryset  # validated here; read by the output serializer
 
 
 class PaymentServiceViewSet(

@@ -350,3 +350,14 @@ def test_list_and_detail_cost_fixed_queries(writer, django_assert_max_num_querie
         assert len(writer.get("/payment-services").json()["items"]) == 5
     with django_assert_max_num_queries(6):
         assert writer.get(f"/payment-services/{service.pk}").status_code == 200
+
+
+def test_non_secret_fields_are_left_out_when_asked(writer):
+    PaymentServiceFactory()
+
+    with_fields = writer.get("/payment-services", {"include_fields": "true"}).json()["items"]
+    without = writer.get("/payment-services", {"include_fields": "false"}).json()["items"]
+
+    assert [item["fields"] for item in with_fields] == [[], []]
+    assert [item["fields"] for item in without] == [None, None]
+    assert_error(writer.get("/payment-services", {"include_fields": "no"}), 400, "/include_fields")
