@@ -151,7 +151,10 @@ class PaymentServiceViewSet(
 
         Checks credentials with the processor without storing anything (Stripe: one authenticated call). With
         `payment_service_id`, the fields not sent are that service's own. A refused credential is a 400 naming the
-        field; a processor that cannot be reached is a 502."""
+        field.
+
+        404: `payment_service_id` names no payment service of the merchant account.
+        502: The processor could not be reached to check the credentials."""
         data = validated(VerifyCredentialsInput(data=request.data))
         account = request_merchant_account(request)
         service_id = data.get("payment_service_id")
@@ -176,6 +179,14 @@ class PaymentServiceViewSet(
 
     def _render(self, service: PaymentService) -> dict[str, Any]:
         return dict(PaymentServiceOutput(service, context={"request": self.request}).data)
+
+
+DEFINITION_ID = OpenApiParameter(
+    "payment_service_definition_id",
+    str,
+    OpenApiParameter.PATH,
+    description="A definition's id, such as `stripe-card`.",
+)
 
 
 class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
@@ -217,14 +228,18 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
         }
         return Response(PaymentServiceDefinitionsOutput(body).data)
 
-    @extend_schema(responses={200: PaymentServiceDefinitionOutput})
+    @extend_schema(parameters=[DEFINITION_ID], responses={200: PaymentServiceDefinitionOutput})
     def retrieve(self, request: Request, payment_service_definition_id: str) -> Response:
         """Get a payment service definition
 
         One definition by id, e.g. `stripe-card`. An id this server does not ship is a 404."""
         return Response(PaymentServiceDefinitionOutput(_definition(payment_service_definition_id)).data)
 
-    @extend_schema(request={"application/json": {"type": "object"}}, responses={200: {"type": "object"}})
+    @extend_schema(
+        parameters=[DEFINITION_ID],
+        request={"application/json": {"type": "object"}},
+        responses={200: {"type": "object"}},
+    )
     @action(detail=True, methods=["post"], url_path="sessions")
     def session(self, request: Request, payment_service_definition_id: str) -> Response:
         """Create a session for a payment service definition
