@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db import transaction
 
-from payments.errors import DomainError
+from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount
 from payments.vault import crypto
 from payments.vault.services import RotationBatch
@@ -184,6 +184,8 @@ def _move(services: list[PaymentService], service: PaymentService, position: int
 def payment_service_move(*, service: PaymentService, position: int) -> PaymentService:
     """Put the service at `position` (1 is tried first) among its account's services; the others keep their order."""
     services = _locked_services(service.merchant_account)
+    if not any(item.pk == service.pk for item in services):
+        raise Conflict("The payment service has been deleted; it has no place in the routing order.")
     _move(services, service, position)
     service.refresh_from_db()
     return service
@@ -213,6 +215,8 @@ def payment_service_update(
 ) -> PaymentService:
     """Change what `changes` names (None leaves a value as it is); `fields` replace or clear single credentials."""
     service = PaymentService.objects.select_for_update().get(pk=service.pk)
+    if service.is_deleted:
+        raise Conflict("The payment service has been deleted; create a new one instead.")
     definition = definition_require(service.definition_id)
     unknown = set(changes) - set(_UPDATABLE)
     if unknown:

@@ -129,7 +129,9 @@ class PaymentServiceViewSet(
         """Update a payment service
 
         Changes what the body names: fields left out or `null` keep their value. `fields` replace single credential
-        fields (an empty value clears an optional one); `position` moves the service in the routing order."""
+        fields (an empty value clears an optional one); `position` moves the service in the routing order.
+
+        409: The payment service has been deleted."""
         data = validated(PaymentServiceUpdateInput(data=request.data))
         service = payment_service_update(service=self.get_object(), **data)
         return Response(self._render(service))

@@ -361,3 +361,12 @@ def test_non_secret_fields_are_left_out_when_asked(writer):
     assert [item["fields"] for item in with_fields] == [[], []]
     assert [item["fields"] for item in without] == [None, None]
     assert_error(writer.get("/payment-services", {"include_fields": "no"}), 400, "/include_fields")
+
+
+def test_a_deleted_service_cannot_be_updated(writer, merchant_account):
+    service = PaymentServiceFactory(display_name="gone")
+    writer.delete(f"/payment-services/{service.pk}")
+
+    assert_error(writer.put(f"/payment-services/{service.pk}", {"position": 1}, format="json"), 409)
+
+    assert _services(merchant_account) == [("Sandbox", 1)]
