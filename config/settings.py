@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "giftcards",
     "checkout",
     "paymentmethods",
+    "paymentservices",
     "transactions",
     "webhooks",
     "django_tasks",
@@ -339,6 +340,16 @@ IDEMPOTENCY_KEY_LEASE_SECONDS = env.int("IDEMPOTENCY_KEY_LEASE_SECONDS", default
 # A transaction pending this long has no request working on it any more: `recover_transactions` syncs it, and a
 # sync that finds no record at the processor records that the operation never happened.
 PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SECONDS", default=90)
+# A production server (DJANGO_DEBUG=false) lets the `mock-card` sandbox answer only when this is true: without it
+# a `mock-card` payment service cannot be created and no payment is routed to one (docs/payment-services.md).
+SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
+# The Stripe API the `stripe-card` connector calls (tests point it at a local fake Stripe), and how long one call
+# may take; a call that gets no answer in time is a "no answer" result, never a decline.
+STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
+STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
+# The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
+# for the processor to call; empty: the URL is made from the request that asks for the service.
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
 # How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
 SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
