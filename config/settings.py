@@ -326,9 +326,6 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# The processor behind authorizations, captures, voids and refunds: a dotted path to a class that
-# implements `payments.connectors.base.PaymentConnector`. The default is the deterministic sandbox.
-PAYMENT_CONNECTOR = env.str("PAYMENT_CONNECTOR", default="payments.connectors.sandbox.SandboxConnector")
 # How long a stored Idempotency-Key response is replayed; `purge_expired` deletes older ones.
 IDEMPOTENCY_KEY_TTL_SECONDS = env.int("IDEMPOTENCY_KEY_TTL_SECONDS", default=24 * 60 * 60)
 # gunicorn's worker timeout (config/gunicorn.conf.py reads the same variable). Its worker replaces itself when a
@@ -347,6 +344,10 @@ SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
 # may take; a call that gets no answer in time is a "no answer" result, never a decline.
 STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
 STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
+# How long one payment may spend with processors, every failover attempt included (docs/payment-services.md): no
+# attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
+# that finds no processor answering still answers well inside the web timeout and the client's own.
+PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
@@ -420,6 +421,4 @@ WEBHOOK_SUBSCRIPTION_CACHE_SECONDS = env.float("WEBHOOK_SUBSCRIPTION_CACHE_SECON
 WEBHOOK_FAILING_REPORT_AFTER_SECONDS = env.int("WEBHOOK_FAILING_REPORT_AFTER_SECONDS", default=24 * 60 * 60)
 # Sent in every notification body (`gr4vy_id`, `environment`) so one receiver can tell instances apart.
 WEBHOOK_INSTANCE_ID = env.str("WEBHOOK_INSTANCE_ID", default="payments")
-WEBHOOK_ENVIRONMENT = env.str(
-    "WEBHOOK_ENVIRONMENT", default="sandbox" if PAYMENT_CONNECTOR.endswith(".SandboxConnector") else "production"
-)
+WEBHOOK_ENVIRONMENT = env.str("WEBHOOK_ENVIRONMENT", default="sandbox" if DEBUG or SANDBOX_PAYMENTS else "production")

@@ -39,8 +39,9 @@ class Definition:
     display_name: str
     fields: tuple[DefinitionField, ...]
     supported_features: Mapping[str, bool]
-    # Builds the connector for a service's credentials ({key: clear value}); checks credentials with the processor.
-    connector: Callable[[Mapping[str, str]], PaymentConnector]
+    # Builds the connector for a service's credentials ({key: clear value}, and `deadline=`: the `time.monotonic()`
+    # past which its calls must not wait); checks credentials with the processor.
+    connector: Callable[..., PaymentConnector]
     verify_credentials: Callable[[Mapping[str, str]], Any]
     # The built-in sandbox: refused in production unless SANDBOX_PAYMENTS (paymentservices.sandbox).
     sandbox: bool = False

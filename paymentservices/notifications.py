@@ -42,6 +42,10 @@ class ProcessorEvent:
     object_id: str
     reference: str | None
     data: Mapping[str, Any]
+    # What it means for a payment (a `PaymentChange`), how much, and the processor's id of the payment.
+    change: str | None = None
+    amount: int | None = None
+    payment_reference: str | None = None
 
 
 Handler = Callable[[ProcessorEvent], None]
@@ -89,6 +93,9 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
         object_id=parsed.object_id,
         reference=parsed.reference,
         data=parsed.data,
+        change=parsed.change,
+        amount=parsed.amount,
+        payment_reference=parsed.payment_reference,
     )
     return _record(event)
 

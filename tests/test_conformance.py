@@ -94,4 +94,4 @@ def test_every_implemented_operation_is_covered_with_a_success(client):
     }
     covered = {(path, method) for path, method, name, _ in SCENARIOS if name not in REFUSALS}
 
-    assert covered | ALWAYS_REFUSED == implemented
+    assert covered | payment_service_scenarios.ALWAYS_REFUSED == implemented

@@ -9,7 +9,7 @@ from payments.connectors.base import PaymentConnector
 from payments.connectors.sandbox import SandboxConnector
 
 
-def connector(credentials: Mapping[str, str]) -> PaymentConnector:
+def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> PaymentConnector:
     # The sandbox declares its option keys per instance; it is a PaymentConnector all the same (checked at run time).
     return cast(PaymentConnector, SandboxConnector())
 

@@ -17,6 +17,7 @@ Stripe, the connector asks Stripe what it holds before answering, and raises `Ou
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, cast
@@ -26,7 +27,7 @@ import stripe
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
-from paymentservices.connectors import NotificationRefused, ParsedNotification
+from paymentservices.connectors import NotificationRefused, ParsedNotification, PaymentChange
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +66,9 @@ DEFAULT_DECLINE = "issuer_decline"
 # FAILED results: no answer about the payment (Stripe unreachable, slow, failing, or refusing our credentials).
 NO_ANSWER = "service_error"
 MISCONFIGURED = "invalid_service_configuration"
+# A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
+# Stripe would have answered, and the lookup after an unanswered call needs a chance too.
+MIN_CALL_SECONDS = 1.0
 
 
 class OutcomeUnknown(Exception):
@@ -151,11 +155,51 @@ def _declined(exc: stripe.StripeError, processor_reference: str | None = None) -
 
 def _cvc_check(intent: Any) -> str | None:
     """Stripe's CVC check of the charge, in upstream's words, when Stripe sent it."""
-    charge = _get(intent, "latest_charge")
+    charge = _charge(intent)
     checks = _get(_get(_get(charge, "payment_method_details"), "card"), "checks")
     return {"pass": "match", "fail": "no_match", "unavailable": "unavailable", "unchecked": "not_provided"}.get(
         str(_get(checks, "cvc_check"))
     )
+
+
+def _charge(intent: Any) -> Any:
+    """The PaymentIntent's charge: `latest_charge` when expanded, else the first of `charges` (older answers)."""
+    charge = _get(intent, "latest_charge")
+    if isinstance(charge, stripe.StripeObject | Mapping):
+        return charge
+    charges = _get(_get(intent, "charges"), "data") or []
+    return charges[0] if charges else None
+
+
+def _avs(checks: Any) -> str | None:
+    """Stripe's address checks (street line and postal code) in upstream's `AVSResponseCode` words."""
+    line1, postal = str(_get(checks, "address_line1_check")), str(_get(checks, "address_postal_code_check"))
+    if line1 == "pass" and postal == "pass":
+        return "match"
+    if postal == "pass":
+        return "partial_match_postcode"
+    if line1 == "pass":
+        return "partial_match_address"
+    if "fail" in (line1, postal):
+        return "no_match"
+    return "unavailable" if "unavailable" in (line1, postal) else None
+
+
+def _network_details(intent: Any) -> dict[str, Any]:
+    """What the card network told Stripe of the charge, as Stripe passes it on (each None when not sent): the
+    scheme's id of the payment, the address check, the issuer's response and the scheme's advice codes."""
+    charge = _charge(intent)
+    card = _get(_get(charge, "payment_method_details"), "card")
+    outcome = _get(charge, "outcome")
+    scheme_id = _get(card, "network_transaction_id")
+    decline = _get(outcome, "network_decline_code")
+    advice = _get(outcome, "network_advice_code")
+    return {
+        "scheme_transaction_id": str(scheme_id) if scheme_id else None,
+        "avs_response_code": _avs(_get(card, "checks")),
+        "auth_response_code": str(decline) if decline else None,
+        "merchant_advice_code": str(advice) if advice else None,
+    }
 
 
 def _intent_result(intent: Any) -> ConnectorResult | None:
@@ -171,6 +215,7 @@ def _intent_result(intent: Any) -> ConnectorResult | None:
             raw_response_code=str(status),
             raw_response_description="Approved",
             cvv_response_code=_cvc_check(intent),
+            **_network_details(intent),
         )
     if status == "requires_action":
         return ConnectorResult(
@@ -198,8 +243,27 @@ class StripeConnector:
 
     connection_options_keys: ClassVar[frozenset[str]] = frozenset()
 
-    def __init__(self, *, secret_key: str, api_base: str | None = None, timeout: float | None = None) -> None:
-        self._client = _client(secret_key, api_base=api_base, timeout=timeout)
+    def __init__(
+        self,
+        *,
+        secret_key: str,
+        api_base: str | None = None,
+        timeout: float | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self._secret_key = secret_key
+        self._api_base = api_base
+        self._timeout = timeout
+        # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
+        self._deadline = deadline
+
+    @property
+    def _client(self) -> stripe.StripeClient:
+        """A client whose calls wait at most STRIPE_TIMEOUT_SECONDS, and never past the payment's deadline."""
+        timeout = self._timeout or settings.STRIPE_TIMEOUT_SECONDS
+        if self._deadline is not None:
+            timeout = min(timeout, max(MIN_CALL_SECONDS, self._deadline - time.monotonic()))
+        return _client(self._secret_key, api_base=self._api_base, timeout=timeout)
 
     def __repr__(self) -> str:  # never the key
         return "StripeConnector()"
@@ -230,6 +294,8 @@ class StripeConnector:
             "capture_method": "automatic" if request.capture else "manual",
             "confirm": True,
             "metadata": {REFERENCE_KEY: request.reference},
+            # The charge's network details (the scheme's id of the payment, the address check) come with it.
+            "expand": ["latest_charge"],
         }
         if request.merchant_initiated:
             params["off_session"] = True
@@ -390,8 +456,8 @@ def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | No
     return StripeConnector(secret_key=secret_key).verify()
 
 
-def connector(credentials: Mapping[str, str]) -> StripeConnector:
-    return StripeConnector(secret_key=credentials["secret_key"])
+def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> StripeConnector:
+    return StripeConnector(secret_key=credentials["secret_key"], deadline=deadline)
 
 
 def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
@@ -408,10 +474,37 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
     event_id, event_type = _get(event, "id"), _get(event, "type")
     if not event_id or not event_type:
         raise NotificationRefused("The body is not a Stripe event.")
+    change, amount, payment = _payment_change(str(event_type), obj)
     return ParsedNotification(
         event_id=str(event_id),
         event_type=str(event_type),
         object_id=str(_get(obj, "id") or ""),
         reference=str(reference) if reference else None,
         data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
+        change=change,
+        amount=amount,
+        payment_reference=payment,
     )
+
+
+def _amount(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _payment_change(event_type: str, obj: Any) -> tuple[str | None, int | None, str | None]:
+    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: what it received),
+    canceled, or refunded (a charge refunded: all refunded so far); None for events about nothing we track."""
+    if event_type == "payment_intent.succeeded":
+        received = _amount(_get(obj, "amount_received"))
+        return (
+            PaymentChange.CAPTURED,
+            received if received is not None else _amount(_get(obj, "amount")),
+            _get(obj, "id"),
+        )
+    if event_type == "payment_intent.canceled":
+        return PaymentChange.VOIDED, None, _get(obj, "id")
+    if event_type == "charge.refunded":
+        intent = _get(obj, "payment_intent")
+        intent_id = intent if isinstance(intent, str) else _get(intent, "id")
+        return PaymentChange.REFUNDED, _amount(_get(obj, "amount_refunded")), intent_id
+    return None, None, None
