@@ -60,8 +60,9 @@ def database_url(database: dict) -> str:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = ()) -> Iterator[Server]:
-    """gunicorn with the project's config file (its worker class and limits), on a free loopback port."""
+def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = (), app: str = "config.wsgi") -> Iterator[Server]:
+    """gunicorn with the project's config file (its worker class and limits), on a free loopback port, serving
+    `app` (the project's WSGI module, or a test's wrapper of it)."""
     port = free_port()
     environment = {
         **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
@@ -71,7 +72,7 @@ def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = ()) -> Iterator[Ser
         "LOG_LEVEL": "WARNING",
         **env,
     }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", str(CONFIG), *args]
+    command = [sys.executable, "-m", "gunicorn", app, "--config", str(CONFIG), *args]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
         server = Server(f"http://127.0.0.1:{port}", port, process, log)

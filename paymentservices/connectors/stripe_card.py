@@ -256,14 +256,14 @@ class StripeConnector:
         self._timeout = timeout
         # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
         self._deadline = deadline
+        self._client = _client(secret_key, api_base=api_base, timeout=timeout)
 
-    @property
-    def _client(self) -> stripe.StripeClient:
-        """A client whose calls wait at most STRIPE_TIMEOUT_SECONDS, and never past the payment's deadline."""
-        timeout = self._timeout or settings.STRIPE_TIMEOUT_SECONDS
-        if self._deadline is not None:
-            timeout = min(timeout, max(MIN_CALL_SECONDS, self._deadline - time.monotonic()))
-        return _client(self._secret_key, api_base=self._api_base, timeout=timeout)
+    def _api(self) -> stripe.StripeClient:
+        """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
+        if self._deadline is None:
+            return self._client
+        timeout = min(self._timeout or settings.STRIPE_TIMEOUT_SECONDS, self._deadline - time.monotonic())
+        return _client(self._secret_key, api_base=self._api_base, timeout=max(MIN_CALL_SECONDS, timeout))
 
     def __repr__(self) -> str:  # never the key
         return "StripeConnector()"
@@ -279,7 +279,7 @@ class StripeConnector:
         if request.card.security_code:
             card["cvc"] = request.card.security_code
         try:
-            method = self._client.v1.payment_methods.create(
+            method = self._api().v1.payment_methods.create(
                 params=cast(Any, {"type": "card", "card": card}),
                 options={"idempotency_key": f"{request.reference}:payment-method"},
             )
@@ -300,7 +300,7 @@ class StripeConnector:
         if request.merchant_initiated:
             params["off_session"] = True
         try:
-            intent = self._client.v1.payment_intents.create(
+            intent = self._api().v1.payment_intents.create(
                 params=cast(Any, params), options={"idempotency_key": f"{request.reference}:authorize"}
             )
         except stripe.StripeError as exc:
@@ -326,7 +326,7 @@ class StripeConnector:
 
     def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
         return self._act(
-            lambda: self._client.v1.payment_intents.capture(
+            lambda: self._api().v1.payment_intents.capture(
                 processor_reference,
                 params={"amount_to_capture": amount},
                 options={"idempotency_key": reference},
@@ -337,14 +337,14 @@ class StripeConnector:
 
     def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
         return self._act(
-            lambda: self._client.v1.payment_intents.cancel(processor_reference, options={"idempotency_key": reference}),
+            lambda: self._api().v1.payment_intents.cancel(processor_reference, options={"idempotency_key": reference}),
             reference,
             processor_reference,
         )
 
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
         return self._act(
-            lambda: self._client.v1.refunds.create(
+            lambda: self._api().v1.refunds.create(
                 params={
                     "payment_intent": processor_reference,
                     "amount": amount,
@@ -382,7 +382,7 @@ class StripeConnector:
             intent = self._find_intent(reference)
             if intent is not None:
                 return _intent_result(intent)
-            refund = self._find(self._client.v1.refunds.list, reference)
+            refund = self._find(self._api().v1.refunds.list, reference)
             if refund is None:
                 return None
             succeeded = _get(refund, "status") in ("succeeded", "pending")
@@ -396,7 +396,7 @@ class StripeConnector:
             raise OutcomeUnknown("Stripe cannot be asked what became of the operation.") from exc
 
     def _find_intent(self, reference: str) -> Any:
-        return self._find(self._client.v1.payment_intents.list, reference)
+        return self._find(self._api().v1.payment_intents.list, reference)
 
     @staticmethod
     def _find(list_call: Any, reference: str) -> Any:
@@ -412,7 +412,7 @@ class StripeConnector:
     def verify(self) -> CredentialProblem | None:
         """One cheap authenticated call (the balance): None when Stripe takes the key."""
         try:
-            self._client.v1.balance.retrieve()
+            self._api().v1.balance.retrieve()
         except (stripe.AuthenticationError, stripe.PermissionError):
             return CredentialProblem("secret_key", "Stripe refused this secret key.")
         return None
