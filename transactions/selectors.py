@@ -186,8 +186,8 @@ def transaction_event_list(*, txn: Transaction) -> QuerySet[TransactionEvent]:
 
 
 def transaction_action_list(*, txn: Transaction) -> list[dict[str, object]]:
-    """The routing rule actions that acted on the transaction: none, since this server has no routing rules
-    (every transaction goes to the one configured connector)."""
+    """The routing rule actions that acted on the transaction: none, since this server has no routing rules (payment
+    services are chosen by `payment_service_id`, position, currency and country: docs/payment-services.md)."""
     return []
 
 
