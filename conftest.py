@@ -119,6 +119,28 @@ def api_client(token_for) -> Callable[..., APIClient]:
     return make
 
 
+@pytest.fixture(scope="session")
+def all_accounts_private_key_pem() -> str:
+    return generate_private_key()[1]
+
+
+@pytest.fixture
+def all_accounts_client(db, all_accounts_private_key_pem) -> Callable[..., APIClient]:
+    """`all_accounts_client(scopes=["merchant-accounts.read"])`: a client whose real ES512 token is signed by an API
+    key made for every merchant account (`create_api_key --merchant-account all`)."""
+    api_key_register(public_key_pem=public_pem_of(all_accounts_private_key_pem), merchant_account=None)
+
+    def make(scopes: list[str] | None = None, merchant_account_id: str | None = None) -> APIClient:
+        client = APIClient()
+        headers = {"HTTP_AUTHORIZATION": f"Bearer {mint_token(all_accounts_private_key_pem, scopes=scopes)}"}
+        if merchant_account_id:
+            headers["HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID"] = merchant_account_id
+        client.credentials(**headers)
+        return client
+
+    return make
+
+
 @pytest.fixture
 def anonymous_client() -> APIClient:
     return APIClient()

@@ -6,9 +6,10 @@ from typing import TypeVar
 from django.core.exceptions import ValidationError
 from django.db.models import F, Model, OrderBy, Q, QuerySet
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer, ShippingDetails
 from payments.accounts.models import MerchantAccount
-from payments.errors import NotFound
+from payments.errors import DomainError, Forbidden, NotFound
 
 M = TypeVar("M", bound=Model)
 
@@ -24,14 +25,43 @@ def buyer_search(queryset: QuerySet[Buyer], term: str) -> QuerySet[Buyer]:
 
 
 def buyer_get(
-    *, merchant_account: MerchantAccount, id: uuid.UUID | str | None = None, external_identifier: str | None = None
+    *,
+    merchant_account: MerchantAccount,
+    id: uuid.UUID | str | None = None,
+    external_identifier: str | None = None,
+    access: BuyerAccess = UNRESTRICTED,
 ) -> Buyer:
-    """One buyer by id or external identifier; another account's buyer is not found, like a missing one."""
+    """One buyer by id or external identifier; another account's buyer, or one `access` may not touch (not the
+    token's pinned buyer), is not found, like a missing one. A caller confined to no buyer names none (403)."""
+    access.require_pinned_buyer(what="buyers", pointer="/buyer_id", location="path")
     lookup = {"id": id} if id is not None else {"external_identifier": external_identifier}
     try:
-        return buyer_list(merchant_account=merchant_account).get(**lookup)
+        return access.confine(buyer_list(merchant_account=merchant_account), path=None).get(**lookup)
     except (Buyer.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The buyer could not be found.") from exc
+
+
+def buyer_named(
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: uuid.UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    access: BuyerAccess = UNRESTRICTED,
+) -> Buyer | None:
+    """The buyer a request's body names (by id when it gives both), None when it names none; one the token may not
+    name is a 403 (`buyers.access`), a missing one a 400 at the field that named it. What every write that takes
+    `buyer_id` / `buyer_external_identifier` calls."""
+    access.require_named(buyer_id=buyer_id, buyer_external_identifier=buyer_external_identifier)
+    if buyer_id is None and buyer_external_identifier is None:
+        return None
+    pointer = "/buyer_id" if buyer_id is not None else "/buyer_external_identifier"
+    try:
+        buyer = buyer_get(merchant_account=merchant_account, id=buyer_id, external_identifier=buyer_external_identifier)
+    except NotFound as exc:
+        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
+    if not access.owns(buyer):  # named by a field the token does not pin, and not its buyer
+        raise Forbidden("This token only allows the buyer it was issued for.", pointer=pointer)
+    return buyer
 
 
 def shipping_details_list(*, buyer: Buyer) -> QuerySet[ShippingDetails]:
@@ -40,12 +70,18 @@ def shipping_details_list(*, buyer: Buyer) -> QuerySet[ShippingDetails]:
 
 
 def shipping_details_get(
-    *, merchant_account: MerchantAccount, buyer_id: uuid.UUID | str, id: uuid.UUID | str
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: uuid.UUID | str,
+    id: uuid.UUID | str,
+    access: BuyerAccess = UNRESTRICTED,
 ) -> ShippingDetails:
-    """One of a buyer's shipping details, in one query; another buyer's or another account's details are not found,
-    exactly like missing ones."""
+    """One of a buyer's shipping details, in one query; another buyer's or another account's details, or those of a
+    buyer `access` may not touch, are not found, exactly like missing ones."""
+    access.require_pinned_buyer(what="shipping details", pointer="/buyer_id", location="path")
     try:
-        return ShippingDetails.objects.get(buyer__merchant_account=merchant_account, buyer_id=buyer_id, id=id)
+        details = access.confine(ShippingDetails.objects.all())
+        return details.get(buyer__merchant_account=merchant_account, buyer_id=buyer_id, id=id)
     except (ShippingDetails.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The shipping details could not be found.") from exc
 

@@ -11,6 +11,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 from payments.vault.services import (
     vaulted_card_delete,
     vaulted_card_shorten_expiry,
@@ -79,10 +80,35 @@ def checkout_session_create(
 
 @transaction.atomic
 def checkout_session_update(
-    *, session: CheckoutSession, expires_in: int | None = None, **changes: Any
+    *,
+    session: CheckoutSession,
+    expires_in: int | None = None,
+    amount: int | Unchanged | None = UNCHANGED,
+    currency: str | Unchanged | None = UNCHANGED,
+    country: str | Unchanged | None = UNCHANGED,
+    cart_items: list[dict[str, Any]] | Unchanged | None = UNCHANGED,
+    metadata: dict[str, str] | Unchanged | None = UNCHANGED,
+    buyer: dict[str, Any] | Unchanged | None = UNCHANGED,
+    airline: dict[str, Any] | Unchanged | None = UNCHANGED,
+    intent: str | Unchanged | None = UNCHANGED,
+    payment_source: str | Unchanged | None = UNCHANGED,
+    merchant_initiated: bool | Unchanged | None = UNCHANGED,
+    is_subsequent_payment: bool | Unchanged | None = UNCHANGED,
 ) -> CheckoutSession:
     """Apply the given fields (absent keep, null clears); `expires_in` restarts the clock, never past a card's 5 min."""
-    _check_fields(changes)
+    changes = changed_fields(
+        amount=amount,
+        currency=currency,
+        country=country,
+        cart_items=cart_items,
+        metadata=metadata,
+        buyer=buyer,
+        airline=airline,
+        intent=intent,
+        payment_source=payment_source,
+        merchant_initiated=merchant_initiated,
+        is_subsequent_payment=is_subsequent_payment,
+    )
     now = timezone.now()
     session = _lock(session, live_at=now)
     for name, value in changes.items():

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "paymentservices",
     "transactions",
     "webhooks",
+    "threedsecure",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -68,6 +69,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "payments.middleware.body.BodySizeLimitMiddleware",
+    "payments.middleware.query.NulQueryMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -244,6 +246,8 @@ JWT_LEEWAY_SECONDS = env.int("JWT_LEEWAY_SECONDS", default=30)
 # within this many seconds, and at once in the process that revoked it.
 API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
 VERIFIED_TOKEN_CACHE_SIZE = env.int("VERIFIED_TOKEN_CACHE_SIZE", default=10_000)
+# The longest an embed token (a browser's, so one that can leak) may live, from its `iat`: beyond it, 401.
+EMBED_TOKEN_MAX_LIFETIME_SECONDS = env.int("EMBED_TOKEN_MAX_LIFETIME_SECONDS", default=86_400)
 
 # Pagination cursors are signed with their own key so rotating the session secret does not break them.
 CURSOR_SIGNING_KEY = env.str("CURSOR_SIGNING_KEY", default=SECRET_KEY)
@@ -287,6 +291,7 @@ LOGGING = {
         "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
         "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
         "request_path": {"()": "payments.ops.logging.RequestPathFilter"},
+        "dev_server": {"()": "payments.ops.logging.DevServerRequestFilter"},
     },
     "formatters": {
         "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
@@ -296,13 +301,13 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id", "request_path", "card_data"],
+            "filters": ["request_id", "request_path", "dev_server", "card_data"],
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # Every handler must carry the `request_path` and `card_data` filters. Django's default logging config gives
-    # `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing them sends
-    # those records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    # Every handler must carry the `request_path`, `dev_server` and `card_data` filters. Django's default logging
+    # config gives `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing
+    # them sends those records to the root's filtered handler instead of printing (or mailing) them unmasked.
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},

@@ -22,5 +22,6 @@ urlpatterns = [
     path("", include("transactions.api.urls")),
     path("", include("paymentservices.api.urls")),
     path("", include("webhooks.api.urls")),
+    path("", include("threedsecure.api.urls")),
     path("", include("payments.api.urls")),
 ]

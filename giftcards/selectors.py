@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.selectors import buyer_owned
 from giftcards.errors import GiftCardError, InvalidGiftCard
 from giftcards.hashing import display_digits
@@ -32,10 +33,12 @@ def gift_card_list(*, merchant_account: MerchantAccount) -> QuerySet[GiftCard]:
     return GiftCard.objects.filter(merchant_account=merchant_account).select_related("issued_card__service", "buyer")
 
 
-def gift_card_get(*, merchant_account: MerchantAccount, id: UUID | str) -> GiftCard:
-    """One stored gift card; another account's card is not found, like a missing one."""
+def gift_card_get(*, merchant_account: MerchantAccount, id: UUID | str, access: BuyerAccess = UNRESTRICTED) -> GiftCard:
+    """One stored gift card; another account's card, or one `access` may not touch (another buyer's), is not found,
+    like a missing one. A caller confined to no buyer names none (403)."""
+    access.require_pinned_buyer(what="stored gift cards", pointer="/gift_card_id", location="path")
     try:
-        return gift_card_list(merchant_account=merchant_account).get(id=id)
+        return access.confine(gift_card_list(merchant_account=merchant_account)).get(id=id)
     except (GiftCard.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound("The gift card could not be found.") from exc
 
@@ -47,10 +50,13 @@ def gift_card_list_for_buyer(
     buyer_external_identifier: str | None = None,
     sort_by: str | None = None,
     order_by: str = "desc",
+    access: BuyerAccess = UNRESTRICTED,
 ) -> QuerySet[GiftCard]:
-    """One buyer's stored gift cards, newest first unless sorted by use; an unknown buyer has none."""
+    """One buyer's stored gift cards, newest first unless sorted by use; an unknown buyer has none, and so has one
+    `access` may not touch (a buyer it does not pin: 403 when named by the claim the token pins)."""
+    access.require_named(buyer_id=buyer_id, buyer_external_identifier=buyer_external_identifier, creating=False)
     return buyer_owned(
-        gift_card_list(merchant_account=merchant_account),
+        access.confine(gift_card_list(merchant_account=merchant_account)),
         buyer_id=buyer_id,
         buyer_external_identifier=buyer_external_identifier,
         sort_field=SORT_FIELDS[sort_by] if sort_by is not None else None,
@@ -91,14 +97,15 @@ def gift_card_balance_of_stored(gift_card: GiftCard) -> GiftCardBalance:
 
 
 def gift_card_balances(
-    *, merchant_account: MerchantAccount, items: list[BalanceItem], endpoint: str
+    *, merchant_account: MerchantAccount, items: list[BalanceItem], endpoint: str, access: BuyerAccess = UNRESTRICTED
 ) -> list[GiftCardBalance]:
     """One summary per item, in order: `{"id"}` items name stored cards, `{"number", "pin"}` items are checked.
 
     Every stored id is resolved before any number is checked, so a request naming a missing card (400)
-    counts no PIN failures. An unknown number and a wrong PIN give the same `invalid_gift_card` item.
+    counts no PIN failures. An unknown number and a wrong PIN give the same `invalid_gift_card` item. A stored card
+    `access` may not touch (another buyer's) is missing, like one that does not exist.
     """
-    stored = _stored_by_id(merchant_account, items)
+    stored = _stored_by_id(merchant_account, items, access)
     return [
         gift_card_balance_of_stored(stored[item["id"]])
         if "id" in item
@@ -114,6 +121,7 @@ def gift_card_summaries_for_buyer(
     buyer_external_identifier: str | None = None,
     sort_by: str | None = None,
     order_by: str = "desc",
+    access: BuyerAccess = UNRESTRICTED,
 ) -> list[GiftCardBalance]:
     """A buyer's stored cards as balance summaries (see `gift_card_list_for_buyer` for the filters)."""
     gift_cards = gift_card_list_for_buyer(
@@ -122,15 +130,21 @@ def gift_card_summaries_for_buyer(
         buyer_external_identifier=buyer_external_identifier,
         sort_by=sort_by,
         order_by=order_by,
+        access=access,
     )
     return [gift_card_balance_of_stored(gift_card) for gift_card in gift_cards]
 
 
-def _stored_by_id(merchant_account: MerchantAccount, items: list[BalanceItem]) -> dict[UUID, GiftCard]:
+def _stored_by_id(
+    merchant_account: MerchantAccount, items: list[BalanceItem], access: BuyerAccess
+) -> dict[UUID, GiftCard]:
     ids = [item["id"] for item in items if "id" in item]
     if not ids:
         return {}
-    found = {card.id: card for card in gift_card_list(merchant_account=merchant_account).filter(id__in=ids)}
+    first = next(index for index, item in enumerate(items) if "id" in item)
+    access.require_pinned_buyer(what="stored gift cards", pointer=f"/items/{first}/id")
+    stored = access.confine(gift_card_list(merchant_account=merchant_account))
+    found = {card.id: card for card in stored.filter(id__in=ids)}
     for index, item in enumerate(items):
         if "id" in item and item["id"] not in found:
             raise DomainError("No stored gift card with this id exists.", pointer=f"/items/{index}/id")
@@ -192,19 +206,23 @@ def issued_card_for_payment(
     pin: str | None = None,
     gift_card_id: UUID | None = None,
     pointer: str = "/",
+    access: BuyerAccess = UNRESTRICTED,
 ) -> IssuedGiftCard:
     """The issued card a payment names, by `number` + `pin` or by a stored `gift_card_id`.
 
     An unknown number and a wrong PIN raise the same `InvalidGiftCard` (400, `invalid_gift_card`); an id
     that is not one of the account's stored cards is a 400 too. `pointer` places the error in the
     caller's body (e.g. "/gift_cards/1"). Says nothing of the card's state: `issued_card_redeem` refuses
-    inactive and expired cards.
+    inactive and expired cards. A stored card `access` may not touch (another buyer's) is missing, like one that does
+    not exist; a caller confined to no buyer may name no stored card (403).
     """
     if gift_card_id is not None and (number is None or pin is None):
+        id_pointer = f"{pointer.rstrip('/')}/id"
+        access.require_pinned_buyer(what="stored gift cards", pointer=id_pointer)
         try:
-            return gift_card_get(merchant_account=merchant_account, id=gift_card_id).issued_card
+            return gift_card_get(merchant_account=merchant_account, id=gift_card_id, access=access).issued_card
         except NotFound as exc:
-            raise DomainError("No stored gift card with this id exists.", pointer=f"{pointer.rstrip('/')}/id") from exc
+            raise DomainError("No stored gift card with this id exists.", pointer=id_pointer) from exc
     if gift_card_id is not None or number is None or pin is None:
         raise ValueError("Pass either gift_card_id, or number and pin.")
     try:

@@ -26,8 +26,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer
-from buyers.selectors import buyer_get
+from buyers.selectors import buyer_named
 from giftcards import lockout
 from giftcards.errors import (
     GiftCardExpired,
@@ -41,9 +42,9 @@ from giftcards.hashing import display_digits, number_hash, pin_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.providers import provider_for
 from payments.accounts.models import MerchantAccount
-from payments.errors import DomainError, DuplicateRecord, NotFound
+from payments.errors import DomainError, DuplicateRecord
 from payments.outbox import outbox_publish
-from payments.validators import MAX_AMOUNT, validate_currency
+from payments.validators import MAX_AMOUNT, validate_payment_currency
 from payments.vault.cards import luhn_valid
 
 # Issued numbers: the program's 6-digit BIN, 12 random digits and a Luhn check digit (19 digits). The API
@@ -183,9 +184,11 @@ def _require_issue_terms(*, amount: int, currency: str, expires_at: datetime | N
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= MAX_AMOUNT:
         raise InvalidAmount(f"The amount must be a whole number from 1 to {MAX_AMOUNT}.", pointer="/amount")
     try:
-        validate_currency(currency)
+        validate_payment_currency(currency)
     except ValidationError as exc:
-        raise DomainError("The currency must be an ISO 4217 code.", pointer="/currency") from exc
+        raise DomainError(
+            f"The currency must be an ISO 4217 currency money can be paid in: {exc.messages[0]}", pointer="/currency"
+        ) from exc
     if expires_at is not None and expires_at <= timezone.now():
         raise DomainError("The expiry must be in the future.", pointer="/expires_at")
 
@@ -342,11 +345,21 @@ def gift_card_store(
     buyer_id: uuid.UUID | None = None,
     buyer_external_identifier: str | None = None,
     endpoint: str = DEFAULT_CHECK_ENDPOINT,
+    access: BuyerAccess = UNRESTRICTED,
 ) -> GiftCard:
-    """Store the card whose number and PIN match, for the buyer if one is named; storing it again returns
-    the first record. Unknown number and wrong PIN are the same `InvalidGiftCard`; an expired or
-    inactive card is refused only after both matched."""
-    buyer = _buyer_for_store(merchant_account, buyer_id=buyer_id, external_identifier=buyer_external_identifier)
+    """Store the card whose number and PIN match, for the buyer if one is named (one `access` allows, checked before
+    the PIN); storing it again returns the first record. Unknown number and wrong PIN are the same
+    `InvalidGiftCard`; an expired or inactive card is refused only after both matched."""
+    if buyer_id is not None and buyer_external_identifier is not None:
+        raise DomainError(
+            "Give either buyer_id or buyer_external_identifier, not both.", pointer="/buyer_external_identifier"
+        )
+    buyer = buyer_named(
+        merchant_account=merchant_account,
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        access=access,
+    )
     card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
     issued_card_require_usable(card)
     return _stored_get_or_create(merchant_account=merchant_account, buyer=buyer, card=card)
@@ -356,23 +369,6 @@ def gift_card_store(
 def gift_card_delete(*, gift_card: GiftCard) -> None:
     """Forget the stored reference; the issued card and its money are untouched."""
     gift_card.delete()
-
-
-def _buyer_for_store(
-    merchant_account: MerchantAccount, *, buyer_id: uuid.UUID | None, external_identifier: str | None
-) -> Buyer | None:
-    if buyer_id is not None and external_identifier is not None:
-        raise DomainError(
-            "Give either buyer_id or buyer_external_identifier, not both.", pointer="/buyer_external_identifier"
-        )
-    if buyer_id is None and external_identifier is None:
-        return None
-    pointer = "/buyer_id" if buyer_id is not None else "/buyer_external_identifier"
-    try:
-        return buyer_get(merchant_account=merchant_account, id=buyer_id, external_identifier=external_identifier)
-    except NotFound as exc:
-        # The body names something that is not there: a bad request, not a missing URL.
-        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
 def _stored_get_or_create(*, merchant_account: MerchantAccount, buyer: Buyer | None, card: IssuedGiftCard) -> GiftCard:

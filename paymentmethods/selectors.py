@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.selectors import buyer_owned
 from paymentmethods.models import PaymentMethod
 from payments.accounts.models import MerchantAccount
@@ -18,15 +19,23 @@ _NOT_FOUND = "The payment method could not be found."
 SORT_FIELDS = ("last_used_at", "usage_count", "cit_last_used_at", "cit_usage_count")
 
 
-def payment_method_list(*, merchant_account: MerchantAccount) -> QuerySet[PaymentMethod]:
-    """The account's stored methods with their card and buyer, in one query; pagination orders them."""
-    return PaymentMethod.objects.filter(merchant_account=merchant_account).select_related("card", "buyer")
+def payment_method_list(
+    *, merchant_account: MerchantAccount, access: BuyerAccess = UNRESTRICTED
+) -> QuerySet[PaymentMethod]:
+    """The account's stored methods `access` may see (an embed token: its pinned buyer's), with their card and buyer,
+    in one query; pagination orders them."""
+    methods = PaymentMethod.objects.filter(merchant_account=merchant_account).select_related("card", "buyer")
+    return access.confine(methods)
 
 
-def payment_method_get(*, merchant_account: MerchantAccount, id: UUID | str) -> PaymentMethod:
-    """One stored method; another account's method is not found, like a missing one."""
+def payment_method_get(
+    *, merchant_account: MerchantAccount, id: UUID | str, access: BuyerAccess = UNRESTRICTED
+) -> PaymentMethod:
+    """One stored method; another account's method, or one `access` may not touch (another buyer's), is not found,
+    like a missing one. A caller confined to no buyer names none (403)."""
+    access.require_pinned_buyer(what="stored payment methods", pointer="/payment_method_id", location="path")
     try:
-        return payment_method_list(merchant_account=merchant_account).get(id=id)
+        return payment_method_list(merchant_account=merchant_account, access=access).get(id=id)
     except (PaymentMethod.DoesNotExist, ValueError, ValidationError) as exc:
         raise NotFound(_NOT_FOUND) from exc
 
@@ -38,10 +47,15 @@ def payment_method_list_for_buyer(
     buyer_external_identifier: str | None = None,
     sort_by: str | None = None,
     order_by: str = "desc",
+    access: BuyerAccess = UNRESTRICTED,
 ) -> QuerySet[PaymentMethod]:
-    """One buyer's methods, newest first unless sorted by use; an unknown buyer has none."""
+    """One buyer's methods, newest first unless sorted by use; an unknown buyer has none, and so has one `access` may
+    not touch (a buyer it does not pin: 403 when named by the claim the token pins)."""
+    access.require_named(buyer_id=buyer_id, buyer_external_identifier=buyer_external_identifier, creating=False)
+    if access.restricted and buyer_id is None and buyer_external_identifier is None:
+        access.require_pinned_buyer(what="stored payment methods", pointer="/buyer_id")
     return buyer_owned(
-        payment_method_list(merchant_account=merchant_account),
+        payment_method_list(merchant_account=merchant_account, access=access),
         buyer_id=buyer_id,
         buyer_external_identifier=buyer_external_identifier,
         sort_field=sort_by,

@@ -11,22 +11,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer
+from buyers.selectors import buyer_named
+from checkout.selectors import checkout_session_card
 from paymentmethods.models import PaymentMethod
 from paymentmethods.notifications import CREATED, DELETED, UPDATED, payment_method_notify
-from payments.models import MerchantAccount, VaultedCard
+from payments.accounts.models import MerchantAccount
+from payments.errors import DomainError
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 from payments.vault import crypto
+from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_set_expiration, vaulted_card_store
 
 # Long enough for the merchant to record a renewed card's new expiry date (PUT), short enough not to keep a
 # dead card number for ever.
 RETENTION_AFTER_EXPIRY = timedelta(days=90)
-UPDATABLE_FIELDS = ("expiration", "scheme_transaction_id", "scheme_transaction_id_scheme", "transaction_link_id")
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,37 @@ def card_retention_deadline(*, expiration_month: int, expiration_year: int) -> d
 
 def _existing(buyer: Buyer, fingerprint: str) -> PaymentMethod | None:
     return PaymentMethod.objects.select_related("card", "buyer").filter(buyer=buyer, fingerprint=fingerprint).first()
+
+
+def payment_method_create(
+    *,
+    merchant_account: MerchantAccount,
+    buyer_id: UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    card: CardToStore | None = None,
+    checkout_session_id: UUID | None = None,
+    external_identifier: str | None = None,
+    access: BuyerAccess = UNRESTRICTED,
+) -> PaymentMethod:
+    """`POST /payment-methods`: keep `card`, or the card a checkout session holds, for the buyer the body names (one
+    `access` allows; a missing buyer is a 400 at the field naming it, a missing session a 404)."""
+    buyer = buyer_named(
+        merchant_account=merchant_account,
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        access=access,
+    )
+    if buyer is None:
+        raise DomainError("Give buyer_id or buyer_external_identifier.", pointer="/buyer_id")
+    if checkout_session_id is not None:
+        card = card_to_store_from_vault(
+            checkout_session_card(merchant_account=merchant_account, session_id=checkout_session_id)
+        )
+    if card is None:
+        raise ValueError("Pass either card or checkout_session_id.")
+    return payment_method_store(
+        merchant_account=merchant_account, buyer=buyer, card=card, external_identifier=external_identifier
+    )
 
 
 def payment_method_store(
@@ -110,12 +147,22 @@ def _restore(method: PaymentMethod, *, card: CardToStore, external_identifier: s
     return _apply(method, changes) if changes else method
 
 
-def payment_method_update(*, method: PaymentMethod, **changes: Any) -> PaymentMethod:
+def payment_method_update(
+    *,
+    method: PaymentMethod,
+    expiration: tuple[int, int] | Unchanged = UNCHANGED,
+    scheme_transaction_id: str | Unchanged | None = UNCHANGED,
+    scheme_transaction_id_scheme: str | Unchanged | None = UNCHANGED,
+    transaction_link_id: str | Unchanged | None = UNCHANGED,
+) -> PaymentMethod:
     """Apply the given fields only: `expiration` as (month, year), the stored-credential references (null clears
     one; clearing `scheme_transaction_id` clears its scheme, setting it without a scheme takes the card's)."""
-    unknown = set(changes) - set(UPDATABLE_FIELDS)
-    if unknown:
-        raise TypeError(f"Not updatable: {sorted(unknown)}")
+    changes: dict[str, Any] = changed_fields(
+        expiration=expiration,
+        scheme_transaction_id=scheme_transaction_id,
+        scheme_transaction_id_scheme=scheme_transaction_id_scheme,
+        transaction_link_id=transaction_link_id,
+    )
     if "scheme_transaction_id" in changes:
         if changes["scheme_transaction_id"] is None:
             changes["scheme_transaction_id_scheme"] = None

@@ -21,6 +21,12 @@ def detail(location: str, pointer: str | None, message: str, type_: str) -> dict
     return {"location": location, "pointer": pointer or "/", "message": message, "type": type_}
 
 
+class Forbidden(DomainError):
+    """The token may not do this, whatever the objects involved (also reported as 403)."""
+
+    status = 403
+
+
 class NotFound(DomainError):
     status = 404
 

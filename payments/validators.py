@@ -28,3 +28,43 @@ def validate_currency(value: str) -> None:
     """ISO 4217 alphabetic code, upper case."""
     if value not in _currencies():
         raise ValidationError(f"Unknown ISO 4217 currency code: {value}", code="invalid_currency")
+
+
+# Codes ISO 4217 lists that are not money anyone is paid in: no card is charged, no gift card is loaded in them.
+# The X-codes that are not a country's currency (XAF, XCD, XCG, XOF and XPF are, and stay payable), and the
+# fund codes (ISO's "fund" flag): indexed units of account and same-day/next-day variants of a currency.
+NOT_PAYABLE_CURRENCIES = {
+    "XXX": "the code for transactions where no currency is involved",
+    "XTS": "a code reserved for testing",
+    "XAU": "gold, not a currency",
+    "XAG": "silver, not a currency",
+    "XPD": "palladium, not a currency",
+    "XPT": "platinum, not a currency",
+    "XDR": "the IMF's special drawing right, a unit of account",
+    "XBA": "a bond markets unit of account",
+    "XBB": "a bond markets unit of account",
+    "XBC": "a bond markets unit of account",
+    "XBD": "a bond markets unit of account",
+    "XSU": "the SUCRE, a unit of account between central banks",
+    "XUA": "the African Development Bank's unit of account",
+    "XAD": "the Arab Monetary Fund's accounting dinar, a unit of account",
+    "BOV": "a fund code (Bolivia's Mvdol)",
+    "CHE": "a fund code (WIR euro)",
+    "CHW": "a fund code (WIR franc)",
+    "CLF": "a fund code (Chile's Unidad de Fomento)",
+    "COU": "a fund code (Colombia's Unidad de Valor Real)",
+    "MXV": "a fund code (Mexico's Unidad de Inversion)",
+    "USN": "a fund code (US dollar, next day)",
+    "UYI": "a fund code (Uruguay's indexed peso)",
+    "UYW": "a fund code (Uruguay's Unidad Previsional)",
+}
+
+
+def validate_payment_currency(value: str) -> None:
+    """An ISO 4217 code a payment can be made in: a currency, not a test code, metal, fund or unit of account."""
+    validate_currency(value)
+    reason = NOT_PAYABLE_CURRENCIES.get(value)
+    if reason is not None:
+        raise ValidationError(
+            f"{value} cannot be used for a payment: ISO 4217 lists it as {reason}.", code="currency_not_payable"
+        )

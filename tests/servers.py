@@ -19,8 +19,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from tests.logscan import LogScan
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "config" / "gunicorn.conf.py"
@@ -88,17 +91,44 @@ def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = (), app: str = "con
                 process.wait(timeout=10)
 
 
-def _wait_until_serving(server: Server) -> None:
+@contextmanager
+def runserver(env: dict[str, str], *, scan: LogScan) -> Iterator[Server]:
+    """Django's development server, as `make run` starts it (without the autoreloader, so one process), on a free
+    loopback port. Everything it logs joins the session's log scan (`scan`) when it stops."""
+    port = free_port()
+    environment = {
+        **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        **env,
+    }
+    command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        server = Server(f"http://127.0.0.1:{port}", port, process, log)
+        try:
+            _wait_until_serving(server, name="runserver")
+            yield server
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+            scan.add_lines(server.output().splitlines(), source="runserver")
+
+
+def _wait_until_serving(server: Server, *, name: str = "gunicorn") -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited: {server.output()[-2000:]}")
+            raise RuntimeError(f"{name} exited: {server.output()[-2000:]}")
         try:
             with urllib.request.urlopen(server.url + "/healthz", timeout=2):  # noqa: S310 - loopback
                 return
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError("gunicorn did not start serving within 60 seconds")
+    raise RuntimeError(f"{name} did not start serving within 60 seconds")
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The attack of a stolen dump, run against this server (docs/card-data.md, "Keyed digests").
 
 Real requests store cards, pay with card numbers, security codes and gift card PINs (with `Idempotency-Key`,
-split tender, a checkout session, a stored payment method, stored gift cards, balances, a locked-out gift card).
+split tender, a checkout session, a stored payment method, stored gift cards, balances, a locked-out gift card, a
+3-D Secure scenario's card condition).
 Then the test takes what an attacker with a copy of the storage would have: every text and bytes value of every
 row of every table, and every key and value of both caches (Redis when REDIS_URL is set). It tries what a
 dump was found to give away before: for candidate numbers, codes and PINs around the real ones (the stored
@@ -70,7 +71,8 @@ class Secrets:
     """Every number, code and PIN the requests sent, and the request bodies that carried them."""
 
     numbers: list[str] = field(default_factory=list)
-    codes: list[str] = field(default_factory=list)
+    codes: list[str] = field(default_factory=list)  # one per number, in the same order
+    numbers_without_code: list[str] = field(default_factory=list)  # sent alone (a 3-D Secure scenario's condition)
     pins: list[tuple[str, str]] = field(default_factory=list)  # (gift card number, PIN)
     gift_card_numbers: list[str] = field(default_factory=list)
     # (method, path, Prefer, body) of every request that carried card data, as sent.
@@ -210,6 +212,12 @@ def make_everything(api_client, anonymous_client, merchant_account) -> Secrets:
         **{**SDK_DEFAULTS, "store": True},
     }
     send(client, secrets, "POST", "/transactions", store, HTTP_IDEMPOTENCY_KEY="pay-store")
+
+    # A sandbox 3-D Secure scenario whose condition is a card number: kept as a keyed digest, BIN and last 4.
+    number = fresh_card("400000")
+    secrets.numbers_without_code.append(number)
+    scenario = {"conditions": {"card_number": number}, "outcome": {"authentication": {"transaction_status": "Y"}}}
+    send(client, secrets, "POST", "/three-ds-scenarios", scenario)
     return secrets
 
 
@@ -331,7 +339,7 @@ def attack(secrets: Secrets, windows: set[str], ratelimit_keys: Callable[[str], 
                 preimages += old_fingerprint_preimages(method, path, prefer, replace_in(body, secret, candidate))
         return preimages
 
-    for number in secrets.numbers:
+    for number in [*secrets.numbers, *secrets.numbers_without_code]:
         # The stored BIN and last 4 leave the middle digits to sweep, Luhn-valid numbers only.
         for candidate in sweep(number[6:-4], lambda middle, n=number: n[:6] + middle + n[-4:], luhn_valid):
             test("card number", candidate, [candidate, *rebuilt(number, candidate)])
@@ -409,7 +417,7 @@ def test_a_dump_gives_away_no_number_code_or_pin(api_client, anonymous_client, m
     assert RateLimitEvent.objects.filter(subject_kind="gift_card").exists()
     assert any(":rl:" in value for value in cache_dump())  # the counters are in the dump too
     assert found == []
-    for secret in [*secrets.numbers, *secrets.gift_card_numbers]:
+    for secret in [*secrets.numbers, *secrets.numbers_without_code, *secrets.gift_card_numbers]:
         assert secret not in haystack
     for secret in [*secrets.codes, *(pin for _, pin in secrets.pins)]:
         assert not holds_in_clear(haystack, secret), secret

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.conformance import (
     account_scenarios,
+    merchant_scenarios,
     payment_service_scenarios,
     resource_scenarios,
     transaction_scenarios,
@@ -24,7 +25,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def world(api_client, merchant_account, settings) -> World:
+def world(api_client, all_accounts_client, merchant_account, settings) -> World:
     from django.core.cache import caches
 
     settings.RATELIMIT_EMBED = "2/m"  # the rate-limited scenario's third request is refused
@@ -36,6 +37,7 @@ def world(api_client, merchant_account, settings) -> World:
         anonymous=APIClient(),
         embed=api_client(scopes=["embed"], embed={"amount": 1299, "currency": "USD"}),
         account=merchant_account,
+        platform=all_accounts_client(scopes=["*.read", "*.write"]),
     )
 
 
@@ -45,6 +47,7 @@ SCENARIOS = (
     + transaction_scenarios.SCENARIOS
     + account_scenarios.SCENARIOS
     + payment_service_scenarios.SCENARIOS
+    + merchant_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

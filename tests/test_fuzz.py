@@ -1,7 +1,8 @@
 """schemathesis over every operation of the app's own API document, against a real gunicorn on the test database.
 
-Authenticated with a real token carrying every scope and the merchant account header; bounded (a few examples per
-operation) and seeded: the seed is printed, and `FUZZ_SEED=<seed>` replays a run. Every check runs but one:
+Authenticated with a real token of a key made for every merchant account (so merchant account administration is
+reached too), carrying every scope and the merchant account header; bounded (a few examples per operation) and
+seeded: the seed is printed, and `FUZZ_SEED=<seed>` replays a run. Every check runs but one:
 zero 5xx, zero answers that break the document, zero status codes it does not list, 405 for a method an endpoint
 does not have, no request the document calls invalid accepted. Left out is `positive_data_acceptance` (a
 request the document allows must succeed): the document cannot state every rule a request must meet (a signed
@@ -33,6 +34,7 @@ from paymentservices.models import PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import database_url, gunicorn
 from tests.test_openapi import registered_api_endpoints
+from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.tests.factories import subscription_for
 
@@ -74,6 +76,9 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(PaymentServiceFactory(merchant_account=account).pk),
         ],
         "payment_service_definition_id": ["mock-card", "stripe-card"],
+        "merchant_account_id": [account.pk],
+        "three_ds_configuration_id": [str(ThreeDSConfigurationFactory(merchant_account=account).pk)],
+        "three_ds_scenario_id": [str(scenario_for(account, amount=1, card_number="4111111111111111").pk)],
     }
 
 
@@ -85,7 +90,9 @@ def _config(objects: dict[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_account, private_key_pem, settings, tmp_path):
+def test_schemathesis_finds_no_failure_in_any_operation(
+    all_accounts_client, merchant_account, all_accounts_private_key_pem, settings, tmp_path
+):
     seed = int(os.environ.get("FUZZ_SEED") or random.randrange(2**31))
     print(f"schemathesis seed: {seed} (replay with FUZZ_SEED={seed})")
     objects = _objects(merchant_account, settings)
@@ -94,7 +101,8 @@ def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_accoun
     assert path_ids <= set(objects), f"add a real object for {path_ids - set(objects)} to _objects"
     config = tmp_path / "schemathesis.toml"
     config.write_text(_config(objects))
-    token = mint_token(private_key_pem, scopes=["*.read", "*.write"], expires_in=3600)
+    # A key made for every account reaches merchant account administration too; the header picks `default`.
+    token = mint_token(all_accounts_private_key_pem, scopes=["*.read", "*.write"], expires_in=3600)
     env = {
         "DATABASE_URL": database_url(connection.settings_dict),
         "WEB_CONCURRENCY": "2",

@@ -51,6 +51,19 @@ def test_create_get_capture_refund_and_list_refunds(sdk):
     assert sdk.transactions.get(transaction_id=created.id).refunded_amount == 1000
 
 
+def test_the_sdk_lists_every_refund_of_a_transaction_past_twenty(sdk):
+    # The SDK's refunds list takes no cursor: a server that paged it at 20 hid the rest from SDK users.
+    created = sdk.transactions.create(amount=5000, currency="USD", payment_method=CARD, intent="capture")
+    made = [sdk.transactions.refunds.create(transaction_id=created.id, amount=10).id for _ in range(25)]
+
+    listed = sdk.transactions.refunds.list(transaction_id=created.id)
+
+    assert [item.id for item in listed.items] == made[::-1]  # newest first
+    assert listed.next_cursor is None
+    assert listed.previous_cursor is None
+    assert sdk.transactions.get(transaction_id=created.id).refunded_amount == 250
+
+
 def test_capture_and_void_with_prefer_return_the_wrappers(sdk):
     first = sdk.transactions.create(amount=500, currency="USD", payment_method=CARD)
     second = sdk.transactions.create(amount=700, currency="USD", payment_method=CARD)

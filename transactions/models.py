@@ -276,6 +276,11 @@ class RefundTargetType(models.TextChoices):
     GIFT_CARD_REDEMPTION = "gift-card-redemption"
 
 
+# Upstream answers a transaction's refunds whole, in one page of at most 100 (its `limit`'s maximum): so a
+# transaction takes at most this many refund attempts (declined and failed ones included, as they are listed).
+MAX_REFUNDS_PER_TRANSACTION = 100
+
+
 class Refund(TimestampedModel):
     """Money returned to the payment method or to one gift card of a captured transaction."""
 

@@ -162,8 +162,8 @@ def transaction_metadata_contains(queryset: QuerySet[Transaction], pairs: dict[s
 
 
 def refund_list(*, txn: Transaction) -> QuerySet[Refund]:
-    """The transaction's refunds; pagination orders them."""
-    return Refund.objects.filter(transaction=txn).select_related("transaction")
+    """The transaction's refunds, newest first: all of them, at most `MAX_REFUNDS_PER_TRANSACTION`."""
+    return Refund.objects.filter(transaction=txn).select_related("transaction").order_by("-created_at", "-id")
 
 
 def refund_get(

@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
 from buyers.api.views import BuyerViewSet, ShippingDetailsViewSet
+from payments.rest.routers import ApiRouter
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("buyers", BuyerViewSet, basename="buyer")
 
 shipping_details_list = ShippingDetailsViewSet.as_view({"get": "list", "post": "create"})

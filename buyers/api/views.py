@@ -6,6 +6,7 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from buyers.access import BuyerAccess, buyer_access
 from buyers.api.serializers import BuyerInput, ShippingDetailsListOutput
 from buyers.models import Buyer, ShippingDetails
 from buyers.outputs import BuyerOutput
@@ -19,9 +20,15 @@ from buyers.services import (
     shipping_details_update,
 )
 from payments.rest.fields import validated
-from payments.rest.permissions import request_merchant_account
+from payments.rest.permissions import request_merchant_account, request_principal
 from payments.shapes.addresses import ShippingDetailsSerializer
 from payments.shapes.order import ShippingDetailsOutput
+
+
+def _access(request: Request) -> BuyerAccess:
+    """Which buyers the request may touch (`buyers.access`): an embed token, its pinned buyer only, whatever it may
+    read; only `buyers.write` lifts it."""
+    return buyer_access(request_principal(request), resource="buyers")
 
 
 class BuyerFilter(django_filters.FilterSet):
@@ -63,10 +70,16 @@ class BuyerViewSet(
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self):
-        return buyer_list(merchant_account=request_merchant_account(self.request))
+        return _access(self.request).confine(
+            buyer_list(merchant_account=request_merchant_account(self.request)), path=None
+        )
 
     def get_object(self):
-        return buyer_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["buyer_id"])
+        return buyer_get(
+            merchant_account=request_merchant_account(self.request),
+            id=self.kwargs["buyer_id"],
+            access=_access(self.request),
+        )
 
     @extend_schema(request=BuyerInput, responses={201: BuyerOutput})
     def create(self, request):
@@ -108,13 +121,18 @@ class ShippingDetailsViewSet(viewsets.GenericViewSet):
     lookup_url_kwarg = "shipping_details_id"
 
     def _buyer(self) -> Buyer:
-        return buyer_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["buyer_id"])
+        return buyer_get(
+            merchant_account=request_merchant_account(self.request),
+            id=self.kwargs["buyer_id"],
+            access=_access(self.request),
+        )
 
     def get_object(self) -> ShippingDetails:
         return shipping_details_get(
             merchant_account=request_merchant_account(self.request),
             buyer_id=self.kwargs["buyer_id"],
             id=self.kwargs["shipping_details_id"],
+            access=_access(self.request),
         )
 
     @extend_schema(responses={200: ShippingDetailsListOutput})

@@ -11,7 +11,7 @@ from payments.choices import PaymentIntent, PaymentSource
 from payments.rest.fields import (
     AmountField,
     CountryField,
-    CurrencyField,
+    PaymentCurrencyField,
     StrictBooleanField,
     StrictCharField,
     StrictSerializer,
@@ -55,7 +55,7 @@ class CheckoutSessionInput(StrictSerializer):
     buyer = GuestBuyerSerializer(required=False, allow_null=True)
     airline = AirlineSerializer(required=False, allow_null=True)
     amount = AmountField(required=False, allow_null=True)
-    currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
+    currency = PaymentCurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
     payment_service_id = UnsupportedField(
         "a checkout session does not choose the payment service: send payment_service_id with the transaction."
     )

@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
 from checkout.api.views import CheckoutSessionFieldsView, CheckoutSessionViewSet
+from payments.rest.routers import ApiRouter
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("checkout/sessions", CheckoutSessionViewSet, basename="checkout-session")
 
 urlpatterns = [

@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
 from giftcards.api.views import BuyerGiftCardViewSet, GiftCardViewSet
+from payments.rest.routers import ApiRouter
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("gift-cards", GiftCardViewSet, basename="gift-card")
 
 # config/urls.py includes this module before the buyers router, whose `buyers/{buyer_id}` would

@@ -6,10 +6,11 @@ the rate limits can be attached per action (`payments.ratelimits.throttles.RateL
 
 import django_filters
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from buyers.access import BuyerAccess, buyer_access
 from giftcards.api.serializers import (
     BuyerGiftCardsQuery,
     GiftCardBalancesInput,
@@ -23,9 +24,13 @@ from giftcards.services import gift_card_delete, gift_card_store
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
-from payments.rest.permissions import request_merchant_account
+from payments.rest.permissions import request_merchant_account, request_principal
+from payments.rest.query import query_values
 
-EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
+
+def _access(request) -> BuyerAccess:
+    """Which buyer's gift cards the request may touch (`buyers.access`): an embed token, its pinned buyer's only."""
+    return buyer_access(request_principal(request), resource="gift-cards")
 
 
 class GiftCardFilter(django_filters.FilterSet):
@@ -71,10 +76,14 @@ class GiftCardViewSet(
     lookup_url_kwarg = "gift_card_id"
 
     def get_queryset(self):
-        return gift_card_list(merchant_account=request_merchant_account(self.request))
+        return _access(self.request).confine(gift_card_list(merchant_account=request_merchant_account(self.request)))
 
     def get_object(self):
-        return gift_card_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["gift_card_id"])
+        return gift_card_get(
+            merchant_account=request_merchant_account(self.request),
+            id=self.kwargs["gift_card_id"],
+            access=_access(self.request),
+        )
 
     @extend_schema(request=GiftCardCreateInput, responses={201: GiftCardOutput})
     def create(self, request):
@@ -86,9 +95,11 @@ class GiftCardViewSet(
         `embed` claim names.
         """
         data = validated(GiftCardCreateInput(data=request.data))
-        _require_pinned_buyer(request, data)
         gift_card = gift_card_store(
-            merchant_account=request_merchant_account(request), endpoint="POST /gift-cards", **data
+            merchant_account=request_merchant_account(request),
+            endpoint="POST /gift-cards",
+            access=_access(request),
+            **data,
         )
         return Response(GiftCardOutput(gift_card).data, status=status.HTTP_201_CREATED)
 
@@ -101,13 +112,16 @@ class GiftCardViewSet(
         """Check gift card balances
 
         Answers, for each item (a number and PIN, or the `id` of a stored card), the card's balance, or a
-        `balance_error_code` saying why it has none. One bad item does not fail the others.
+        `balance_error_code` saying why it has none. One bad item does not fail the others. An embed token names
+        only stored cards of the buyer it is pinned to: another buyer's `id` is missing (400), and a token that
+        pins no buyer names no stored card (403).
         """
         data = validated(GiftCardBalancesInput(data=request.data))
         balances = gift_card_balances(
             merchant_account=request_merchant_account(request),
             items=data["items"],
             endpoint="POST /gift-cards/balances",
+            access=_access(request),
         )
         return Response(GiftCardSummariesOutput({"items": balances}).data)
 
@@ -132,20 +146,10 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
         responses={200: GiftCardSummariesOutput},
     )
     def list(self, request):
-        query = BuyerGiftCardsQuery(data=request.query_params)
+        query = BuyerGiftCardsQuery(data=query_values(request))
         if not query.is_valid():
             raise QueryValidationError(query.errors)
         balances = gift_card_summaries_for_buyer(
-            merchant_account=request_merchant_account(request), **query.validated_data
+            merchant_account=request_merchant_account(request), access=_access(request), **query.validated_data
         )
         return Response(GiftCardSummariesOutput({"items": balances}).data)
-
-
-def _require_pinned_buyer(request, data: dict) -> None:
-    """An embed token stores cards only for the buyer its `embed` claim names (none if it names none)."""
-    if not request.user.is_embed:
-        return
-    pinned = {name: request.user.embed.get(name) for name in EMBED_BUYER_CLAIMS}
-    sent = {name: data.get(name) for name in EMBED_BUYER_CLAIMS}
-    if {k: str(v) for k, v in sent.items() if v is not None} != {k: str(v) for k, v in pinned.items() if v is not None}:
-        raise exceptions.PermissionDenied("This embed token may only store gift cards for the buyer it names.")

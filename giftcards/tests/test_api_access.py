@@ -105,7 +105,8 @@ def request_for(merchant_account):
             "list": ("get", "/gift-cards", None),
             "get": ("get", f"/gift-cards/{stored.id}", None),
             "delete": ("delete", f"/gift-cards/{stored.id}", None),
-            "balances": ("post", "/gift-cards/balances", {"items": [{"id": str(stored.id)}]}),
+            # By number and PIN: which stored cards an embed token may name is tests/test_embed_buyer_access.py's.
+            "balances": ("post", "/gift-cards/balances", {"items": [{"number": card.number, "pin": card.pin}]}),
             "buyer": ("get", "/buyers/gift-cards", {"buyer_id": str(stored.buyer_id)}),
         }[endpoint]
 

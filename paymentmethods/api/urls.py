@@ -1,9 +1,9 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
 from paymentmethods.api.views import BuyerPaymentMethodViewSet, PaymentMethodViewSet
+from payments.rest.routers import ApiRouter
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("payment-methods", PaymentMethodViewSet, basename="payment-method")
 
 # Listed before the buyers' routes (config/urls.py), so `/buyers/payment-methods` is not read as a buyer id.

@@ -7,13 +7,11 @@ from typing import Any
 import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from buyers.models import Buyer
-from buyers.selectors import buyer_get
-from checkout.selectors import checkout_session_card
+from buyers.access import BUYER_CLAIMS, BuyerAccess, buyer_access
 from paymentmethods.api.serializers import (
     BuyerPaymentMethodsQuery,
     PaymentMethodCreateInput,
@@ -24,21 +22,18 @@ from paymentmethods.api.serializers import (
 )
 from paymentmethods.models import PaymentMethod, PaymentMethodStatus
 from paymentmethods.selectors import payment_method_get, payment_method_list, payment_method_list_for_buyer
-from paymentmethods.services import (
-    CardToStore,
-    card_to_store_from_vault,
-    payment_method_delete,
-    payment_method_store,
-    payment_method_update,
-)
-from payments.errors import DomainError, NotFound
-from payments.models import MerchantAccount
+from paymentmethods.services import CardToStore, payment_method_create, payment_method_delete, payment_method_update
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account, request_principal
+from payments.rest.query import query_values
 
-EMBED_BUYER_CLAIMS = ("buyer_id", "buyer_external_identifier")
+
+def _access(request: Request) -> BuyerAccess:
+    """Which buyer's methods the request may touch (`buyers.access`): an embed token, its pinned buyer's only, read
+    scope or not; only `payment-methods.write` lifts it."""
+    return buyer_access(request_principal(request), resource="payment-methods")
 
 
 class PaymentMethodFilter(django_filters.FilterSet):
@@ -48,20 +43,6 @@ class PaymentMethodFilter(django_filters.FilterSet):
         field_name="status", choices=PaymentMethodStatus.choices, distinct=False
     )
     external_identifier = django_filters.CharFilter(field_name="external_identifier", max_length=200)
-
-
-def _pinned_buyer(request: Request) -> dict[str, str]:
-    """The buyer an embed token is pinned to, by the claims it names; an embed token without one sees no method."""
-    pins = request_principal(request).embed
-    pinned = {name: str(pins[name]) for name in EMBED_BUYER_CLAIMS if pins.get(name) is not None}
-    if not pinned:
-        raise exceptions.PermissionDenied("This embed token names no buyer, so it may not use stored payment methods.")
-    return pinned
-
-
-def _embed_only(request: Request) -> bool:
-    principal = request_principal(request)
-    return principal.is_embed and not principal.has_scope("payment-methods.read")
 
 
 class PaymentMethodViewSet(
@@ -84,15 +65,16 @@ class PaymentMethodViewSet(
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self) -> QuerySet[PaymentMethod]:
-        return payment_method_list(merchant_account=request_merchant_account(self.request))
+        return payment_method_list(
+            merchant_account=request_merchant_account(self.request), access=_access(self.request)
+        )
 
     def get_object(self) -> PaymentMethod:
-        method = payment_method_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["payment_method_id"]
+        return payment_method_get(
+            merchant_account=request_merchant_account(self.request),
+            id=self.kwargs["payment_method_id"],
+            access=_access(self.request),
         )
-        if _embed_only(self.request) and not _belongs_to(method, _pinned_buyer(self.request)):
-            raise NotFound("The payment method could not be found.")  # another buyer's: as if missing
-        return method
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """List stored payment methods
@@ -120,15 +102,15 @@ class PaymentMethodViewSet(
         404: The checkout session named by `id` does not exist, has expired or belongs to another merchant account.
         """
         data = validated(payment_method_create_input(request.data))
-        account = request_merchant_account(request)
-        buyer = _buyer(account, data)
-        if data["method"] == "checkout-session":
-            card = card_to_store_from_vault(checkout_session_card(merchant_account=account, session_id=data["id"]))
-        else:
-            expiry = data["expiration_date"]
-            card = CardToStore(data["number"], expiry.month, expiry.year)
-        method = payment_method_store(
-            merchant_account=account, buyer=buyer, card=card, external_identifier=data.get("external_identifier")
+        from_session = data["method"] == "checkout-session"
+        method = payment_method_create(
+            merchant_account=request_merchant_account(request),
+            buyer_id=data.get("buyer_id"),
+            buyer_external_identifier=data.get("buyer_external_identifier"),
+            card=None if from_session else CardToStore(data["number"], *_month_year(data["expiration_date"])),
+            checkout_session_id=data["id"] if from_session else None,
+            external_identifier=data.get("external_identifier"),
+            access=_access(request),
         )
         return Response(PaymentMethodOutput(method).data, status=status.HTTP_201_CREATED)
 
@@ -155,21 +137,8 @@ class PaymentMethodViewSet(
         payment_method_delete(method=instance)
 
 
-def _belongs_to(method: PaymentMethod, pinned: dict[str, str]) -> bool:
-    buyer = method.buyer
-    actual = {"buyer_id": str(buyer.pk), "buyer_external_identifier": buyer.external_identifier}
-    return all(actual[name] == value for name, value in pinned.items())
-
-
-def _buyer(account: MerchantAccount, data: dict[str, Any]) -> Buyer:
-    """The buyer the body names; a missing one is a 400 pointing at the field that named it."""
-    pointer = "/buyer_id" if data.get("buyer_id") is not None else "/buyer_external_identifier"
-    try:
-        return buyer_get(
-            merchant_account=account, id=data.get("buyer_id"), external_identifier=data.get("buyer_external_identifier")
-        )
-    except NotFound as exc:
-        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
+def _month_year(expiry: Any) -> tuple[int, int]:
+    return expiry.month, expiry.year
 
 
 class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
@@ -191,23 +160,16 @@ class BuyerPaymentMethodViewSet(RateLimitedMixin, viewsets.GenericViewSet):
         One buyer's stored payment methods (by `buyer_id` or `buyer_external_identifier`), newest first or
         sorted by use, unpaginated. An embed token sees only the buyer it is pinned to, and needs no buyer
         parameter, and its calls are rate limited per token. A buyer that does not exist has no methods."""
-        query = BuyerPaymentMethodsQuery(data=request.query_params)
+        query = BuyerPaymentMethodsQuery(data=query_values(request))
         if not query.is_valid():
             raise QueryValidationError(query.errors)
         # Every card here is usable in any country and currency: those two filters keep them all.
         params = {name: value for name, value in query.validated_data.items() if name not in ("country", "currency")}
-        if _embed_only(request):
-            params.update(_embed_buyer(request, params))
-        elif not any(params.get(name) for name in EMBED_BUYER_CLAIMS):
+        access = _access(request)
+        # A confined token lists its pinned buyer's without naming one; anyone else names the buyer.
+        if not access.restricted and not any(params.get(name) for name in BUYER_CLAIMS):
             raise QueryValidationError({"buyer_id": ["Give buyer_id or buyer_external_identifier."]})
-        methods = payment_method_list_for_buyer(merchant_account=request_merchant_account(request), **params)
+        methods = payment_method_list_for_buyer(
+            merchant_account=request_merchant_account(request), access=access, **params
+        )
         return Response(PaymentMethodSummariesOutput({"items": methods}).data)
-
-
-def _embed_buyer(request: Request, params: dict[str, Any]) -> dict[str, str]:
-    """An embed token lists its pinned buyer's methods: naming another buyer is refused."""
-    pinned = _pinned_buyer(request)
-    for name in EMBED_BUYER_CLAIMS:
-        if params.get(name) is not None and str(params[name]) != pinned.get(name, str(params[name])):
-            raise exceptions.PermissionDenied("This embed token may only list the payment methods of its own buyer.")
-    return pinned

@@ -9,7 +9,7 @@ class MerchantAccount(models.Model):
     """A merchant's tenant: every resource belongs to exactly one."""
 
     id = models.SlugField(primary_key=True, max_length=255)
-    display_name = models.CharField(max_length=200)
+    display_name = models.CharField(max_length=255)
     # Browser origins (scheme://host[:port]) allowed to call the API from a page and to frame Secure Fields.
     allowed_origins = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,8 +7,10 @@ from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.db.models import Q, QuerySet
 
 from payments.accounts.models import ApiKey, MerchantAccount
+from payments.errors import NotFound
 
 T = TypeVar("T")
 
@@ -66,8 +68,17 @@ def merchant_account_get(*, id: str) -> MerchantAccount | None:
 
 
 def requested_merchant_account_id(meta: Mapping[str, Any]) -> str:
-    """The account a request names in `x-gr4vy-merchant-account-id` (WSGI `meta`); absent: `default`."""
-    return meta.get(MERCHANT_ACCOUNT_HEADER) or DEFAULT_MERCHANT_ACCOUNT
+    """The account a request names in `x-gr4vy-merchant-account-id` (WSGI `meta`); absent: `default`. A header
+    sent empty names no account (`""`), not the default one: a client that meant an account must not act for
+    another because its value went missing on the way."""
+    value: str = meta.get(MERCHANT_ACCOUNT_HEADER, DEFAULT_MERCHANT_ACCOUNT)
+    return value
+
+
+def merchant_account_header_empty(meta: Mapping[str, Any]) -> bool:
+    """Whether the request sends `x-gr4vy-merchant-account-id` with no value (or only spaces)."""
+    value = meta.get(MERCHANT_ACCOUNT_HEADER)
+    return value is not None and not str(value).strip()
 
 
 def merchant_account_requested(meta: Mapping[str, Any]) -> MerchantAccount | None:
@@ -90,8 +101,31 @@ def merchant_account_origins() -> frozenset[str]:
     return origins if origins is not None else frozenset()  # never None: `load` always answers a set
 
 
+def merchant_account_find(*, id: str) -> MerchantAccount:
+    """The merchant account a path names; an unknown id (or one that is no slug) is not found."""
+    account = merchant_account_get(id=id) if _ACCOUNT_ID.fullmatch(id) else None
+    if account is None:
+        raise NotFound("The merchant account could not be found.")
+    return account
+
+
+def merchant_account_list(*, search: str | None = None) -> QuerySet[MerchantAccount]:
+    """Every merchant account; `search` matches part of the id or of the display name. Pagination orders them."""
+    accounts = MerchantAccount.objects.all()
+    if search:
+        accounts = accounts.filter(Q(id__icontains=search) | Q(display_name__icontains=search))
+    return accounts
+
+
 def forget_api_key(kid: str) -> None:
     _api_keys.forget(kid)
+
+
+def forget_merchant_account(id: str) -> None:
+    """Drop this process's copy of the account after a change (other processes trust theirs for
+    API_KEY_CACHE_SECONDS)."""
+    _merchant_accounts.forget(id)
+    _origins.clear()
 
 
 def clear_caches() -> None:

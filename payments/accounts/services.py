@@ -4,33 +4,45 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from payments.accounts import keys
 from payments.accounts.models import ApiKey, MerchantAccount
-from payments.accounts.selectors import forget_api_key
+from payments.accounts.selectors import forget_api_key, forget_merchant_account
+from payments.errors import DuplicateRecord
 
 
 @transaction.atomic
 def merchant_account_create(
-    *, id: str, display_name: str = "", allowed_origins: list[str] | None = None
+    *, id: str, display_name: str = "", allowed_origins: list[str] | None = None, exists_ok: bool = True
 ) -> MerchantAccount:
-    """Create the account, or return the existing one unchanged: safe to run twice."""
-    account, _ = MerchantAccount.objects.get_or_create(
-        id=id, defaults={"display_name": display_name or id, "allowed_origins": allowed_origins or []}
-    )
-    return account
+    """Create the account. An existing id is returned unchanged (`exists_ok`, so commands are safe to run twice)
+    or refused as a duplicate (the API)."""
+    defaults = {"display_name": display_name or id, "allowed_origins": allowed_origins or []}
+    if exists_ok:
+        account, _ = MerchantAccount.objects.get_or_create(id=id, defaults=defaults)
+        return account
+    try:
+        # A savepoint: the failed INSERT must not spoil the caller's transaction.
+        with transaction.atomic():
+            return MerchantAccount.objects.create(id=id, **defaults)
+    except IntegrityError:
+        raise DuplicateRecord(f"A merchant account with the id '{id}' already exists.", pointer="/id") from None
 
 
 @transaction.atomic
 def merchant_account_update(
-    *, account: MerchantAccount, display_name: str, allowed_origins: list[str]
+    *, account: MerchantAccount, display_name: str | None = None, allowed_origins: list[str] | None = None
 ) -> MerchantAccount:
-    """Rename the account or change the browser origins it allows; the slug id never changes."""
-    account.display_name = display_name
-    account.allowed_origins = allowed_origins
+    """Rename the account or change the browser origins it allows (None: unchanged); the slug id never changes."""
+    account = MerchantAccount.objects.select_for_update().get(pk=account.pk)
+    if display_name is not None:
+        account.display_name = display_name
+    if allowed_origins is not None:
+        account.allowed_origins = allowed_origins
     account.save(update_fields=["display_name", "allowed_origins", "updated_at"])
+    transaction.on_commit(lambda: forget_merchant_account(account.id))
     return account
 
 

@@ -1,10 +1,11 @@
 """The shared app's own API routes, found where every app's are (`<app>.api.urls`)."""
 
-from rest_framework.routers import SimpleRouter
-
+from payments.api.merchant_accounts import MerchantAccountViewSet
 from payments.audit.api import AuditLogViewSet
+from payments.rest.routers import ApiRouter
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("audit-logs", AuditLogViewSet, basename="audit-log")
+router.register("merchant-accounts", MerchantAccountViewSet, basename="merchant-account")
 
 urlpatterns = router.urls

@@ -103,7 +103,8 @@ class ApiAutoSchema(AutoSchema):
 
     def get_override_parameters(self) -> list[Any]:
         parameters: list[Any] = list(_RESPONSE_HEADERS)
-        if self._acts_for_merchant_account():
+        # Views that name their account in the path (merchant account administration) do not read the header.
+        if any(isinstance(permission, MerchantAccountAccess) for permission in self._permissions()):
             parameters.append(OpenApiParameter(MERCHANT_ACCOUNT_HEADER, str, OpenApiParameter.HEADER))
         if self._idempotent():
             parameters.append(OpenApiParameter(IDEMPOTENCY_HEADER.lower(), str, OpenApiParameter.HEADER))

@@ -109,9 +109,13 @@ EXAMPLES: dict[str, object] = {
     "flight_number": "286",
     "flight_class": "J",
     "seat_class": "J",
-    "cavv_algorithm": "2",
     "passport_number": "123456789",
 }
+
+
+# Query parameters whose example differs from the body field of the same name: the `metadata` filter is the
+# JSON text of an object (as the SDK sends it), where the body's `metadata` is the object itself.
+QUERY_EXAMPLES: dict[str, object] = {"metadata": '{"order_id":"12345"}'}
 
 
 def add_examples(result: dict[str, Any], generator: object, **kwargs: Any) -> dict[str, Any]:
@@ -124,15 +128,15 @@ def add_examples(result: dict[str, Any], generator: object, **kwargs: Any) -> di
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "query" and "example" not in parameter:
-                    example = EXAMPLES.get(parameter["name"])
+                    example = QUERY_EXAMPLES.get(parameter["name"], EXAMPLES.get(parameter["name"]))
                     if example is not None and _fits(parameter.get("schema", {}), example):
                         parameter["example"] = example
     return result
 
 
 def _set_example(schema: dict[str, Any], example: object) -> None:
-    if example is None or "example" in schema or "$ref" in schema:
-        return
+    if example is None or "example" in schema or "$ref" in schema or schema.get("x-unsupported"):
+        return  # an unsupported field takes only null (or the value that asks for nothing): no example to copy
     if _fits(schema, example):
         schema["example"] = example
 

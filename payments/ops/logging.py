@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from datetime import UTC, datetime
 
 from django.http import HttpRequest
 
-from payments.middleware.routes import loggable_route
+from payments.middleware.routes import UNMATCHED, loggable_route, route_template
 from payments.vault.masking import mask_card_numbers
 
 
@@ -60,6 +61,42 @@ class RequestPathFilter(logging.Filter):
         if isinstance(record.msg, str):
             for text in quoted:
                 record.msg = record.msg.replace(text, route)
+        return True
+
+
+# A path in a development server line: after a space, a quote or the line's start (never the `/1.1` of `HTTP/1.1`),
+# with its query string.
+_LOGGED_PATH = re.compile(r"(?:(?<=[\s\"'(])|^)/[^\s\"']*")
+
+
+def path_route(path: str) -> str:
+    """The route template of a raw request target (`/checkout/sessions/<id>/fields?x=1`), query dropped; what
+    logs name for a path that matches no route, or that cannot be resolved."""
+    from django.urls import Resolver404, resolve
+
+    try:
+        return route_template(str(resolve(path.split("?", 1)[0].split("#", 1)[0]).route))
+    except (Resolver404, ValueError, TypeError):
+        return UNMATCHED
+
+
+class DevServerRequestFilter(logging.Filter):
+    """Names route templates instead of raw paths in the development server's lines (`django.server`).
+
+    `manage.py runserver` (what `make run` starts) logs each request line it answers with a 4xx or 5xx as it
+    came, `"PUT /checkout/sessions/<id>/fields HTTP/1.1" 404 ...`: the Secure Fields URL carries the session id,
+    the endpoint's credential, and a query string can carry anything. Its records carry the socket, not Django's
+    request, so `RequestPathFilter` cannot tell the route: each path in the line is resolved here instead, and the
+    line reads like the access log's (`PUT /checkout/sessions/{session_id}/fields`).
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite `record`'s message in place; never drops a record."""
+        if record.name != "django.server":
+            return True
+        message = _render_message(record)
+        record.msg = _LOGGED_PATH.sub(lambda match: path_route(match.group(0)), message)
+        record.args = ()
         return True
 
 

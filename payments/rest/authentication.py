@@ -190,6 +190,8 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
         scopes = claims.get("scopes")
         if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
             raise _invalid("Bearer token rejected: the 'scopes' claim must be a list of strings.")
+        if "embed" in scopes:
+            _require_bounded_lifetime(claims)
         return claims
 
     def _note_use(self, principal: ApiPrincipal) -> None:
@@ -201,6 +203,18 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
 
 
 _last_marked: dict[str, datetime] = {}
+
+
+def _require_bounded_lifetime(claims: dict[str, Any]) -> None:
+    """An embed token lives in a browser, where it can leak: it may live at most `EMBED_TOKEN_MAX_LIFETIME_SECONDS`,
+    counted from its `iat` (already checked not to lie in the future) or, without one, from now."""
+    issued_at = claims.get("iat")
+    start = float(issued_at) if isinstance(issued_at, int | float) else time.time()
+    if float(claims["exp"]) - start > settings.EMBED_TOKEN_MAX_LIFETIME_SECONDS + settings.JWT_LEEWAY_SECONDS:
+        raise _invalid(
+            f"Bearer token rejected: an embed token may live at most {settings.EMBED_TOKEN_MAX_LIFETIME_SECONDS} "
+            "seconds."
+        )
 
 
 def clear_caches() -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from payments.validators import MAX_AMOUNT, validate_country, validate_currency
+from payments.validators import MAX_AMOUNT, validate_country, validate_currency, validate_payment_currency
 
 RequestT = TypeVar("RequestT")
 
@@ -61,7 +61,13 @@ class UnsupportedField(serializers.Field[None, object, None, object]):
         kwargs.setdefault("help_text", f"Not supported: {reason} Only null{_also(accepts)} is accepted.")
         super().__init__(**kwargs)
         # Documented with upstream's type; drf-spectacular reads the override from the instance (see ConstantField).
-        schema = {"type": "boolean" if isinstance(accepts, bool) else json_type, "nullable": True}
+        # `x-unsupported`: no example is given to it (`payments.apidoc.hooks.add_examples`); a shared example for the
+        # field's name (metadata's object) would show a value this field refuses.
+        schema = {
+            "type": "boolean" if isinstance(accepts, bool) else json_type,
+            "nullable": True,
+            "x-unsupported": True,
+        }
         extend_schema_field(schema)(self)  # type: ignore[type-var]
 
     def run_validation(self, data: object = serializers.empty) -> None:
@@ -132,6 +138,15 @@ class CurrencyField(serializers.CharField):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(validate_currency)
+
+
+class PaymentCurrencyField(serializers.CharField):
+    """The currency of a payment: an ISO 4217 code money can be paid in (not XXX, XTS, a metal, a fund code or a
+    unit of account), refused by name otherwise."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate_payment_currency)
 
 
 class AmountField(serializers.IntegerField):

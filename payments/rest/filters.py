@@ -99,6 +99,7 @@ class OffsetDateTimeField(forms.DateTimeField):
     default_error_messages = {
         "invalid": "Must be an ISO 8601 date-time with a UTC offset, e.g. 2026-01-01T00:00:00Z.",
         "naive": "Must include a UTC offset (Z or ±hh:mm).",
+        "range": "Must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z in UTC.",
     }
 
     def to_python(self, value: Any) -> datetime | None:
@@ -110,7 +111,11 @@ class OffsetDateTimeField(forms.DateTimeField):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
         if parsed.tzinfo is None:
             raise forms.ValidationError(self.error_messages["naive"], code="invalid")
-        return parsed.astimezone(UTC)
+        try:
+            # 0001-01-01T00:00:00+01:00 is a moment before year 1 in UTC: no datetime can hold it.
+            return parsed.astimezone(UTC)
+        except OverflowError:
+            raise forms.ValidationError(self.error_messages["range"], code="invalid") from None
 
 
 class OffsetDateTimeFilter(django_filters.DateTimeFilter):  # type: ignore[misc]  # untyped base, as above

@@ -10,7 +10,12 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 
 from payments.accounts.models import MerchantAccount
-from payments.accounts.selectors import merchant_account_requested, requested_merchant_account_id
+from payments.accounts.selectors import (
+    merchant_account_header_empty,
+    merchant_account_requested,
+    requested_merchant_account_id,
+)
+from payments.errors import DomainError
 from payments.rest.authentication import ApiPrincipal
 
 if TYPE_CHECKING:
@@ -19,6 +24,17 @@ if TYPE_CHECKING:
 
 # Set on DRF's request by `MerchantAccountAccess`; no attribute DRF declares, so it is set and read by name.
 _ACCOUNT_ATTRIBUTE = "merchant_account"
+
+
+class EmptyMerchantAccountHeader(DomainError):
+    """`x-gr4vy-merchant-account-id` was sent with no value: refused rather than read as `default`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The x-gr4vy-merchant-account-id header is empty: name a merchant account, or leave the header out.",
+            pointer="/x-gr4vy-merchant-account-id",
+            location="header",
+        )
 
 
 class MerchantAccountAccess(BasePermission):
@@ -32,6 +48,8 @@ class MerchantAccountAccess(BasePermission):
         principal = request.user
         if not isinstance(principal, ApiPrincipal):
             return False
+        if merchant_account_header_empty(request.META):
+            raise EmptyMerchantAccountHeader()
         account = merchant_account_requested(request.META)
         if account is None or principal.merchant_account_id not in (None, account.id):
             account_id = requested_merchant_account_id(request.META)
@@ -85,3 +103,22 @@ class ScopePermission(BasePermission):
         if action in getattr(view, "embed_actions", ()):
             scopes += ("embed",)
         return scopes
+
+
+class AllMerchantAccountsKey(BasePermission):
+    """Admit a token only when its API key was made for every merchant account (`create_api_key --merchant-account
+    all`): a key bound to one account must not create, rename or configure others, nor learn they exist.
+
+    Replaces `MerchantAccountAccess` on these views: they name their account in the path (or none), never in
+    `x-gr4vy-merchant-account-id`.
+    """
+
+    message = "Merchant accounts are managed only with an API key made for every merchant account."
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        principal = request.user
+        if not isinstance(principal, ApiPrincipal):
+            return False  # DRF answers 401 when no token authenticated
+        if principal.merchant_account_id is not None:
+            raise exceptions.PermissionDenied(self.message)
+        return True

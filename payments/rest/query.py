@@ -45,3 +45,16 @@ class KnownQueryParameters(BasePermission):
         if unknown:
             raise QueryValidationError({name: [UNSUPPORTED_PARAMETER] for name in unknown}, code="unsupported")
         return True
+
+
+def query_values(request: Request) -> dict[str, str]:
+    """The query string as the data of a query serializer: one value per name.
+
+    DRF takes an empty `?name=` in a QueryDict for an absent optional field, so a blank filter would be
+    ignored; a plain dict makes the serializer judge the blank (and refuse it). A name given twice is refused
+    rather than having one of its values win silently.
+    """
+    repeated = sorted(name for name, values in request.query_params.lists() if len(values) > 1)
+    if repeated:
+        raise QueryValidationError({name: ["Give this parameter once."] for name in repeated})
+    return request.query_params.dict()

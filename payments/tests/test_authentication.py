@@ -234,3 +234,50 @@ def test_last_used_at_is_rewritten_after_a_minute(api_client, api_key):
     client.get(URL)
 
     assert _last_used(api_key) > stale
+
+
+# An embed token lives in a browser: its lifetime is bounded (EMBED_TOKEN_MAX_LIFETIME_SECONDS, a day by default).
+LONG_LIVED_EMBED = {
+    "exp 10^12": lambda: _claims(scopes=["embed"], exp=10**12),
+    "a day and an hour from iat": lambda: _claims(
+        scopes=["embed"], exp=int((datetime.now(tz=UTC) + timedelta(hours=25)).timestamp())
+    ),
+    "a day and an hour, no iat": lambda: _claims(
+        scopes=["embed"], iat=None, exp=int((datetime.now(tz=UTC) + timedelta(hours=25)).timestamp())
+    ),
+    "issued long ago, still valid": lambda: _claims(
+        scopes=["embed"],
+        iat=int((datetime.now(tz=UTC) - timedelta(days=30)).timestamp()),
+        nbf=int((datetime.now(tz=UTC) - timedelta(days=30)).timestamp()),
+        exp=int((datetime.now(tz=UTC) + timedelta(hours=1)).timestamp()),
+    ),
+    "with other scopes beside embed": lambda: _claims(scopes=["embed", "*.read"], exp=10**12),
+}
+
+
+@pytest.mark.parametrize("claims", LONG_LIVED_EMBED.values(), ids=LONG_LIVED_EMBED.keys())
+def test_an_embed_token_living_longer_than_the_bound_is_refused(claims, private_key_pem, api_key):
+    response = _client(f"Bearer {_signed(private_key_pem, api_key.kid, claims())}").get(URL)
+
+    _assert_unauthorized(response)
+    assert "embed token may live at most 86400 seconds" in response.json()["message"]
+
+
+def test_the_bound_is_a_setting(private_key_pem, api_key, settings):
+    settings.EMBED_TOKEN_MAX_LIFETIME_SECONDS = 600
+    payment_options = {"amount": 100, "currency": "USD"}
+
+    short = mint_token(private_key_pem, scopes=["embed"], embed=payment_options, expires_in=600)
+    long = mint_token(private_key_pem, scopes=["embed"], embed=payment_options, expires_in=3600)
+
+    assert _client(f"Bearer {short}").post("/payment-options", {}, format="json").status_code == 200
+    _assert_unauthorized(_client(f"Bearer {long}").post("/payment-options", {}, format="json"))
+
+
+def test_an_embed_token_of_a_day_is_accepted_and_server_tokens_keep_their_rules(private_key_pem, api_key):
+    payment_options = {"amount": 100, "currency": "USD"}
+    embed = mint_token(private_key_pem, scopes=["embed"], embed=payment_options, expires_in=86_400)
+    server = _signed(private_key_pem, api_key.kid, _claims(exp=10**12))
+
+    assert _client(f"Bearer {embed}").post("/payment-options", {}, format="json").status_code == 200
+    assert _client(f"Bearer {server}").get(URL).status_code == 200

@@ -68,7 +68,9 @@ def test_card_numbers_are_masked_in_what_is_written(configured):
         logging.getLogger("payments.connectors").exception("authorization failed")
 
     written = configured.getvalue()
-    assert written.count(MASKED) == 3
+    # The development server's line names its route, query dropped: the number is not even masked there.
+    assert written.count(MASKED) == 2
+    assert "PUT (unmatched path) HTTP/1.1" in written
     assert "4111 11** **** 1111" in written
     assert PAN not in written
     assert PAN not in written.replace(" ", "")

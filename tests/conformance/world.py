@@ -40,6 +40,7 @@ class World:
     anonymous: APIClient
     embed: APIClient
     account: Any
+    platform: APIClient  # a key made for every merchant account: merchant account administration
 
     def post(self, path: str, payload: object = None, **headers: str) -> Any:
         return self.client.post(path, payload, format="json", **headers)

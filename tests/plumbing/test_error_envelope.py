@@ -18,6 +18,38 @@ def test_unknown_url_is_a_404_envelope(path, anonymous_client):
     assert_error(anonymous_client.get(path), 404)
 
 
+# Upstream paths this server does not serve (gift card issuance and activation, a buyer's or a transaction's
+# sub-resources): no route matches, whatever the method, where a detail route used to catch them and answer 405.
+UNSERVED = [
+    ("post", "/gift-cards/issue"),
+    ("post", "/gift-cards/activate"),
+    ("put", "/gift-cards/activations"),
+    ("post", "/gift-cards/bulk"),
+    ("post", "/buyers/import"),
+    ("post", "/transactions/sync"),
+    ("post", "/payment-methods/tokens"),
+    ("post", "/checkout/sessions/batch"),
+    ("post", "/webhook-subscriptions/test"),
+]
+
+
+@pytest.mark.parametrize(("method", "path"), UNSERVED, ids=[f"{m} {p}" for m, p in UNSERVED])
+def test_an_unserved_path_is_a_404_envelope_whatever_the_method(method, path, api_client, merchant_account):
+    response = getattr(api_client(), method)(path, {}, format="json")
+
+    assert_error(response, 404)
+    assert "Allow" not in response
+
+
+def test_a_detail_route_still_takes_any_spelling_of_a_uuid(api_client, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    client = api_client(scopes=["buyers.read"])
+
+    assert client.get(f"/buyers/{buyer.id}").status_code == 200
+    assert client.get(f"/buyers/{str(buyer.id).upper()}").status_code == 200
+    assert client.get(f"/buyers/{buyer.id.hex}").status_code == 200
+
+
 def test_unknown_buyer_is_a_404_envelope(api_client):
     response = api_client(scopes=["buyers.read"]).get("/buyers/6e1f1b5e-4d8f-4b0a-9a55-0d0c3f6f7a11")
 

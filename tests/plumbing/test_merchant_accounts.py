@@ -3,9 +3,11 @@
 import pytest
 from rest_framework.test import APIClient
 
+from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
 from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
+from payments.tests.assertions import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +72,18 @@ def test_key_bound_to_all_accounts_acts_for_any(merchant_account, other_merchant
 
     assert _ids(default_page) == [str(mine.id)]
     assert _ids(other_page) == [str(theirs.id)]
+
+
+@pytest.mark.parametrize("header", ["", " ", "\t"], ids=["empty", "space", "tab"])
+@pytest.mark.parametrize(("method", "url"), [("get", URL), ("post", URL)], ids=["read", "write"])
+def test_an_empty_account_header_is_a_400_naming_it_not_the_default_account(
+    api_client, merchant_account, header, method, url
+):
+    BuyerFactory(merchant_account=merchant_account)
+    client = api_client(scopes=["buyers.read", "buyers.write"])
+
+    response = getattr(client, method)(url, {}, format="json", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID=header)
+
+    body = assert_error(response, 400, "/x-gr4vy-merchant-account-id", location="header")
+    assert body["details"][0]["type"] == "EmptyMerchantAccountHeader"
+    assert Buyer.objects.count() == 1

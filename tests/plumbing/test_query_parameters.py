@@ -68,7 +68,7 @@ def test_paging_parameters_are_read_only_by_paginated_lists(client, merchant_acc
     txn = TransactionFactory(merchant_account=merchant_account)
 
     assert client.get("/transactions", {"limit": 5}).status_code == 200
-    assert client.get(f"/transactions/{txn.pk}/refunds", {"limit": 5}).status_code == 200
+    assert_error(client.get(f"/transactions/{txn.pk}/refunds", {"limit": 5}), 400, "/limit", location="query")
     assert_error(client.get(f"/transactions/{txn.pk}", {"limit": 5}), 400, "/limit", location="query")
     assert_error(client.get("/buyers/gift-cards", {"limit": 5}), 400, "/limit", location="query")
 
@@ -76,3 +76,23 @@ def test_paging_parameters_are_read_only_by_paginated_lists(client, merchant_acc
 def test_a_caller_without_access_learns_nothing_about_parameters(api_client, anonymous_client, merchant_account):
     assert anonymous_client.get("/transactions?bogus=1").status_code == 401
     assert api_client(scopes=["buyers.read"]).get("/transactions?bogus=1").status_code == 403
+
+
+@pytest.mark.parametrize("path", ["/buyers/gift-cards", "/buyers/payment-methods"])
+@pytest.mark.parametrize(
+    ("query", "pointer"),
+    [
+        ("buyer_external_identifier=&order_by=asc", "/buyer_external_identifier"),
+        ("order_by=", "/order_by"),
+        ("sort_by=", "/sort_by"),
+        ("buyer_id=", "/buyer_id"),
+        ("buyer_external_identifier=a&buyer_external_identifier=b", "/buyer_external_identifier"),
+    ],
+    ids=["blank-external-identifier", "blank-order", "blank-sort", "blank-buyer-id", "given-twice"],
+)
+def test_a_buyer_list_refuses_a_blank_or_repeated_parameter_instead_of_ignoring_it(
+    client, merchant_account, path, query, pointer
+):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    response = client.get(f"{path}?buyer_id={buyer.pk}&{query}" if "buyer_id" not in query else f"{path}?{query}")
+    assert_error(response, 400, pointer, location="query")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import django_filters
@@ -13,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 
 from payments.choices import PaymentSource
 from payments.rest.filters import OffsetDateTimeFilter, TrueFalseFilter, always, matches_nothing
+from payments.rest.parsers import UnacceptableJson, json_loads_checked
 from transactions.models import Transaction, TransactionStatus
 from transactions.selectors import (
     transaction_buyer_search,
@@ -70,7 +70,10 @@ class MetadataFilterField(forms.Field):
         merged: dict[str, str] = {}
         for raw in values or []:
             try:
-                value = json.loads(raw)
+                value = json_loads_checked(raw)
+            except UnacceptableJson as exc:
+                problems = "; ".join(f"{d['pointer']}: {d['message']}" for d in exc.details)
+                raise forms.ValidationError(f"Must be a JSON object of string values ({problems})") from exc
             except ValueError as exc:
                 raise forms.ValidationError("Must be a JSON object of string values.") from exc
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
@@ -79,6 +82,7 @@ class MetadataFilterField(forms.Field):
         return merged
 
 
+@extend_schema_field({"type": "string", "description": 'A JSON object of string values, e.g. {"order_id":"12345"}.'})
 class MetadataFilter(django_filters.Filter):
     field_class = MetadataFilterField
 

@@ -1,8 +1,9 @@
 """What a token's claims allow a new transaction to be.
 
-An `embed` claim pins the amount, the currency and, when present, the buyer; a `checkout_session_id`
-claim pins the checkout session the transaction must pay with. A token used through the `embed` scope
-alone must pin at least the amount and the currency, or a leaked browser token could charge anything.
+An `embed` claim pins the amount and the currency; a `checkout_session_id` claim pins the checkout session the
+transaction must pay with. A token used through the `embed` scope alone must pin at least the amount and the
+currency, or a leaked browser token could charge anything. The buyer a claim pins, and everything of a buyer the
+transaction names, is `buyers.access`'s to check (one rule for every endpoint), in `transaction_create`.
 """
 
 from __future__ import annotations
@@ -11,12 +12,11 @@ from typing import Any
 
 from rest_framework.exceptions import PermissionDenied
 
+from buyers.access import BuyerAccess, buyer_access
 from payments.rest.authentication import ApiPrincipal
 from transactions.requests import CheckoutSessionRequest, StoredPaymentMethodRequest, TransactionRequest
 
-PINNED_FIELDS = ("amount", "currency", "buyer_id", "buyer_external_identifier")
-_REQUIRED_FOR_EMBED = ("amount", "currency")
-_BUYER_PINS = ("buyer_id", "buyer_external_identifier")
+PINNED_FIELDS = ("amount", "currency")
 
 
 def _same(pinned: Any, requested: Any) -> bool:
@@ -24,25 +24,25 @@ def _same(pinned: Any, requested: Any) -> bool:
     return str(pinned) == str(requested) if requested is not None else pinned is None
 
 
-def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest) -> None:
-    """Raise 403 unless the requested transaction matches everything the token pins."""
-    embed_only = principal.is_embed and not principal.has_scope("transactions.write")
+def transaction_access(principal: ApiPrincipal) -> BuyerAccess:
+    """Which buyer a new transaction may name: a token without `transactions.write` is confined to its pinned one."""
+    return buyer_access(principal, resource="transactions")
+
+
+def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, *, access: BuyerAccess) -> None:
+    """Raise 403 unless the requested transaction has the amount, currency and checkout session the token pins."""
     pins = principal.embed
-    if embed_only and not all(name in pins for name in _REQUIRED_FOR_EMBED):
+    if access.confined and not all(name in pins for name in PINNED_FIELDS):
         raise PermissionDenied("An embed token must pin the amount and currency of the transaction it creates.")
     for name in PINNED_FIELDS:
         if name in pins and not _same(pins[name], getattr(request, name)):
             raise PermissionDenied(f"This token only allows a transaction with the {name} it was issued for.")
-    stored = isinstance(request.payment_method, StoredPaymentMethodRequest)
-    if embed_only and (stored or request.store) and not any(pins.get(name) for name in _BUYER_PINS):
-        # Its buyer pinned, a stored method is looked up among that buyer's only (transactions.requests).
-        raise PermissionDenied("An embed token must pin the buyer whose stored payment methods it uses or stores.")
     session_id = principal.checkout_session_id
     if session_id is None:
         return
-    if stored and any(pins.get(name) for name in _BUYER_PINS):
+    if isinstance(request.payment_method, StoredPaymentMethodRequest) and access.pins:
         # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the
-        # method is looked up among that buyer's only.
+        # method is looked up among that buyer's only (`buyers.access`).
         return
     method = request.payment_method
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):

@@ -1,6 +1,6 @@
 from django.urls import path
-from rest_framework.routers import SimpleRouter
 
+from payments.rest.routers import ApiRouter
 from transactions.api.views import (
     PaymentOptionsViewSet,
     RefundViewSet,
@@ -9,7 +9,7 @@ from transactions.api.views import (
     TransactionViewSet,
 )
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("transactions", TransactionViewSet, basename="transaction")
 
 refunds = TransactionRefundViewSet.as_view({"get": "list", "post": "create"})

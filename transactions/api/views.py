@@ -9,13 +9,14 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from payments.errors import NotFound
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated, validated_request
 from payments.rest.idempotency import idempotency_reserved_id, idempotency_resumed, idempotent
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import pinned_checkout_values, require_pinned_claims
+from transactions.api.pinning import pinned_checkout_values, require_pinned_claims, transaction_access
 from transactions.api.serializers.actions import (
     RefundAllInput,
     RefundCreateInput,
@@ -34,7 +35,7 @@ from transactions.api.serializers.outputs import (
     TransactionVoidOutput,
 )
 from transactions.api.serializers.payment_options import PaymentOptionsInput, PaymentOptionsOutput
-from transactions.models import Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.models import MAX_REFUNDS_PER_TRANSACTION, Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.payment_options import payment_options_list
 from transactions.selectors import (
     refund_get,
@@ -62,6 +63,16 @@ def _actor(request: Request) -> Actor:
 def _buyer_ip_address(request: Request) -> str | None:
     """The buyer's address when the buyer's own browser calls (an embed token); a merchant's server is not the buyer."""
     return request.META.get("REMOTE_ADDR") or None if request_principal(request).is_embed else None
+
+
+def _transaction(request: Request, transaction_id: str) -> Transaction:
+    """The account's transaction the URL names; an embed token sees its pinned buyer's only (`buyers.access`), any
+    other answers as a missing one."""
+    txn = transaction_get(merchant_account=request_merchant_account(request), id=transaction_id)
+    access = transaction_access(request_principal(request))
+    if access.restricted and not access.owns(txn.buyer):
+        raise NotFound("The transaction could not be found.")
+    return txn
 
 
 def _prefers(request: Request, resource: str) -> bool:
@@ -116,16 +127,15 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     http_method_names = ["get", "post", "put"]
 
     def get_queryset(self) -> QuerySet[Transaction]:
-        return transaction_list(merchant_account=request_merchant_account(self.request))
+        access = transaction_access(request_principal(self.request))
+        return access.confine(transaction_list(merchant_account=request_merchant_account(self.request)))
 
     def get_serializer_class(self) -> type[TransactionOutput | TransactionSummaryOutput]:
         # As upstream, lists show each transaction's summary; every other action the whole transaction.
         return TransactionSummaryOutput if self.action == "list" else TransactionOutput
 
     def get_object(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     @extend_schema(request=TransactionCreateInput, responses={201: TransactionOutput}, parameters=[IDEMPOTENCY_KEY])
     @idempotent
@@ -142,13 +152,15 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """
         context = {"ip_address": _buyer_ip_address(request)}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
-        require_pinned_claims(request_principal(request), transaction_request)
+        access = transaction_access(request_principal(request))
+        require_pinned_claims(request_principal(request), transaction_request, access=access)
         txn = transaction_create(
             merchant_account=request_merchant_account(request),
             actor=_actor(request),
             request=transaction_request,
             id=idempotency_reserved_id(request),
             resumed=idempotency_resumed(request),
+            access=access,
         )
         return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
 
@@ -249,23 +261,29 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     list:
         List a transaction's refunds
-        The refunds of one transaction, newest first, a page at a time.
+        Every refund of one transaction, newest first, in one answer (a transaction has at most 100).
     """
 
     queryset = Refund.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
+    # Upstream's list takes no cursor and no limit, and the SDK sends none: a page of 20 cut the list for its
+    # users. A transaction's refunds are bounded (MAX_REFUNDS_PER_TRANSACTION), so they are answered whole.
+    pagination_class = None
     # Upstream lets a gift card writer refund everything, gift cards included.
     action_scopes = {"all": ("transactions.write", "gift-cards.write")}
     serializer_class = RefundOutput
     http_method_names = ["get", "post"]
 
     def _transaction(self) -> Transaction:
-        return transaction_get(
-            merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"]
-        )
+        return _transaction(self.request, self.kwargs["transaction_id"])
 
     def get_queryset(self):
         return refund_list(txn=self._transaction())
+
+    @extend_schema(responses={200: RefundsOutput})
+    def list(self, request: Request, transaction_id=None) -> Response:
+        refunds = list(self.get_queryset())
+        return Response(RefundsOutput({"items": refunds, "limit": MAX_REFUNDS_PER_TRANSACTION}).data)
 
     @extend_schema(responses={200: RefundOutput})
     def retrieve(self, request: Request, transaction_id=None, refund_id=None) -> Response:
@@ -326,8 +344,7 @@ class TransactionEventViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     pagination_class = TransactionEventPagination
 
     def get_queryset(self):
-        txn = transaction_get(merchant_account=request_merchant_account(self.request), id=self.kwargs["transaction_id"])
-        return transaction_event_list(txn=txn)
+        return transaction_event_list(txn=_transaction(self.request, self.kwargs["transaction_id"]))
 
 
 class RefundViewSet(viewsets.GenericViewSet):
@@ -343,7 +360,9 @@ class RefundViewSet(viewsets.GenericViewSet):
 
         One refund of any transaction of the merchant account, by its id alone.
         """
-        return Response(RefundOutput(refund_get(merchant_account=request_merchant_account(request), id=refund_id)).data)
+        refund = refund_get(merchant_account=request_merchant_account(request), id=refund_id)
+        _transaction(request, str(refund.transaction_id))  # an embed token: its pinned buyer's refunds only
+        return Response(RefundOutput(refund).data)
 
 
 class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):

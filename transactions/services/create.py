@@ -11,8 +11,9 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer
-from buyers.selectors import buyer_get, shipping_details_get
+from buyers.selectors import buyer_named, shipping_details_get
 from buyers.services import SHIPPING_DETAILS_FIELDS
 from giftcards.errors import GiftCardError
 from giftcards.selectors import issued_card_for_payment
@@ -38,7 +39,13 @@ from transactions.models import (
     RedemptionStatus,
     Transaction,
 )
-from transactions.requests import MAX_GIFT_CARDS, GiftCardRequest, PaymentCard, TransactionRequest
+from transactions.requests import (
+    MAX_GIFT_CARDS,
+    GiftCardRequest,
+    PaymentCard,
+    StoredPaymentMethodRequest,
+    TransactionRequest,
+)
 from transactions.services.authorization import (
     _record_authorization,
     _record_failover,
@@ -214,6 +221,7 @@ def transaction_create(
     request: TransactionRequest,
     id: UUID | None = None,
     resumed: bool = True,
+    access: BuyerAccess = UNRESTRICTED,
 ) -> Transaction:
     """Debit the gift cards, then authorize (or capture) the rest on the payment method. Everything the request
     names is resolved and checked before anything is written; a refused gift card refuses the request before
@@ -223,19 +231,30 @@ def transaction_create(
     already has it was made by an earlier attempt of the same request whose process died: that one is synced
     and returned, never a second one made. `resumed=False` says no earlier attempt can have run (the id was
     reserved by this very request), so nothing is looked up; a race is still caught by the primary key.
+
+    `access` says which buyer the caller may touch (`buyers.access`): the buyer, stored payment method, stored gift
+    cards and shipping details the request names must be that buyer's.
     """
     if id is not None and resumed:
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
         if earlier is not None:
             return transaction_sync(txn=earlier, actor=actor, abandoned=True)
-    gift_cards = _gift_card_charges(merchant_account, request.gift_cards)
-    buyer = _buyer(merchant_account, request)
+    buyer = buyer_named(
+        merchant_account=merchant_account,
+        buyer_id=request.buyer_id,
+        buyer_external_identifier=request.buyer_external_identifier,
+        access=access,
+    )
+    _check_stored_access(request, access=access)
+    gift_cards = _gift_card_charges(merchant_account, request.gift_cards, access=access)
     card = (
         request.payment_method.resolve(merchant_account=merchant_account, buyer=buyer)
         if request.payment_method
         else None
     )
     if card is not None and card.payment_method is not None:
+        if not access.owns(card.payment_method.buyer):  # resolve looked among the named buyer's: never, kept so
+            raise NotFound("The payment method could not be found.", pointer="/payment_method/id")
         buyer = card.payment_method.buyer  # a stored method pays for its own buyer
     shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
@@ -340,7 +359,17 @@ def _card_to_keep(
     return CardToStore(clear_card.number, clear_card.expiration_month, clear_card.expiration_year)
 
 
-def _gift_card_charges(merchant_account: MerchantAccount, items: Sequence[GiftCardRequest]) -> list[GiftCardCharge]:
+def _check_stored_access(request: TransactionRequest, *, access: BuyerAccess) -> None:
+    """A token confined to no buyer uses nothing a buyer stored, and stores nothing for one (`buyers.access`)."""
+    if isinstance(request.payment_method, StoredPaymentMethodRequest):
+        access.require_pinned_buyer(what="stored payment methods", pointer="/payment_method/id")
+    if request.store:
+        access.require_pinned_buyer(what="stored payment methods", pointer="/store")
+
+
+def _gift_card_charges(
+    merchant_account: MerchantAccount, items: Sequence[GiftCardRequest], *, access: BuyerAccess
+) -> list[GiftCardCharge]:
     """The program card each item names (number and PIN checked, or a stored card's); errors point at the item."""
     return [
         GiftCardCharge(
@@ -350,31 +379,13 @@ def _gift_card_charges(merchant_account: MerchantAccount, items: Sequence[GiftCa
                 pin=item.pin,
                 gift_card_id=item.id,
                 pointer=f"/gift_cards/{index}",
+                access=access,
             ),
             amount=item.amount,
             gift_card_id=item.id,
         )
         for index, item in enumerate(items)
     ]
-
-
-def _buyer(merchant_account: MerchantAccount, request: TransactionRequest) -> Buyer | None:
-    """The account's buyer the request names by id or external identifier; a missing one is a bad request."""
-    if request.buyer_id is not None:
-        pointer = "/buyer_id"
-    elif request.buyer_external_identifier is not None:
-        pointer = "/buyer_external_identifier"
-    else:
-        return None
-    try:
-        # By id when the request has one (buyer_get then ignores the external identifier).
-        return buyer_get(
-            merchant_account=merchant_account,
-            id=request.buyer_id,
-            external_identifier=request.buyer_external_identifier,
-        )
-    except NotFound as exc:
-        raise DomainError("No buyer with this identifier exists.", pointer=pointer) from exc
 
 
 def _shipping_details(

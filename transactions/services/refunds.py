@@ -15,6 +15,7 @@ from payments.connectors import (
 )
 from payments.errors import Conflict, DomainError
 from transactions.models import (
+    MAX_REFUNDS_PER_TRANSACTION,
     GiftCardRedemption,
     RedemptionStatus,
     Refund,
@@ -109,12 +110,29 @@ def _redemptions_for_update(txn: Transaction) -> QuerySet[GiftCardRedemption]:
     )
 
 
+class TooManyRefunds(Conflict):
+    """The transaction already has as many refunds as one may have (`MAX_REFUNDS_PER_TRANSACTION`)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"This transaction already has {MAX_REFUNDS_PER_TRANSACTION} refunds, the most one may have: refund what "
+            "is left in one refund (leave `amount` out) or with refunds/all."
+        )
+
+
+def _require_refund_room(txn: Transaction, *, adding: int) -> None:
+    """Called under the transaction's row lock, so concurrent refunds cannot pass the limit together."""
+    if Refund.objects.filter(transaction=txn).count() + adding > MAX_REFUNDS_PER_TRANSACTION:
+        raise TooManyRefunds()
+
+
 @transaction.atomic
 def _begin_refund(
     txn: Transaction, *, actor: Actor, amount: int | None, target_type: str, target_id: UUID | None, **fields: Any
 ) -> Refund:
     txn = _locked(txn)
     _require("refund", txn)
+    _require_refund_room(txn, adding=1)
     if target_type == RefundTargetType.PAYMENT_METHOD:
         if target_id is not None:
             raise DomainError("target_id is only used with target_type gift-card-redemption.", pointer="/target_id")
@@ -201,6 +219,7 @@ def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[
             refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **fields))
     if not refunds:
         raise Conflict("Nothing is left to refund on this transaction.")
+    _require_refund_room(txn, adding=0)  # the refunds above are rows already: counted, and undone if too many
     return refunds
 
 

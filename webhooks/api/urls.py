@@ -1,8 +1,7 @@
-from rest_framework.routers import SimpleRouter
-
+from payments.rest.routers import ApiRouter
 from webhooks.api.views import WebhookSubscriptionViewSet
 
-router = SimpleRouter(trailing_slash=False)
+router = ApiRouter()
 router.register("webhook-subscriptions", WebhookSubscriptionViewSet, basename="webhook-subscription")
 
 urlpatterns = router.urls

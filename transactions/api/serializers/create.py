@@ -14,7 +14,7 @@ from payments.connectors import PurchaseDetails
 from payments.rest.fields import (
     AmountField,
     CountryField,
-    CurrencyField,
+    PaymentCurrencyField,
     RequestSerializer,
     StrictBooleanField,
     StrictCharField,
@@ -190,7 +190,7 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
     """Body of `POST /transactions`: every field of the upstream `TransactionCreate`."""
 
     amount = AmountField()
-    currency = CurrencyField(min_length=3, max_length=3)
+    currency = PaymentCurrencyField(min_length=3, max_length=3)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     # Left out: a checkout session's hint, else authorize (the service decides).
     intent = serializers.ChoiceField(choices=PaymentIntent.choices, required=False)

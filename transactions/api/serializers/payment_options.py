@@ -7,7 +7,7 @@ from rest_framework import serializers
 from payments.rest.fields import (
     AmountField,
     CountryField,
-    CurrencyField,
+    PaymentCurrencyField,
     StrictCharField,
     StrictSerializer,
     UnsupportedField,
@@ -25,7 +25,7 @@ class PaymentOptionsInput(StrictSerializer):
     """Body of `POST /payment-options`: the checkout the options are for."""
 
     amount = AmountField(required=False, allow_null=True)
-    currency = CurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
+    currency = PaymentCurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
     # Validated; no method this server takes depends on the buyer's country.
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     # Validated; labels are English whatever the locale (docs/transactions.md).
