@@ -54,6 +54,26 @@ def sandbox_payments_on(app_configs: Sequence[AppConfig] | None, **kwargs: objec
     ]
 
 
+# A payment's time with processors stays under this (the issue's bound): a client waits for the answer.
+MAX_ROUTING_SECONDS = 15
+
+
+def routing_time_bounded(app_configs: Sequence[AppConfig] | None, **kwargs: object) -> list[checks.CheckMessage]:
+    """PAYMENT_ROUTING_SECONDS bounds one payment's failover: at least 0, under 15 s."""
+    seconds = settings.PAYMENT_ROUTING_SECONDS
+    if 0 <= seconds < MAX_ROUTING_SECONDS:
+        return []
+    return [
+        checks.Error(
+            f"PAYMENT_ROUTING_SECONDS is {seconds}: one payment's time with processors, failover included, must be "
+            f"at least 0 and under {MAX_ROUTING_SECONDS} seconds.",
+            hint="The default is 12 (docs/payment-services.md, 'Routing and failover rules').",
+            id="paymentservices.E001",
+        )
+    ]
+
+
 def register() -> None:
     checks.register(sandbox_services_refused, checks.Tags.database)
     checks.register(sandbox_payments_on, deploy=True)
+    checks.register(routing_time_bounded)

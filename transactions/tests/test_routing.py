@@ -269,3 +269,16 @@ def test_the_scheme_id_of_a_first_payment_is_kept_and_sent_on_later_merchant_ini
     assert sent.merchant_initiated
     assert sent.previous_scheme_transaction_id == first["scheme_transaction_id"]
     assert Transaction.objects.get(pk=later.json()["id"]).previous_scheme_transaction_id == method.scheme_transaction_id
+
+
+@pytest.mark.parametrize(
+    ("seconds", "refused"),
+    [(12, False), (0, False), (15, True), (-1, True)],
+    ids=["default", "no-failover", "at-the-bound", "negative"],
+)
+def test_the_payment_time_budget_is_checked_at_start(settings, seconds, refused):
+    from paymentservices.checks import routing_time_bounded
+
+    settings.PAYMENT_ROUTING_SECONDS = seconds
+
+    assert [message.id for message in routing_time_bounded(None)] == (["paymentservices.E001"] if refused else [])
