@@ -166,7 +166,7 @@ class DefinitionFieldOutput(OutputSerializer):
     verifiable = serializers.BooleanField()
 
 
-class ConfigurationOutput(OutputSerializer):
+class DefinitionConfigurationOutput(OutputSerializer):
     """Upstream's `PaymentServiceConfiguration`: a card definition has no approval page and no cart rules."""
 
     approval_ui_target = ConstantField("any")
@@ -192,7 +192,7 @@ class PaymentServiceDefinitionOutput(OutputSerializer):
     icon_url = serializers.CharField(allow_null=True)
     supported_features = serializers.DictField(child=serializers.BooleanField())
     required_checkout_fields = ConstantField([], schema={"type": "array", "items": {"type": "object"}})
-    configuration = ConfigurationOutput(source="*")
+    configuration = DefinitionConfigurationOutput(source="*")
     supported_integration_clients = serializers.ListField(child=serializers.CharField(), allow_null=True)
 
 
