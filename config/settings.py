@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "giftcards",
     "checkout",
     "paymentmethods",
+    "paymentservices",
     "transactions",
     "webhooks",
     "threedsecure",
@@ -338,9 +339,6 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
 
-# The processor behind authorizations, captures, voids and refunds: a dotted path to a class that
-# implements `payments.connectors.base.PaymentConnector`. The default is the deterministic sandbox.
-PAYMENT_CONNECTOR = env.str("PAYMENT_CONNECTOR", default="payments.connectors.sandbox.SandboxConnector")
 # How long a stored Idempotency-Key response is replayed; `purge_expired` deletes older ones.
 IDEMPOTENCY_KEY_TTL_SECONDS = env.int("IDEMPOTENCY_KEY_TTL_SECONDS", default=24 * 60 * 60)
 # gunicorn's worker timeout (config/gunicorn.conf.py reads the same variable). Its worker replaces itself when a
@@ -352,6 +350,20 @@ IDEMPOTENCY_KEY_LEASE_SECONDS = env.int("IDEMPOTENCY_KEY_LEASE_SECONDS", default
 # A transaction pending this long has no request working on it any more: `recover_transactions` syncs it, and a
 # sync that finds no record at the processor records that the operation never happened.
 PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SECONDS", default=90)
+# A production server (DJANGO_DEBUG=false) lets the `mock-card` sandbox answer only when this is true: without it
+# a `mock-card` payment service cannot be created and no payment is routed to one (docs/payment-services.md).
+SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
+# The Stripe API the `stripe-card` connector calls (tests point it at a local fake Stripe), and how long one call
+# may take; a call that gets no answer in time is a "no answer" result, never a decline.
+STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
+STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
+# How long one payment may spend with processors, every failover attempt included (docs/payment-services.md): no
+# attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
+# that finds no processor answering still answers well inside the web timeout and the client's own.
+PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
+# The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
+# for the processor to call; empty: the URL is made from the request that asks for the service.
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
 # How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
 SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
@@ -422,6 +434,4 @@ WEBHOOK_SUBSCRIPTION_CACHE_SECONDS = env.float("WEBHOOK_SUBSCRIPTION_CACHE_SECON
 WEBHOOK_FAILING_REPORT_AFTER_SECONDS = env.int("WEBHOOK_FAILING_REPORT_AFTER_SECONDS", default=24 * 60 * 60)
 # Sent in every notification body (`gr4vy_id`, `environment`) so one receiver can tell instances apart.
 WEBHOOK_INSTANCE_ID = env.str("WEBHOOK_INSTANCE_ID", default="payments")
-WEBHOOK_ENVIRONMENT = env.str(
-    "WEBHOOK_ENVIRONMENT", default="sandbox" if PAYMENT_CONNECTOR.endswith(".SandboxConnector") else "production"
-)
+WEBHOOK_ENVIRONMENT = env.str("WEBHOOK_ENVIRONMENT", default="sandbox" if DEBUG or SANDBOX_PAYMENTS else "production")

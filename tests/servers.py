@@ -63,8 +63,9 @@ def database_url(database: dict) -> str:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = ()) -> Iterator[Server]:
-    """gunicorn with the project's config file (its worker class and limits), on a free loopback port."""
+def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = (), app: str = "config.wsgi") -> Iterator[Server]:
+    """gunicorn with the project's config file (its worker class and limits), on a free loopback port, serving
+    `app` (the project's WSGI module, or a test's wrapper of it)."""
     port = free_port()
     environment = {
         **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
@@ -74,7 +75,7 @@ def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = ()) -> Iterator[Ser
         "LOG_LEVEL": "WARNING",
         **env,
     }
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", str(CONFIG), *args]
+    command = [sys.executable, "-m", "gunicorn", app, "--config", str(CONFIG), *args]
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT)
         server = Server(f"http://127.0.0.1:{port}", port, process, log)
@@ -169,3 +170,57 @@ def _dechunk(body: bytes) -> bytes:
             break
         out, body = out + rest[:size], rest[size + 2 :]
     return out
+
+
+@dataclass
+class FakeStripe:
+    """A localstripe process: a stateful fake of Stripe's API, reached with the official library at `url`."""
+
+    url: str
+    port: int
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+@contextmanager
+def localstripe() -> Iterator[FakeStripe]:
+    """localstripe on a free port, with an empty store (`--from-scratch`); stopped when the context ends."""
+    port = free_port()
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "localstripe", "--port", str(port), "--from-scratch"],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        fake = FakeStripe(f"http://127.0.0.1:{port}", port, process)
+        try:
+            _wait_until_answering(fake, log)
+            yield fake
+        finally:
+            fake.stop()
+
+
+def _wait_until_answering(fake: FakeStripe, log: IO[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    request = urllib.request.Request(  # noqa: S310 - loopback
+        fake.url + "/v1/balance", headers={"Authorization": "Bearer sk_test_probe"}
+    )
+    while time.monotonic() < deadline:
+        if fake.process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"localstripe exited: {log.read().decode(errors='replace')[-2000:]}")
+        try:
+            with urllib.request.urlopen(request, timeout=2):  # noqa: S310 - loopback
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError("localstripe did not answer within 30 seconds")

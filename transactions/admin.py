@@ -198,11 +198,17 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             "Processor",
             {
                 "fields": (
+                    "payment_service",
                     "payment_service_transaction_id",
                     "error_code",
                     "raw_response_code",
                     "raw_response_description",
                     "cvv_response_code",
+                    "auth_response_code",
+                    "avs_response_code",
+                    "scheme_transaction_id",
+                    "merchant_advice_code",
+                    "iso_response_code",
                 )
             },
         ),
@@ -213,7 +219,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         return [str(field) for _, options in self.fieldsets for field in options["fields"]]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Transaction]:
-        return super().get_queryset(request).select_related("buyer", "merchant_account")
+        return super().get_queryset(request).select_related("buyer", "merchant_account", "payment_service")
 
     def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Transaction | None:
         # Read once per request: change_view below and Django's own view both ask for it.

@@ -39,6 +39,7 @@ from payments.ops.demo import (
 )
 from payments.vault.cards import card_scheme
 from payments.vault.crypto import fingerprint
+from paymentservices.models import PaymentService
 from transactions.models import Transaction, TransactionEvent, TransactionStatus
 
 EXTERNAL_IDENTIFIER_PREFIX = "demo-transaction-"
@@ -148,6 +149,13 @@ def demo_rows(
     expiry = f"12/{(date.today().year + 3) % 100:02d}"
     buyer_numbers = {n: (n * 7919) % buyers_total + 1 for n in numbers} if buyers_total else {}
     buyers = _buyer_rows(merchant_account, list(set(buyer_numbers.values()))) if buyers_total else {}
+    # The sandbox decided them: the account's mock-card service, which captures, voids and refunds them.
+    sandbox = (
+        PaymentService.objects.filter(merchant_account=merchant_account, definition_id="mock-card")
+        .order_by("is_deleted", "position")
+        .values_list("pk", flat=True)
+        .first()
+    )
     for number in numbers:
         card = cards[(number * 31) % len(cards)]
         currency, amounts = _PRICES[(number * 17) % len(_PRICES)]
@@ -182,6 +190,7 @@ def demo_rows(
             "card_last4": card.last4,
             "card_expiration_date": expiry,
             "card_fingerprint": card.fingerprint,
+            "payment_service_id": sandbox,
             "payment_service_transaction_id": f"sandbox-authorization-{pk}",
             "error_code": card.error_code,
             "raw_response_code": card.raw_response_code,

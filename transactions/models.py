@@ -93,11 +93,29 @@ class Transaction(TimestampedModel):
     )
 
     # The processor's answer to the authorization.
+    # The payment service asked for the card part: while `processing`, the one being asked (recorded before each
+    # attempt, so recovery asks the right processor); afterwards the one that answered, whose connector captures,
+    # voids and refunds. None for gift cards alone. RESTRICT: a service is only ever soft-deleted, except with its
+    # merchant account (and so with these transactions).
+    payment_service = models.ForeignKey(
+        "paymentservices.PaymentService",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="transactions",
+    )
     payment_service_transaction_id = models.CharField(max_length=255, null=True, blank=True)
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_description = models.CharField(max_length=255, null=True, blank=True)
     cvv_response_code = models.CharField(max_length=32, null=True, blank=True)
+    # What the processor told beyond its own codes, as it gave them (`ConnectorResult`).
+    auth_response_code = models.CharField(max_length=64, null=True, blank=True)
+    avs_response_code = models.CharField(max_length=32, null=True, blank=True)
+    scheme_transaction_id = models.CharField(max_length=100, null=True, blank=True)
+    merchant_advice_code = models.CharField(max_length=64, null=True, blank=True)
+    iso_response_code = models.CharField(max_length=64, null=True, blank=True)
+    approval_expires_at = models.DateTimeField(null=True, blank=True)
 
     # What the client declared about the payment: stored, echoed and passed to the connector with the
     # authorization (payments.connectors.AuthorizationRequest), which decides what they change.

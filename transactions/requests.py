@@ -153,7 +153,9 @@ class TransactionRequest(PaymentDetails):
     store: bool = False
     merchant_initiated: bool = False
     is_subsequent_payment: bool = False
-    # Option sets by connector key (`stripe-card`); only those the configured connector reads are accepted.
+    # Option sets by connector key (`stripe-card`); only those a connector of the payment's route reads are accepted.
     connection_options: dict[str, dict[str, Any]] | None = None
+    # The payment service to send the card part to; None: routing picks (position, currencies, countries).
+    payment_service_id: UUID | None = None
     # The buyer's own address, when the buyer's browser sent the request (an embed token).
     ip_address: str | None = None

@@ -40,13 +40,18 @@ def _as_uuid(value: object) -> uuid.UUID | None:
 
 def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transaction]:
     """The account's transactions with what their representation needs; pagination orders them."""
-    return Transaction.objects.filter(merchant_account=merchant_account).prefetch_related("gift_card_redemptions")
+    return (
+        Transaction.objects.filter(merchant_account=merchant_account)
+        .select_related("payment_service")
+        .prefetch_related("gift_card_redemptions")
+    )
 
 
 def transaction_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> Transaction:
     """One transaction; another account's is not found, like a missing one."""
     pk = _as_uuid(id)
-    txn = Transaction.objects.filter(merchant_account=merchant_account, pk=pk).first() if pk else None
+    transactions = Transaction.objects.filter(merchant_account=merchant_account).select_related("payment_service")
+    txn = transactions.filter(pk=pk).first() if pk else None
     if txn is None:
         raise NotFound(_NOT_FOUND)
     return txn
@@ -184,8 +189,8 @@ def transaction_event_list(*, txn: Transaction) -> QuerySet[TransactionEvent]:
 
 
 def transaction_action_list(*, txn: Transaction) -> list[dict[str, object]]:
-    """The routing rule actions that acted on the transaction: none, since this server has no routing rules
-    (every transaction goes to the one configured connector)."""
+    """The routing rule actions that acted on the transaction: none, since this server has no routing rules (payment
+    services are chosen by `payment_service_id`, position, currency and country: docs/payment-services.md)."""
     return []
 
 

@@ -57,7 +57,7 @@ class CheckoutSessionInput(StrictSerializer):
     amount = AmountField(required=False, allow_null=True)
     currency = PaymentCurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
     payment_service_id = UnsupportedField(
-        "there are no payment services to choose from: the built-in connector processes every payment."
+        "a checkout session does not choose the payment service: send payment_service_id with the transaction."
     )
     expires_in = ExpiresInField(required=False)
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)

@@ -1,13 +1,15 @@
 """What services may ask of a payment processor, and what it answers.
 
-Services talk to a processor only through `PaymentConnector`; which implementation runs is the
-`PAYMENT_CONNECTOR` setting, so a real processor can be added without touching services or the API.
+Services talk to a processor only through `PaymentConnector`; which one answers a payment is the payment service
+routing chose for it (`paymentservices`), so a processor is added as a connector and a definition, without touching
+the services or the API.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -189,6 +191,16 @@ class ConnectorResult:
     cvv_response_code: str | None = None
     # The issuer reported that the card was replaced (a new number or expiry): a stored copy of it is out of date.
     card_replaced: bool = False
+    # What a processor may tell beyond its own codes, as it gave them (None when it did not): the issuer's
+    # authorization response code, the address check in upstream's words (`AVSResponseCode`), the card scheme's id
+    # of the payment (sent again on later merchant-initiated payments of a stored card), the scheme's merchant advice
+    # code, the ISO 8583 response code and when an approval waiting for the buyer lapses.
+    auth_response_code: str | None = None
+    avs_response_code: str | None = None
+    scheme_transaction_id: str | None = None
+    merchant_advice_code: str | None = None
+    iso_response_code: str | None = None
+    approval_expires_at: datetime | None = None
 
     @property
     def approved(self) -> bool:

@@ -10,8 +10,9 @@ deciding, so a test can kill a process in either moment.
 
 from __future__ import annotations
 
+import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from django.conf import settings
@@ -105,6 +106,25 @@ _RESULT_FIELDS = (
 )
 
 
+def _scheme_transaction_id(reference: str) -> str:
+    """The card scheme's id of an approved authorization, derived from our reference, so the same payment always
+    gets the same id (a lookup after a crash answers it too). Marked as the sandbox's, never mistaken for a scheme's."""
+    return f"sandbox-scheme-{hashlib.sha256(reference.encode()).hexdigest()[:12]}"
+
+
+def _issuer_details(result: ConnectorResult, reference: str) -> ConnectorResult:
+    """What a card network adds to the processor's answer: the issuer's own code, and the scheme's id of an
+    approved payment."""
+    if result.outcome is Outcome.FAILED:
+        return result
+    approved = result.outcome is Outcome.APPROVED
+    return replace(
+        result,
+        auth_response_code=result.raw_response_code,
+        scheme_transaction_id=_scheme_transaction_id(reference) if approved else None,
+    )
+
+
 class SandboxConnector:
     """Answers from the test card table, and remembers each answer by the caller's reference. Reads no
     connection options."""
@@ -128,6 +148,8 @@ class SandboxConnector:
             cvv_response_code=cvv if test_card.outcome is not Outcome.FAILED else None,
             card_replaced=test_card.card_replaced,
         )
+        # The sandbox checks no address: it gives no AVS result, as processors that do not check addresses.
+        result = _issuer_details(result, request.reference)
         _remember(
             SandboxOperation.Operation.AUTHORIZATION,
             request.reference,
@@ -152,7 +174,10 @@ class SandboxConnector:
         if decided is None:
             return None
         fields = {name: getattr(decided, name) for name in _RESULT_FIELDS}
-        return ConnectorResult(**{**fields, "outcome": Outcome(decided.outcome)})
+        result = ConnectorResult(**{**fields, "outcome": Outcome(decided.outcome)})
+        if decided.operation == SandboxOperation.Operation.AUTHORIZATION:
+            return _issuer_details(result, reference)
+        return result
 
     @staticmethod
     def _approved(operation: str, reference: str, **money: object) -> ConnectorResult:

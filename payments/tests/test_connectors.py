@@ -7,7 +7,6 @@ from payments.connectors import (
     PaymentConnector,
     ThreeDSecureData,
     ThreeDSecureStatus,
-    get_connector,
 )
 from payments.connectors import sandbox as sandbox_module
 from payments.connectors.models import SandboxOperation
@@ -25,21 +24,6 @@ def _authorization(card: CardDetails, *, amount: int = 1, capture: bool = False,
     return AuthorizationRequest(
         card=card, amount=amount, currency="USD", capture=capture, reference=reference, **fields
     )
-
-
-def test_setting_chooses_the_sandbox_by_default():
-    assert isinstance(get_connector(), SandboxConnector)
-
-
-def test_setting_names_any_connector_class(settings):
-    settings.PAYMENT_CONNECTOR = "payments.tests.test_connectors.RecordingConnector"
-    assert isinstance(get_connector(), RecordingConnector)
-
-
-def test_a_class_that_is_not_a_connector_is_refused(settings):
-    settings.PAYMENT_CONNECTOR = "payments.models.MerchantAccount"
-    with pytest.raises(TypeError, match="does not implement"):
-        get_connector()
 
 
 @pytest.mark.parametrize(
@@ -158,10 +142,6 @@ def test_card_details_never_show_the_number_or_code():
     text = repr(_card("4111111111111111", "987"))
     assert "4111111111111111" not in text
     assert "987" not in text
-
-
-class RecordingConnector(SandboxConnector):
-    """A second connector, to show the setting is what picks one."""
 
 
 def test_sandbox_implements_the_protocol():

@@ -150,7 +150,7 @@ class TransactionFilter(django_filters.FilterSet):
     payment_service_transaction_id = django_filters.CharFilter(
         field_name="payment_service_transaction_id", max_length=255
     )
-    payment_service_id = ValuesFilter(method=matches_nothing, pattern=UUID_PATTERN)
+    payment_service_id = ValuesFilter(field_name="payment_service_id", pattern=UUID_PATTERN)
 
     # Gift cards
     has_gift_card_redemptions = TrueFalseFilter(method="filter_has_gift_card_redemptions")

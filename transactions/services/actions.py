@@ -7,7 +7,6 @@ from django.utils import timezone
 
 from payments.connectors import (
     ConnectorResult,
-    get_connector,
 )
 from payments.errors import DomainError
 from transactions.models import (
@@ -17,6 +16,7 @@ from transactions.models import (
 from transactions.services.state import (
     ActionResult,
     Actor,
+    _connector,
     _locked,
     _move,
     _require,
@@ -45,7 +45,7 @@ def transaction_capture(*, txn: Transaction, actor: Actor, amount: int | None = 
     txn, amount = _begin_capture(txn, amount=amount, actor=actor)
     result = None
     if txn.authorized_amount:
-        result = get_connector().capture(
+        result = _connector(txn).capture(
             processor_reference=txn.payment_service_transaction_id or "",
             amount=amount,
             currency=txn.currency,
@@ -87,7 +87,7 @@ def transaction_void(*, txn: Transaction, actor: Actor) -> ActionResult:
     txn = _begin_void(txn, actor=actor)
     result = None
     if txn.authorized_amount:
-        result = get_connector().void(
+        result = _connector(txn).void(
             processor_reference=txn.payment_service_transaction_id or "", reference=f"{txn.pk}:void"
         )
     return ActionResult(_finish_void(txn, result=result, actor=actor), result)

@@ -7,17 +7,19 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from paymentmethods.models import PaymentMethod
 from paymentmethods.services import (
     CardToStore,
     payment_method_mark_replaced,
     payment_method_store,
+    payment_method_update,
 )
 from payments.choices import PaymentIntent
 from payments.connectors import (
     ConnectorResult,
     Outcome,
-    get_connector,
 )
+from paymentservices.models import PaymentService
 from transactions.models import (
     Transaction,
     TransactionStatus,
@@ -26,6 +28,7 @@ from transactions.services.state import (
     SYSTEM,
     Actor,
     _answer,
+    _connector,
     _event,
     _locked,
     _move,
@@ -39,6 +42,58 @@ NEVER_RECEIVED = ConnectorResult(
     error_code="service_error",
     raw_response_description="The processor has no record of this operation: it did not happen.",
 )
+
+
+# What the processor tells beyond its codes, kept in the transaction's columns of the same names.
+PROCESSOR_DETAILS = (
+    "cvv_response_code",
+    "auth_response_code",
+    "avs_response_code",
+    "scheme_transaction_id",
+    "merchant_advice_code",
+    "iso_response_code",
+    "approval_expires_at",
+)
+
+
+def _keep_scheme_transaction_id(txn: Transaction, method: PaymentMethod | None, result: ConnectorResult) -> None:
+    """The scheme's id of a customer-initiated payment with a stored method is kept with the method (when it has
+    none): the later merchant-initiated payments of the method send it, as card schemes ask."""
+    if method is None or txn.merchant_initiated or not result.scheme_transaction_id:
+        return
+    if method.scheme_transaction_id is None:
+        payment_method_update(method=method, scheme_transaction_id=result.scheme_transaction_id)
+
+
+def _service_named(service: PaymentService) -> dict[str, Any]:
+    return {"payment_service_id": str(service.pk), "payment_service_definition_id": service.definition_id}
+
+
+@transaction.atomic
+def _record_failover(
+    txn: Transaction, *, failed: PaymentService, result: ConnectorResult, following: PaymentService, actor: Actor
+) -> bool:
+    """`failed` gave no answer: record its attempt (an event naming it) and make `following` the service being
+    asked, before it is. False (nothing recorded) when the transaction is no longer waiting for its authorization
+    (canceled meanwhile). The last attempt is the event of the status it ends in, naming its service too."""
+    txn = _locked(txn)
+    if txn.status != S.PROCESSING:
+        return False
+    _event(
+        txn,
+        name="authorization_attempt_failed",
+        actor=actor,
+        from_status=txn.status,
+        amount=None,
+        **_service_named(failed),
+        error_code=result.error_code,
+        raw_response_code=result.raw_response_code,
+        raw_response_description=result.raw_response_description,
+        next_payment_service_id=str(following.pk),
+    )
+    txn.payment_service = following
+    txn.save(update_fields=["payment_service", "updated_at"])
+    return True
 
 
 @transaction.atomic
@@ -55,11 +110,20 @@ def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
 
 @transaction.atomic
 def _record_authorization(
-    txn: Transaction, *, result: ConnectorResult, card_amount: int, actor: Actor, keep: CardToStore | None = None
+    txn: Transaction,
+    *,
+    result: ConnectorResult,
+    card_amount: int,
+    actor: Actor,
+    keep: CardToStore | None = None,
+    service: PaymentService | None = None,
 ) -> Transaction:
     """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money. An
-    approved card the request asked to `keep` becomes the buyer's stored payment method."""
+    approved card the request asked to `keep` becomes the buyer's stored payment method. `service` is the one that
+    answered, when the caller holds it (else it is read)."""
     txn = _locked(txn)
+    if service is not None and service.pk == txn.payment_service_id:
+        txn.payment_service = service
     if txn.status != S.PROCESSING:
         if result is NEVER_RECEIVED or (
             txn.payment_service_transaction_id is not None
@@ -71,14 +135,13 @@ def _record_authorization(
         _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
         if result.approved:
             reference = result.processor_reference or ""
-            transaction.on_commit(
-                lambda: get_connector().void(processor_reference=reference, reference=f"{txn.pk}:void")
-            )
+            connector = _connector(txn)
+            transaction.on_commit(lambda: connector.void(processor_reference=reference, reference=f"{txn.pk}:void"))
         return txn
     now = timezone.now()
     answer: dict[str, Any] = {
         **_answer(result),
-        "cvv_response_code": result.cvv_response_code,
+        **{name: getattr(result, name) for name in PROCESSOR_DETAILS},
         "payment_service_transaction_id": result.processor_reference,
     }
     if result.card_replaced and txn.payment_method is not None:
@@ -87,9 +150,12 @@ def _record_authorization(
         answer["payment_method"] = payment_method_store(
             merchant_account=txn.merchant_account, buyer=txn.buyer, card=keep
         )
+    if result.approved:
+        _keep_scheme_transaction_id(txn, answer.get("payment_method") or txn.payment_method, result)
+    named = _service_named(txn.payment_service) if txn.payment_service is not None else {}
     if not result.approved:
         to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
-        _move(txn, to, name=to, actor=actor, amount=card_amount, **answer)
+        _move(txn, to, name=to, actor=actor, amount=card_amount, details=named, **answer)
         _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
     elif txn.intent == PaymentIntent.CAPTURE:
         _move(
@@ -102,6 +168,7 @@ def _record_authorization(
             captured_amount=card_amount,
             authorized_at=now,
             captured_at=now,
+            details=named,
             **answer,
         )
     else:
@@ -113,6 +180,7 @@ def _record_authorization(
             amount=card_amount,
             authorized_amount=card_amount,
             authorized_at=now,
+            details=named,
             **answer,
         )
     return txn

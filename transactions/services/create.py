@@ -27,12 +27,12 @@ from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
     AuthorizationRequest,
     CardDetails,
-    get_connector,
     payment_details_of,
 )
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store
+from paymentservices.routing import authorize_routed, connection_options_keys, route
 from transactions.details import payment_details_columns, payment_details_stored
 from transactions.models import (
     GiftCardRedemption,
@@ -46,7 +46,11 @@ from transactions.requests import (
     StoredPaymentMethodRequest,
     TransactionRequest,
 )
-from transactions.services.authorization import _record_authorization, _settle_gift_cards_only
+from transactions.services.authorization import (
+    _record_authorization,
+    _record_failover,
+    _settle_gift_cards_only,
+)
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import (
     Actor,
@@ -81,13 +85,14 @@ def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardC
         )
 
 
-def _check_connection_options(options: Mapping[str, Any] | None) -> None:
-    """Options are only accepted for a connection that reads them: any other set would be silently unused."""
-    readable = get_connector().connection_options_keys
+def _check_connection_options(options: Mapping[str, Any] | None, readable: frozenset[str]) -> None:
+    """Options are only accepted for a connection that reads them (`readable`: the sets the connectors of the
+    payment's services read): any other set would be silently unused."""
     for key, value in (options or {}).items():
         if value is not None and key not in readable:
             raise DomainError(
-                f"Options for '{key}' are not supported: no such connection is configured, so they would not be used.",
+                f"Options for '{key}' are not supported: no payment service this payment may go to reads them, "
+                "so they would not be used.",
                 pointer=f"/connection_options/{key}",
             )
 
@@ -254,7 +259,21 @@ def transaction_create(
     shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     _check_store(request, card=card, buyer=buyer)
-    _check_connection_options(request.connection_options)
+    # Where the card part may go, in order (a 400 naming why when nowhere): decided before anything is written.
+    routed = (
+        route(
+            merchant_account=merchant_account,
+            currency=request.currency,
+            country=request.country or (card.session_hints.get("country") if card else None),
+            payment_service_id=request.payment_service_id,
+        )
+        if card is not None
+        else None
+    )
+    if request.connection_options:
+        _check_connection_options(
+            request.connection_options, connection_options_keys(routed) if routed is not None else frozenset()
+        )
     hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
     txn = Transaction(
         **payment_details_columns(request),
@@ -276,6 +295,13 @@ def transaction_create(
     if id is not None:
         txn.pk = id
     _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    if routed is not None:
+        txn.payment_service = routed.first  # the first attempt's, committed with the row before it is asked
+    if card is not None and card.payment_method is not None and txn.merchant_initiated:
+        # A stored method's later merchant-initiated payment names the customer-initiated one it follows.
+        txn.previous_scheme_transaction_id = (
+            txn.previous_scheme_transaction_id or card.payment_method.scheme_transaction_id
+        )
     if shipping_details is not None:
         txn.shipping_details = shipping_details
     try:
@@ -290,11 +316,17 @@ def transaction_create(
         return _settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
     postal_code = card.postal_code if card else None
-    result = get_connector().authorize(
-        _authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code)
+    if routed is None:  # a card part is always routed above; kept explicit for the type checker
+        raise RuntimeError("A card payment reached its authorization without a route.")
+    service, result = authorize_routed(
+        route=routed,
+        request=_authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code),
+        next_attempt=lambda failed, answer, following: _record_failover(
+            txn, failed=failed, result=answer, following=following, actor=actor
+        ),
     )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
-    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
+    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep, service=service)
     return txn if gift_cards else _known_without_redemptions(txn)
 
 

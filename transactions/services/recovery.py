@@ -11,9 +11,6 @@ from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
-from payments.connectors import (
-    get_connector,
-)
 from transactions.models import (
     PENDING_STATUSES,
     Transaction,
@@ -25,6 +22,7 @@ from transactions.services.authorization import NEVER_RECEIVED, _record_authoriz
 from transactions.services.state import (
     SYSTEM,
     Actor,
+    _connector,
 )
 
 logger = logging.getLogger("transactions.recovery")
@@ -62,17 +60,17 @@ def transaction_sync(
         return txn
     if abandoned is None:
         abandoned = _abandoned(txn, now or timezone.now())
-    connector = get_connector()
     if txn.status == S.PROCESSING:
         if txn.method != "card":
             # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
             return _settle_gift_cards_only(txn, actor=actor) if abandoned else txn
-        result = connector.lookup(reference=str(txn.pk))
+        # The service recorded for the attempt under way: each attempt is recorded before its processor is asked.
+        result = _connector(txn).lookup(reference=str(txn.pk))
         if result is None and not abandoned:
             return txn
         return _record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=_card_amount(txn), actor=actor)
     operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
-    found = connector.lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
+    found = _connector(txn).lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
     if found is None and txn.authorized_amount and not abandoned:
         return txn
     # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.

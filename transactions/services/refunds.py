@@ -12,7 +12,6 @@ from giftcards.services import issued_card_refund
 from payments.connectors import (
     ConnectorResult,
     Outcome,
-    get_connector,
 )
 from payments.errors import Conflict, DomainError
 from transactions.models import (
@@ -28,6 +27,7 @@ from transactions.notifications import refund_notify
 from transactions.services.state import (
     Actor,
     _answer,
+    _connector,
     _event,
     _locked,
     _redemption_reference,
@@ -145,7 +145,7 @@ def _begin_refund(
 
 def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
     """Steps 2 and 3 of a card refund: ask the processor, then record its answer."""
-    result = get_connector().refund(
+    result = _connector(refund.transaction).refund(
         processor_reference=refund.transaction.payment_service_transaction_id or "",
         amount=refund.amount,
         currency=refund.currency,

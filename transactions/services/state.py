@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -10,8 +11,10 @@ from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_refund
 from payments.connectors import (
     ConnectorResult,
+    PaymentConnector,
 )
 from payments.errors import Conflict
+from paymentservices.routing import connector_for
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -38,6 +41,9 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
         (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOID_PENDING),
         (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_VOIDED),
         (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the void
+        # Captured or canceled at the processor itself, told by its notification (transactions.services.inbound).
+        (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_SUCCEEDED),
+        (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOIDED),
     }
 )
 # The statuses each client action starts from (refunds keep the status: they move money, not state).
@@ -133,8 +139,17 @@ def _event(
     )
 
 
-def _move(txn: Transaction, to: str, *, name: str, actor: Actor, amount: int | None = None, **changes: Any) -> None:
-    """Apply one allowed status change, with its field changes, to a locked row and record it."""
+def _move(
+    txn: Transaction,
+    to: str,
+    *,
+    name: str,
+    actor: Actor,
+    amount: int | None = None,
+    details: Mapping[str, Any] | None = None,
+    **changes: Any,
+) -> None:
+    """Apply one allowed status change, with its field changes, to a locked row and record it (with `details`)."""
     from_status = txn.status
     if (from_status, to) not in TRANSITIONS:
         raise InvalidTransition(f"A transaction cannot go from {from_status} to {to}.")
@@ -142,8 +157,16 @@ def _move(txn: Transaction, to: str, *, name: str, actor: Actor, amount: int | N
     for field, value in changes.items():
         setattr(txn, field, value)
     txn.save(update_fields=["status", *changes, "updated_at"])
-    _event(txn, name=name, actor=actor, from_status=from_status, amount=amount)
+    _event(txn, name=name, actor=actor, from_status=from_status, amount=amount, **(details or {}))
     transaction_notify(txn, event_name=name)
+
+
+def _connector(txn: Transaction) -> PaymentConnector:
+    """The connector of the payment service that authorized `txn` (or is being asked to): every later operation and
+    every lookup goes to the processor that holds the payment."""
+    if txn.payment_service is None:
+        raise ValueError(f"Transaction {txn.pk} has no payment service: nothing was asked of a processor.")
+    return connector_for(txn.payment_service)
 
 
 def _answer(result: ConnectorResult) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from transactions.models import (
 from transactions.services.create import _check_connection_options
 from transactions.services.state import (
     Actor,
+    _connector,
     _event,
     _locked,
 )
@@ -29,7 +30,8 @@ def transaction_update(
 ) -> Transaction:
     """Set the given `external_identifier`, `metadata` and/or `connection_options` (each replaced whole)."""
     if connection_options is not UNCHANGED:
-        _check_connection_options(connection_options)
+        readable = _connector(txn).connection_options_keys if txn.payment_service is not None else frozenset()
+        _check_connection_options(connection_options, readable)
     changes = changed_fields(
         external_identifier=external_identifier, metadata=metadata, connection_options=connection_options
     )

@@ -3,6 +3,7 @@ from django.utils import timezone
 from factory.django import DjangoModelFactory
 
 from payments.tests.factories import MerchantAccountFactory
+from paymentservices.models import PaymentService
 from transactions.models import Refund, Transaction, TransactionStatus
 
 
@@ -44,6 +45,16 @@ class TransactionFactory(DjangoModelFactory[Transaction]):
     card_last4 = "1111"
     card_expiration_date = "12/30"
     card_fingerprint = factory.Sequence(lambda n: f"fingerprint-{n}")
+    # A card payment was authorized by a payment service: the account's sandbox (its first mock-card service).
+    payment_service = factory.LazyAttribute(
+        lambda txn: (
+            PaymentService.objects.filter(merchant_account=txn.merchant_account, definition_id="mock-card")
+            .order_by("is_deleted", "position")
+            .first()
+            if txn.method == "card"
+            else None
+        )
+    )
 
 
 class RefundFactory(DjangoModelFactory[Refund]):

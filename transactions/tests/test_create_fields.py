@@ -148,7 +148,6 @@ def test_the_sandbox_declines_a_payment_whose_authentication_failed(client, thre
 UNSUPPORTED = [
     ("async_capture", True),
     ("three_d_secure", {"amount": 100}),
-    ("payment_service_id", str(uuid.uuid4())),
     ("anti_fraud_fingerprint", "abc"),
     ("integration_client", "web"),
     ("approval_expires_at", "2030-01-01T00:00:00Z"),

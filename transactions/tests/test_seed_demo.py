@@ -52,6 +52,10 @@ def test_seeded_transactions_read_back_through_the_api(merchant_account, api_cli
 
     assert response.status_code == 200
     assert len(response.json()["items"]) == 12
+    # The sandbox decided them: the account's mock-card service answers for them (and takes their captures).
+    assert {item["payment_service"]["payment_service_definition_id"] for item in response.json()["items"]} == {
+        "mock-card"
+    }
 
 
 def test_seeded_transactions_have_distinct_increasing_times_over_the_last_90_days(merchant_account):

@@ -241,9 +241,8 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
         "this server runs no 3-D Secure authentication; send the result of your own in three_d_secure_data.",
         json_type="object",
     )
-    payment_service_id = UnsupportedField(
-        "there are no payment services to choose from: the built-in connector processes every payment."
-    )
+    # The account's payment service to send the card part to, refused by name when it cannot take the payment.
+    payment_service_id = serializers.UUIDField(required=False, allow_null=True)
     anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
     integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
     approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")

@@ -30,8 +30,8 @@ class MetadataField(serializers.DictField):
 
 
 class ConnectionOptionsField(serializers.DictField):
-    """`{"<connector key>": {...options} | null}`: option sets for named connections (which ones the configured
-    connector reads is checked by the service)."""
+    """`{"<connector key>": {...options} | null}`: option sets for named connections (which ones the connectors of
+    the payment's services read is checked by the service)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(child=serializers.DictField(allow_null=True), required=False, allow_null=True, **kwargs)

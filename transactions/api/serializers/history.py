@@ -25,10 +25,16 @@ EVENT_NAMES = [
     "gift-card-redemption-succeeded",
     "gift-card-refund-succeeded",
     "gift-card-reversal-succeeded",
+    "payment-connector-response-transaction-authorization-failed",
+    "payment-connector-transaction-webhook-processed",
 ]
 _HISTORY_NAMES = {
     "gift_card_redeemed": "gift-card-redemption-succeeded",
     "gift_card_returned": "gift-card-reversal-succeeded",
+    # A payment service that gave no answer, before the payment went on to the next one (failover).
+    "authorization_attempt_failed": "payment-connector-response-transaction-authorization-failed",
+    # A capture, cancel or refund made at the processor itself, told by its notification.
+    "processor_notification": "payment-connector-transaction-webhook-processed",
 }
 # Event ids are derived from the history row's key: stable, unique, and no second key on the history table.
 _EVENT_ID_NAMESPACE = uuid.UUID("5f0b8a0e-3c1d-4f7e-9a51-0d6c2b9e7a43")

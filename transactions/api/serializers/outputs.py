@@ -18,6 +18,8 @@ from payments.shapes.processor_data import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
+from paymentservices.definitions import definition_get
+from paymentservices.models import PaymentService
 from transactions.api.serializers.fields import (
     NULL_OBJECT,
     NULL_STRING,
@@ -32,6 +34,20 @@ from transactions.models import (
 from transactions.services.state import ActionResult
 
 # --- outputs --------------------------------------------------------------------------------------------
+
+
+class TransactionPaymentServiceOutput(OutputSerializer):
+    """The upstream `TransactionPaymentService`: the payment service that processed the card part."""
+
+    type = ConstantField("payment-service")
+    id = serializers.UUIDField()
+    payment_service_definition_id = serializers.CharField(source="definition_id")
+    method = serializers.SerializerMethodField()
+    display_name = serializers.CharField()
+
+    def get_method(self, service: PaymentService) -> str:
+        definition = definition_get(service.definition_id)
+        return definition.method if definition is not None else "card"
 
 
 class TransactionGiftCardOutput(OutputSerializer):
@@ -166,7 +182,7 @@ class TransactionSummaryOutput(OutputSerializer):
     method = serializers.CharField(allow_null=True)
     instrument_type = serializers.SerializerMethodField()
     error_code = serializers.CharField(allow_null=True)
-    payment_service = ConstantField(None, schema=NULL_OBJECT)
+    payment_service = TransactionPaymentServiceOutput(allow_null=True)
     pending_review = ConstantField(False)
     buyer = serializers.SerializerMethodField()
     raw_response_code = serializers.CharField(allow_null=True)
@@ -213,6 +229,18 @@ class TransactionOutput(TransactionSummaryOutput):
     statement_descriptor = StoredJsonField(StatementDescriptorSerializer(allow_null=True), allow_null=True)
     three_d_secure = ThreeDSecureSummaryOutput(allow_null=True)
     payment_service_transaction_id = serializers.CharField(allow_null=True)
+    # What the processor told beyond its codes, as it gave them (None when it did not).
+    auth_response_code = serializers.CharField(allow_null=True)
+    avs_response_code = serializers.CharField(allow_null=True)
+    scheme_transaction_id = serializers.CharField(allow_null=True)
+    merchant_advice_code = serializers.CharField(allow_null=True)
+    iso_response_code = serializers.CharField(allow_null=True)
+    approval_expires_at = TimestampField(allow_null=True)
+    # No anti-fraud service, no links between transactions, no payment method waiting for the buyer, no sessions.
+    anti_fraud_decision = ConstantField(None, schema=NULL_OBJECT)
+    transaction_link_id = ConstantField(None, schema=NULL_STRING)
+    buyer_approval_timedout_at = ConstantField(None, schema=NULL_STRING)
+    session_token = ConstantField(None, schema=NULL_STRING)
     additional_identifiers = ConstantField({})
     metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)
     authorized_at = TimestampField(allow_null=True)

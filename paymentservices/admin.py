@@ -1,0 +1,91 @@
+"""Each merchant account's payment services in routing order; operators reorder them and switch them on or off.
+
+Credentials are never shown: secret fields appear as their key and a mask. Every change goes through the services.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from payments.errors import DomainError
+from paymentservices.definitions import DEFINITIONS
+from paymentservices.models import PaymentService
+from paymentservices.services import payment_service_move, payment_service_update
+
+MASK = "••••••••"
+
+
+@admin.register(PaymentService)
+class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
+    list_display = ("display_name", "merchant_account", "position", "definition_id", "active", "is_deleted")
+    list_filter = ("definition_id", "active", "is_deleted")
+    list_select_related = ("merchant_account",)
+    # Each account's services together, in the order routing tries them.
+    ordering = ("merchant_account", "is_deleted", "position", "created_at")
+    search_fields = ("display_name", "merchant_account__id")
+    actions = ("move_up", "move_down", "activate", "deactivate")
+    fields = (
+        "id",
+        "merchant_account",
+        "definition_id",
+        "display_name",
+        "position",
+        "active",
+        "accepted_currencies",
+        "accepted_countries",
+        "credentials",
+        "is_deleted",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="Credentials")
+    def credentials(self, service: PaymentService) -> str:
+        definition = DEFINITIONS.get(service.definition_id)
+        shown = [f"{key}: {value}" for key, value in sorted(service.fields.items())]
+        shown += [f"{key}: {MASK}" for key in sorted(service.sealed_fields)]
+        if definition is not None and not definition.fields:
+            return "none needed"
+        return ", ".join(shown) or "none"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # services are made through the API, where their credentials are checked
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # deleting is the API's (it keeps the row for the payments it authorized)
+
+    def _move(self, request: HttpRequest, queryset: QuerySet[PaymentService], step: int) -> None:
+        for service in queryset.filter(is_deleted=False).order_by("position" if step < 0 else "-position"):
+            payment_service_move(service=service, position=max(service.position + step, 1))
+            self.log_change(request, service, f"Moved to position {service.position}.")
+        messages.success(request, "Routing order updated.")
+
+    @admin.action(description="Move up (tried earlier)", permissions=["change"])
+    def move_up(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._move(request, queryset, -1)
+
+    @admin.action(description="Move down (tried later)", permissions=["change"])
+    def move_down(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._move(request, queryset, 1)
+
+    @admin.action(description="Activate", permissions=["change"])
+    def activate(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._set_active(request, queryset, active=True)
+
+    @admin.action(description="Deactivate (leaves routing)", permissions=["change"])
+    def deactivate(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._set_active(request, queryset, active=False)
+
+    def _set_active(self, request: HttpRequest, queryset: QuerySet[PaymentService], *, active: bool) -> None:
+        for service in queryset.filter(is_deleted=False):
+            try:
+                payment_service_update(service=service, active=active)
+            except DomainError as exc:  # a refusal (the sandbox rule): shown, the others still change
+                messages.error(request, f"{service}: {exc.message}")
+                continue
+            self.log_change(request, service, "Activated." if active else "Deactivated.")

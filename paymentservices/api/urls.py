@@ -1,0 +1,18 @@
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from paymentservices.api.views import PaymentServiceDefinitionViewSet, PaymentServiceViewSet, notification_view
+
+router = SimpleRouter(trailing_slash=False)
+router.register("payment-services", PaymentServiceViewSet, basename="payment-service")
+router.register("payment-service-definitions", PaymentServiceDefinitionViewSet, basename="payment-service-definition")
+
+urlpatterns = [
+    # The processors' side: each service's `webhook_url` (docs/payment-services.md).
+    path(
+        "inbound/payment-services/<str:payment_service_id>/notifications",
+        notification_view,
+        name="payment-service-notifications",
+    ),
+    *router.urls,
+]

@@ -1,0 +1,28 @@
+from payments.staff import config
+
+
+class PaymentServicesConfig(config.StaffAppConfig):
+    """Payment services: the processors configured for each merchant account, their connectors and the routing."""
+
+    name = "paymentservices"
+    verbose_name = "Payment services"
+    # Operators order an account's services and switch them on or off (through the services, logged).
+    operator_permissions = ("change_paymentservice",)
+
+    def ready(self) -> None:
+        from payments.audit.services import audit_register_resource
+        from payments.vault import rotation
+        from paymentservices import checks, signals
+        from paymentservices.services import (
+            payment_service_credentials_count_stale,
+            payment_service_credentials_rotate_batch,
+        )
+
+        audit_register_resource(self.get_model("PaymentService"), "payment-service")
+        signals.connect()
+        checks.register()
+        rotation.register(
+            "payment-service-credentials",
+            payment_service_credentials_rotate_batch,
+            payment_service_credentials_count_stale,
+        )

@@ -1,0 +1,38 @@
+"""One module per connector a payment service definition maps to; each builds a `PaymentConnector` from a service's
+credentials (`connector(credentials)`) and checks them (`verify_credentials(credentials)`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class NotificationRefused(Exception):
+    """A notification that is not the processor's: unsigned, forged, stale or unreadable. The message is safe to
+    show the sender."""
+
+
+class PaymentChange:
+    """What a processor's notification says happened to a payment, in words every connector shares."""
+
+    CAPTURED = "captured"  # the authorization was captured (`amount`: what was captured)
+    VOIDED = "voided"  # the authorization was released
+    REFUNDED = "refunded"  # money went back to the card (`amount`: all refunded so far)
+
+
+@dataclass(frozen=True)
+class ParsedNotification:
+    """A processor's notification, once its signature is verified: its id (for duplicates), its type, the processor's
+    id of the object it is about and our reference for it (when the object carries one). `change` (a
+    `PaymentChange`), `amount` and `payment_reference` (the processor's id of the payment, our transaction's
+    `payment_service_transaction_id`) say what it means for a payment, when it is about one."""
+
+    event_id: str
+    event_type: str
+    object_id: str
+    reference: str | None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    change: str | None = None
+    amount: int | None = None
+    payment_reference: str | None = None

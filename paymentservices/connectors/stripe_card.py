@@ -1,0 +1,510 @@
+"""The `stripe-card` connector: card payments through Stripe's PaymentMethods and PaymentIntents, with Stripe's
+official library.
+
+- authorize: a PaymentMethod from the card, then a PaymentIntent confirmed at once (`capture_method=manual` unless the
+  payment captures immediately). Our reference is the PaymentIntent's `metadata["reference"]`, and every write
+  carries an idempotency key made from our reference, so a retried call never makes a second PaymentIntent.
+- capture (full or partial), void (cancel) and refund (partial or full) act on the PaymentIntent.
+- lookup answers "what became of the operation sent with this reference" from what Stripe holds: the PaymentIntent
+  (or refund) whose metadata carries the reference, read newest first.
+
+Stripe's answers are read defensively: a field may be missing (the fake Stripe the tests use leaves some out),
+so nothing depends on a key only one of them sends. A call that gets no answer (connection refused, timeout,
+Stripe's 5xx or rate limit, our key refused) is a FAILED result, never a decline; when such a call may have reached
+Stripe, the connector asks Stripe what it holds before answering, and raises `OutcomeUnknown` when it cannot tell.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, cast
+
+import requests
+import stripe
+from django.conf import settings
+
+from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
+from paymentservices.connectors import NotificationRefused, ParsedNotification, PaymentChange
+
+logger = logging.getLogger(__name__)
+
+# How far back `lookup` reads (pages of 100, newest first): recovery runs minutes after a crash, not days.
+LOOKUP_PAGES = 5
+REFERENCE_KEY = "reference"
+
+# Stripe's decline codes (a CardError's `decline_code`, else its `code`) as upstream's `error_code`; the raw code is
+# kept as `raw_response_code`. Anything else a card error says is the issuer declining.
+DECLINE_CODES: dict[str, str] = {
+    "insufficient_funds": "insufficient_funds",
+    "incorrect_cvc": "incorrect_cvv",
+    "invalid_cvc": "incorrect_cvv",
+    "expired_card": "expired_card",
+    "invalid_expiry_month": "invalid_expiry_date",
+    "invalid_expiry_year": "invalid_expiry_date",
+    "incorrect_number": "invalid_card_number",
+    "invalid_number": "invalid_card_number",
+    "fraudulent": "suspected_fraud",
+    "merchant_blacklist": "suspected_fraud",
+    "lost_card": "restricted_card",
+    "stolen_card": "restricted_card",
+    "pickup_card": "restricted_card",
+    "restricted_card": "restricted_card",
+    "card_not_supported": "unsupported_card",
+    "currency_not_supported": "unsupported_currency",
+    "card_velocity_exceeded": "exceeds_limit",
+    "withdrawal_count_limit_exceeded": "exceeds_limit",
+    "authentication_required": "requires_three_d_secure",
+    "processing_error": "processing_error",
+    "generic_decline": "issuer_decline",
+    "do_not_honor": "issuer_decline",
+    "card_declined": "issuer_decline",
+}
+DEFAULT_DECLINE = "issuer_decline"
+# FAILED results: no answer about the payment (Stripe unreachable, slow, failing, or refusing our credentials).
+NO_ANSWER = "service_error"
+MISCONFIGURED = "invalid_service_configuration"
+# A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
+# Stripe would have answered, and the lookup after an unanswered call needs a chance too.
+MIN_CALL_SECONDS = 1.0
+
+
+class OutcomeUnknown(Exception):
+    """A write may have reached Stripe and Stripe cannot be asked now: the caller must find out later (lookup)."""
+
+
+@dataclass(frozen=True)
+class CredentialProblem:
+    """Which credential field Stripe refused, and why (safe to show: never the value)."""
+
+    field: str
+    message: str
+
+
+def _client(secret_key: str, *, api_base: str | None = None, timeout: float | None = None) -> stripe.StripeClient:
+    return stripe.StripeClient(
+        secret_key,
+        base_addresses={"api": api_base or settings.STRIPE_API_BASE},
+        # Retries are ours to decide (failover to the next service): one call, one bounded wait.
+        max_network_retries=0,
+        http_client=stripe.RequestsClient(timeout=timeout or settings.STRIPE_TIMEOUT_SECONDS),
+    )
+
+
+def _get(obj: Any, key: str) -> Any:
+    """A field of a Stripe object (or of a plain mapping), or None when Stripe (or the fake) left it out."""
+    if isinstance(obj, stripe.StripeObject):
+        return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
+    if isinstance(obj, Mapping):
+        return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
+    return None
+
+
+def _never_sent(exc: stripe.APIConnectionError) -> bool:
+    """The connection was never made (refused, or no answer to connecting): Stripe cannot have seen the request."""
+    cause = exc.__cause__
+    if isinstance(cause, requests.exceptions.ConnectTimeout):
+        return True
+    if isinstance(cause, requests.exceptions.ConnectionError) and not isinstance(cause, requests.exceptions.Timeout):
+        text = str(cause)
+        return "NewConnectionError" in text or "Connection refused" in text or "Failed to resolve" in text
+    return False
+
+
+def _no_answer(exc: stripe.StripeError) -> ConnectorResult:
+    status = exc.http_status
+    misconfigured = isinstance(exc, stripe.AuthenticationError | stripe.PermissionError)
+    return ConnectorResult(
+        outcome=Outcome.FAILED,
+        error_code=MISCONFIGURED if misconfigured else NO_ANSWER,
+        raw_response_code=str(status) if status else type(exc).__name__,
+        raw_response_description="Stripe refused the credentials." if misconfigured else "Stripe gave no answer.",
+    )
+
+
+def _ambiguous(exc: stripe.StripeError) -> bool:
+    """The request may have been acted on: a timeout or lost connection after sending, or Stripe's own 5xx."""
+    if isinstance(exc, stripe.APIConnectionError):
+        return not _never_sent(exc)
+    return isinstance(exc, stripe.APIError) and (exc.http_status or 500) >= 500
+
+
+def _unanswered(exc: stripe.StripeError) -> bool:
+    """Errors that are not Stripe (or the issuer) deciding the request."""
+    kinds = (stripe.APIConnectionError, stripe.APIError, stripe.RateLimitError, stripe.AuthenticationError)
+    return isinstance(exc, (*kinds, stripe.PermissionError))
+
+
+def _declined(exc: stripe.StripeError, processor_reference: str | None = None) -> ConnectorResult:
+    error = _get(exc.json_body, "error") or {}
+    code = _get(error, "decline_code") or _get(error, "code") or exc.code or "card_declined"
+    intent = _get(error, "payment_intent")
+    return ConnectorResult(
+        outcome=Outcome.DECLINED,
+        processor_reference=_get(intent, "id") or processor_reference,
+        error_code=DECLINE_CODES.get(str(code), DEFAULT_DECLINE)
+        if isinstance(exc, stripe.CardError)
+        else "invalid_request",
+        raw_response_code=str(code),
+        raw_response_description=str(_get(error, "message") or exc.user_message or "")[:255] or None,
+        cvv_response_code=_cvc_check(intent),
+    )
+
+
+def _cvc_check(intent: Any) -> str | None:
+    """Stripe's CVC check of the charge, in upstream's words, when Stripe sent it."""
+    charge = _charge(intent)
+    checks = _get(_get(_get(charge, "payment_method_details"), "card"), "checks")
+    return {"pass": "match", "fail": "no_match", "unavailable": "unavailable", "unchecked": "not_provided"}.get(
+        str(_get(checks, "cvc_check"))
+    )
+
+
+def _charge(intent: Any) -> Any:
+    """The PaymentIntent's charge: `latest_charge` when expanded, else the first of `charges` (older answers)."""
+    charge = _get(intent, "latest_charge")
+    if isinstance(charge, stripe.StripeObject | Mapping):
+        return charge
+    charges = _get(_get(intent, "charges"), "data") or []
+    return charges[0] if charges else None
+
+
+def _avs(checks: Any) -> str | None:
+    """Stripe's address checks (street line and postal code) in upstream's `AVSResponseCode` words."""
+    line1, postal = str(_get(checks, "address_line1_check")), str(_get(checks, "address_postal_code_check"))
+    if line1 == "pass" and postal == "pass":
+        return "match"
+    if postal == "pass":
+        return "partial_match_postcode"
+    if line1 == "pass":
+        return "partial_match_address"
+    if "fail" in (line1, postal):
+        return "no_match"
+    return "unavailable" if "unavailable" in (line1, postal) else None
+
+
+def _network_details(intent: Any) -> dict[str, Any]:
+    """What the card network told Stripe of the charge, as Stripe passes it on (each None when not sent): the
+    scheme's id of the payment, the address check, the issuer's response and the scheme's advice codes."""
+    charge = _charge(intent)
+    card = _get(_get(charge, "payment_method_details"), "card")
+    outcome = _get(charge, "outcome")
+    scheme_id = _get(card, "network_transaction_id")
+    decline = _get(outcome, "network_decline_code")
+    advice = _get(outcome, "network_advice_code")
+    return {
+        "scheme_transaction_id": str(scheme_id) if scheme_id else None,
+        "avs_response_code": _avs(_get(card, "checks")),
+        "auth_response_code": str(decline) if decline else None,
+        "merchant_advice_code": str(advice) if advice else None,
+    }
+
+
+def _intent_result(intent: Any) -> ConnectorResult | None:
+    """What a PaymentIntent says of its authorization; None while nothing was decided."""
+    status = _get(intent, "status")
+    pi_id = _get(intent, "id")
+    if status in ("requires_capture", "succeeded", "processing") or (
+        status == "canceled" and _get(intent, "latest_charge") and not _get(intent, "last_payment_error")
+    ):
+        return ConnectorResult(
+            outcome=Outcome.APPROVED,
+            processor_reference=pi_id,
+            raw_response_code=str(status),
+            raw_response_description="Approved",
+            cvv_response_code=_cvc_check(intent),
+            **_network_details(intent),
+        )
+    if status == "requires_action":
+        return ConnectorResult(
+            outcome=Outcome.DECLINED,
+            processor_reference=pi_id,
+            error_code="requires_three_d_secure",
+            raw_response_code="authentication_required",
+            raw_response_description="The card issuer asks for 3-D Secure authentication.",
+        )
+    error = _get(intent, "last_payment_error")
+    if status in ("requires_payment_method", "canceled") and error:
+        code = _get(error, "decline_code") or _get(error, "code") or "card_declined"
+        return ConnectorResult(
+            outcome=Outcome.DECLINED,
+            processor_reference=pi_id,
+            error_code=DECLINE_CODES.get(str(code), DEFAULT_DECLINE),
+            raw_response_code=str(code),
+            raw_response_description=str(_get(error, "message") or "")[:255] or None,
+        )
+    return None
+
+
+class StripeConnector:
+    """One Stripe account (its secret key). Reads no connection options."""
+
+    connection_options_keys: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(
+        self,
+        *,
+        secret_key: str,
+        api_base: str | None = None,
+        timeout: float | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self._secret_key = secret_key
+        self._api_base = api_base
+        self._timeout = timeout
+        # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
+        self._deadline = deadline
+        self._client = _client(secret_key, api_base=api_base, timeout=timeout)
+
+    def _api(self) -> stripe.StripeClient:
+        """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
+        if self._deadline is None:
+            return self._client
+        timeout = min(self._timeout or settings.STRIPE_TIMEOUT_SECONDS, self._deadline - time.monotonic())
+        return _client(self._secret_key, api_base=self._api_base, timeout=max(MIN_CALL_SECONDS, timeout))
+
+    def __repr__(self) -> str:  # never the key
+        return "StripeConnector()"
+
+    # --- authorize -------------------------------------------------------------------------------------------
+
+    def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
+        card: dict[str, Any] = {
+            "number": request.card.number,
+            "exp_month": request.card.expiration_month,
+            "exp_year": request.card.expiration_year,
+        }
+        if request.card.security_code:
+            card["cvc"] = request.card.security_code
+        try:
+            method = self._api().v1.payment_methods.create(
+                params=cast(Any, {"type": "card", "card": card}),
+                options={"idempotency_key": f"{request.reference}:payment-method"},
+            )
+        except stripe.StripeError as exc:
+            # No money moves when a PaymentMethod is made: whatever happened, nothing is left to reconcile.
+            return _no_answer(exc) if _unanswered(exc) else _declined(exc)
+        params: dict[str, Any] = {
+            "amount": request.amount,
+            "currency": request.currency.lower(),
+            "payment_method": method.id,
+            "payment_method_types": ["card"],
+            "capture_method": "automatic" if request.capture else "manual",
+            "confirm": True,
+            "metadata": {REFERENCE_KEY: request.reference},
+            # The charge's network details (the scheme's id of the payment, the address check) come with it.
+            "expand": ["latest_charge"],
+        }
+        if request.merchant_initiated:
+            params["off_session"] = True
+        try:
+            intent = self._api().v1.payment_intents.create(
+                params=cast(Any, params), options={"idempotency_key": f"{request.reference}:authorize"}
+            )
+        except stripe.StripeError as exc:
+            if _ambiguous(exc):
+                return self._reconcile(request.reference, exc)
+            return _no_answer(exc) if _unanswered(exc) else _declined(exc)
+        return _intent_result(intent) or ConnectorResult(
+            outcome=Outcome.DECLINED,
+            processor_reference=_get(intent, "id"),
+            error_code=DEFAULT_DECLINE,
+            raw_response_code=str(_get(intent, "status")),
+        )
+
+    def _reconcile(self, reference: str, exc: stripe.StripeError) -> ConnectorResult:
+        """After a call that may have reached Stripe: Stripe's own record decides, or the outcome stays unknown."""
+        try:
+            found = self.lookup(reference=reference)
+        except OutcomeUnknown:
+            raise OutcomeUnknown(f"Stripe did not answer for {reference} and cannot be asked now.") from exc
+        return found if found is not None else _no_answer(exc)
+
+    # --- capture, void, refund --------------------------------------------------------------------------------
+
+    def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
+        return self._act(
+            lambda: self._api().v1.payment_intents.capture(
+                processor_reference,
+                params={"amount_to_capture": amount},
+                options={"idempotency_key": reference},
+            ),
+            reference,
+            processor_reference,
+        )
+
+    def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
+        return self._act(
+            lambda: self._api().v1.payment_intents.cancel(processor_reference, options={"idempotency_key": reference}),
+            reference,
+            processor_reference,
+        )
+
+    def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
+        return self._act(
+            lambda: self._api().v1.refunds.create(
+                params={
+                    "payment_intent": processor_reference,
+                    "amount": amount,
+                    "metadata": {REFERENCE_KEY: reference},
+                },
+                options={"idempotency_key": reference},
+            ),
+            reference,
+            processor_reference,
+        )
+
+    def _act(self, call: Any, reference: str, processor_reference: str) -> ConnectorResult:
+        try:
+            obj = call()
+        except stripe.StripeError as exc:
+            if _ambiguous(exc):
+                return self._reconcile(reference, exc)
+            return _no_answer(exc) if _unanswered(exc) else _declined(exc, processor_reference)
+        return ConnectorResult(
+            outcome=Outcome.APPROVED,
+            processor_reference=_get(obj, "id") or processor_reference,
+            raw_response_code=str(_get(obj, "status") or "succeeded"),
+            raw_response_description="Approved",
+        )
+
+    # --- lookup -----------------------------------------------------------------------------------------------
+
+    def lookup(self, *, reference: str) -> ConnectorResult | None:
+        """`<ref>` is an authorization, `<ref>:capture` / `<ref>:void` an operation on it, anything else a refund."""
+        try:
+            base, _, operation = reference.rpartition(":")
+            if operation in ("capture", "void") and base:
+                intent = self._find_intent(base)
+                return None if intent is None else _operation_result(intent, operation)
+            intent = self._find_intent(reference)
+            if intent is not None:
+                return _intent_result(intent)
+            refund = self._find(self._api().v1.refunds.list, reference)
+            if refund is None:
+                return None
+            succeeded = _get(refund, "status") in ("succeeded", "pending")
+            return ConnectorResult(
+                outcome=Outcome.APPROVED if succeeded else Outcome.DECLINED,
+                processor_reference=_get(refund, "id"),
+                error_code=None if succeeded else "refund_failed",
+                raw_response_code=str(_get(refund, "status")),
+            )
+        except stripe.StripeError as exc:
+            raise OutcomeUnknown("Stripe cannot be asked what became of the operation.") from exc
+
+    def _find_intent(self, reference: str) -> Any:
+        return self._find(self._api().v1.payment_intents.list, reference)
+
+    @staticmethod
+    def _find(list_call: Any, reference: str) -> Any:
+        """The newest object whose metadata carries `reference`, reading a few pages newest first. (Stripe's
+        search API lags by up to a minute and the fake has none: the list is read instead.)"""
+        for obj in _pages(list_call):
+            if _get(_get(obj, "metadata"), REFERENCE_KEY) == reference:
+                return obj
+        return None
+
+    # --- credentials ------------------------------------------------------------------------------------------
+
+    def verify(self) -> CredentialProblem | None:
+        """One cheap authenticated call (the balance): None when Stripe takes the key."""
+        try:
+            self._api().v1.balance.retrieve()
+        except (stripe.AuthenticationError, stripe.PermissionError):
+            return CredentialProblem("secret_key", "Stripe refused this secret key.")
+        return None
+
+
+def _pages(list_call: Any) -> Iterator[Any]:
+    after: str | None = None
+    for _ in range(LOOKUP_PAGES):
+        params: dict[str, Any] = {"limit": 100}
+        if after:
+            params["starting_after"] = after
+        page = list_call(params=params)
+        items = list(_get(page, "data") or [])
+        yield from items
+        if not items or not _get(page, "has_more"):
+            return
+        after = _get(items[-1], "id")
+
+
+def _operation_result(intent: Any, operation: str) -> ConnectorResult | None:
+    status = _get(intent, "status")
+    done = "succeeded" if operation == "capture" else "canceled"
+    if status != done:
+        return None
+    return ConnectorResult(
+        outcome=Outcome.APPROVED,
+        processor_reference=_get(intent, "id"),
+        raw_response_code=str(status),
+        raw_response_description="Approved",
+    )
+
+
+def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | None:
+    """Check the secret key's shape here, then with Stripe; unreachable Stripe raises `stripe.StripeError`."""
+    secret_key = credentials.get("secret_key", "")
+    if not secret_key.startswith(("sk_", "rk_")):
+        return CredentialProblem("secret_key", "A Stripe secret key starts with sk_ (or rk_ for a restricted key).")
+    webhook_secret = credentials.get("webhook_secret")
+    if webhook_secret is not None and not webhook_secret.startswith("whsec_"):
+        return CredentialProblem("webhook_secret", "A Stripe webhook signing secret starts with whsec_.")
+    return StripeConnector(secret_key=secret_key).verify()
+
+
+def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> StripeConnector:
+    return StripeConnector(secret_key=credentials["secret_key"], deadline=deadline)
+
+
+def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+    """The event Stripe signed with the service's webhook secret (the `Stripe-Signature` header, checked by Stripe's
+    library, timestamp tolerance included); anything else raises `NotificationRefused`."""
+    try:
+        event = stripe.Webhook.construct_event(payload, headers.get("stripe-signature"), secret)
+    except stripe.SignatureVerificationError:
+        raise NotificationRefused("The Stripe-Signature header is missing or does not match.") from None
+    except ValueError:
+        raise NotificationRefused("The body is not a Stripe event.") from None
+    obj = _get(_get(event, "data"), "object")
+    reference = _get(_get(obj, "metadata"), REFERENCE_KEY)
+    event_id, event_type = _get(event, "id"), _get(event, "type")
+    if not event_id or not event_type:
+        raise NotificationRefused("The body is not a Stripe event.")
+    change, amount, payment = _payment_change(str(event_type), obj)
+    return ParsedNotification(
+        event_id=str(event_id),
+        event_type=str(event_type),
+        object_id=str(_get(obj, "id") or ""),
+        reference=str(reference) if reference else None,
+        data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
+        change=change,
+        amount=amount,
+        payment_reference=payment,
+    )
+
+
+def _amount(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _payment_change(event_type: str, obj: Any) -> tuple[str | None, int | None, str | None]:
+    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: what it received),
+    canceled, or refunded (a charge refunded: all refunded so far); None for events about nothing we track."""
+    if event_type == "payment_intent.succeeded":
+        received = _amount(_get(obj, "amount_received"))
+        return (
+            PaymentChange.CAPTURED,
+            received if received is not None else _amount(_get(obj, "amount")),
+            _get(obj, "id"),
+        )
+    if event_type == "payment_intent.canceled":
+        return PaymentChange.VOIDED, None, _get(obj, "id")
+    if event_type == "charge.refunded":
+        intent = _get(obj, "payment_intent")
+        intent_id = intent if isinstance(intent, str) else _get(intent, "id")
+        return PaymentChange.REFUNDED, _amount(_get(obj, "amount_refunded")), intent_id
+    return None, None, None

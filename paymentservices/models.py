@@ -1,0 +1,74 @@
+"""Payment services: a processor configured for one merchant account, made from a definition the server ships."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+
+from payments.models import MerchantAccount, TimestampedModel
+
+
+class PaymentService(TimestampedModel):
+    """One processor connection of a merchant account: which definition (connector), its credentials, where it
+    stands in the account's routing order, and which currencies and countries it takes.
+
+    Secret credential fields are sealed with the card vault's keys (`sealed_fields`, one ciphertext per field, bound
+    to this row and field) and never rendered; the other fields are kept as given (`fields`).
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="payment_services")
+    definition_id = models.CharField(max_length=50)
+    display_name = models.CharField(max_length=200)
+    # 1-based routing order among the account's services that are not deleted; kept contiguous by the services.
+    position = models.PositiveIntegerField()
+    active = models.BooleanField(default=True)
+    accepted_currencies = models.JSONField(default=list)
+    accepted_countries = models.JSONField(default=list)
+    three_d_secure_enabled = models.BooleanField(default=False)
+    payment_method_tokenization_enabled = models.BooleanField(default=False)
+    network_tokens_enabled = models.BooleanField(default=False)
+    open_loop = models.BooleanField(default=False)
+    settlement_reporting_enabled = models.BooleanField(default=False)
+    merchant_profile = models.JSONField(null=True, blank=True)
+    # Non-secret credential fields, {key: value}.
+    fields = models.JSONField(default=dict, blank=True)
+    # Secret credential fields, {key: vault ciphertext}; `key_id` names the key they are all sealed with.
+    sealed_fields = models.JSONField(default=dict, blank=True)
+    key_id = models.CharField(max_length=32, blank=True, default="")
+    # Deleted services leave routing at once but stay, with their credentials, for the captures, voids and refunds
+    # of the payments they authorized.
+    is_deleted = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["merchant_account", "position", "created_at"]
+        indexes = [
+            models.Index(fields=["merchant_account", "is_deleted", "position"], name="payment_service_routing"),
+            models.Index(fields=["key_id"], name="payment_service_key"),
+        ]
+        constraints = [models.CheckConstraint(condition=models.Q(position__gte=1), name="payment_service_position")]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.definition_id})"
+
+
+class InboundNotification(models.Model):
+    """A processor's notification to a service's `webhook_url`, recorded once by the processor's event id, so a
+    resent notification is acknowledged and not handled twice."""
+
+    id = models.BigAutoField(primary_key=True)
+    payment_service = models.ForeignKey(PaymentService, on_delete=models.CASCADE, related_name="notifications")
+    event_id = models.CharField(max_length=255)
+    event_type = models.CharField(max_length=255)
+    # The processor's id of the object the event is about (a Stripe PaymentIntent id), for support.
+    object_id = models.CharField(max_length=255, blank=True, default="")
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["payment_service", "event_id"], name="inbound_notification_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.event_id}"

@@ -1,0 +1,118 @@
+"""Processors' notifications to a service's `webhook_url`: verified, recorded once, handed to the handlers.
+
+What a verified notification does to a payment belongs to the app that owns payments: `transactions` registers a
+handler from its `AppConfig.ready`:
+
+    from paymentservices import notifications
+    notifications.register(handle_processor_event)
+
+A handler is called as `handler(event)` with a `ProcessorEvent`, inside the transaction that records the
+notification: if it raises, nothing is recorded and the processor's retry brings the notification again. A
+notification already recorded (the processor resent it) is acknowledged and not handed to the handlers again.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from payments.errors import DomainError, NotFound
+from paymentservices.connectors import NotificationRefused
+from paymentservices.definitions import DEFINITIONS
+from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.selectors import payment_service_for_notification
+from paymentservices.services import payment_service_credentials
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProcessorEvent:
+    """A verified notification of `payment_service`'s processor about one of its objects."""
+
+    payment_service: PaymentService
+    event_id: str
+    event_type: str
+    # The processor's id of the object (a Stripe PaymentIntent id) and our reference for it, when it carries one.
+    object_id: str
+    reference: str | None
+    data: Mapping[str, Any]
+    # What it means for a payment (a `PaymentChange`), how much, and the processor's id of the payment.
+    change: str | None = None
+    amount: int | None = None
+    payment_reference: str | None = None
+
+
+Handler = Callable[[ProcessorEvent], None]
+_HANDLERS: list[Handler] = []
+
+
+def register(handler: Handler) -> None:
+    """Have every newly verified notification handed to `handler` (once per handler)."""
+    if handler not in _HANDLERS:
+        _HANDLERS.append(handler)
+
+
+def unregister(handler: Handler) -> None:
+    if handler in _HANDLERS:
+        _HANDLERS.remove(handler)
+
+
+class NotificationRejected(DomainError):
+    """Not the processor's notification (a 400); nothing was recorded or changed."""
+
+
+def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers: Mapping[str, str]) -> bool:
+    """Verify, record and dispatch one notification; True when it was new, False for a duplicate."""
+    service = payment_service_for_notification(id=service_id)
+    if service is None:
+        raise NotFound("No payment service takes notifications at this URL.")
+    definition = DEFINITIONS.get(service.definition_id)
+    if definition is None or definition.parse_notification is None or definition.webhook_secret_field is None:
+        raise NotFound("This payment service takes no notifications.")
+    secret = payment_service_credentials(service=service).get(definition.webhook_secret_field)
+    if not secret:
+        raise NotificationRejected(
+            f"The payment service has no {definition.webhook_secret_field} to verify notifications with.",
+            location="header",
+        )
+    try:
+        parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret)
+    except NotificationRefused as exc:
+        logger.warning("Refused a notification for payment service %s: %s", service.pk, exc)
+        raise NotificationRejected(str(exc), pointer="/stripe-signature", location="header") from None
+    event = ProcessorEvent(
+        payment_service=service,
+        event_id=parsed.event_id,
+        event_type=parsed.event_type,
+        object_id=parsed.object_id,
+        reference=parsed.reference,
+        data=parsed.data,
+        change=parsed.change,
+        amount=parsed.amount,
+        payment_reference=parsed.payment_reference,
+    )
+    return _record(event)
+
+
+def _record(event: ProcessorEvent) -> bool:
+    try:
+        with transaction.atomic():
+            InboundNotification.objects.create(
+                payment_service=event.payment_service,
+                event_id=event.event_id,
+                event_type=event.event_type,
+                object_id=event.object_id[:255],
+            )
+            for handler in list(_HANDLERS):
+                handler(event)
+    except IntegrityError:
+        if InboundNotification.objects.filter(payment_service=event.payment_service, event_id=event.event_id).exists():
+            return False  # already handled: the processor resent it
+        raise
+    return True

@@ -1,0 +1,147 @@
+"""Which payment services may take a payment, in the order to try them, and the failover between them.
+
+`transactions` asks `route(...)` for the ordered list, then `authorize_routed(...)` tries each service in turn:
+the next one is asked only when `try_next` says so of the last answer (today: the processor gave no answer), and
+only while the payment's time with processors (PAYMENT_ROUTING_SECONDS) lasts. `connector_for(service)` builds
+the connector of one service, for the captures, voids, refunds and lookups of the payments it authorized.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, PaymentConnector
+from payments.errors import DomainError, NotFound
+from payments.models import MerchantAccount
+from paymentservices.definitions import DEFINITIONS
+from paymentservices.models import PaymentService
+from paymentservices.sandbox import REFUSAL, sandbox_payments_allowed
+from paymentservices.selectors import payment_service_get
+from paymentservices.services import payment_service_credentials
+
+SERVICE_POINTER = "/payment_service_id"
+
+
+class NoPaymentService(DomainError):
+    """No payment service of the account can take the payment (a 400 naming why)."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """The services to try for one payment, first choice first."""
+
+    services: tuple[PaymentService, ...]
+
+    @property
+    def first(self) -> PaymentService:
+        return self.services[0]
+
+
+def _refusal(service: PaymentService, currency: str, country: str | None) -> str | None:
+    """Why `service` cannot take the payment, or None when it can."""
+    if service.is_deleted:
+        return "The payment service has been deleted."
+    if not service.active:
+        return "The payment service is not active."
+    definition = DEFINITIONS.get(service.definition_id)
+    if definition is None:
+        return f"The payment service's definition '{service.definition_id}' is not available on this server."
+    if definition.sandbox and not sandbox_payments_allowed():
+        return REFUSAL
+    if currency not in service.accepted_currencies:
+        return f"The payment service does not accept {currency}."
+    if country is not None and country not in service.accepted_countries:
+        return f"The payment service does not accept payments from {country}."
+    return None
+
+
+def route(
+    *,
+    merchant_account: MerchantAccount,
+    currency: str,
+    country: str | None = None,
+    payment_service_id: uuid.UUID | str | None = None,
+) -> Route:
+    """The eligible services, in order. With `payment_service_id`: that one service, refused by name when it belongs
+    to another account, is inactive or deleted, or does not take the currency or country. Without: the account's
+    active services by `position` that take the currency (and the country, when the payment has one)."""
+    if payment_service_id is not None:
+        try:
+            service = payment_service_get(merchant_account=merchant_account, id=payment_service_id)
+        except NotFound:
+            raise NoPaymentService(
+                f"The payment service '{payment_service_id}' does not exist for this merchant account.",
+                pointer=SERVICE_POINTER,
+            ) from None
+        refusal = _refusal(service, currency, country)
+        if refusal is not None:
+            raise NoPaymentService(refusal, pointer=SERVICE_POINTER)
+        return Route((service,))
+    candidates = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False, active=True)
+    eligible = tuple(
+        service
+        for service in candidates.order_by("position", "created_at")
+        if _refusal(service, currency, country) is None
+    )
+    if not eligible:
+        where = f" from {country}" if country else ""
+        raise NoPaymentService(
+            f"No active payment service of this merchant account takes {currency} payments{where}.",
+            pointer="/currency",
+        )
+    return Route(eligible)
+
+
+def connector_for(service: PaymentService, *, deadline: float | None = None) -> PaymentConnector:
+    """The connector that speaks for `service`, built with its credentials (revealed for this connector only), whose
+    calls wait no later than `deadline` (a `time.monotonic()` value) when one is given."""
+    definition = DEFINITIONS[service.definition_id]
+    return definition.connector(payment_service_credentials(service=service), deadline=deadline)
+
+
+def connection_options_keys(route: Route) -> frozenset[str]:
+    """The `connection_options` sets some service of the route reads (each connector reads only its own)."""
+    return frozenset().union(*(connector_for(service).connection_options_keys for service in route.services))
+
+
+def try_next(result: ConnectorResult) -> bool:
+    """Whether a payment goes on to the next eligible service after `result`: only when the processor gave no
+    answer (connection refused, timeout, its 5xx). A decline is the issuer's decision and final; cascading on the
+    declines an account allows to be retried elsewhere is one more clause here."""
+    return result.outcome is Outcome.FAILED
+
+
+# The least time worth starting another attempt with: less, and the payment ends with the answer it has.
+MIN_ATTEMPT_SECONDS = 1.0
+
+# Called before each attempt after the first with (the service that gave no answer, its answer, the next service);
+# it records the switch and answers False when the payment must not go on (it was canceled meanwhile).
+NextAttempt = Callable[[PaymentService, ConnectorResult, PaymentService], bool]
+
+
+def authorize_routed(
+    *, route: Route, request: AuthorizationRequest, next_attempt: NextAttempt
+) -> tuple[PaymentService, ConnectorResult]:
+    """Ask each service of `route` in order until one answers (or `try_next` stops), all within
+    PAYMENT_ROUTING_SECONDS; returns the service that gave the final answer and the answer.
+
+    The caller has recorded the first service as the one being asked before calling; `next_attempt` records each
+    later one before it is asked, so a crash at any moment leaves the service to ask on record. A connector that
+    raises (the outcome is unknown) ends the routing: the exception propagates and recovery asks that service.
+    """
+    deadline = time.monotonic() + settings.PAYMENT_ROUTING_SECONDS
+    service = route.first
+    result = connector_for(service, deadline=deadline).authorize(request)
+    for following in route.services[1:]:
+        if not try_next(result) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
+            break
+        if not next_attempt(service, result, following):
+            break
+        service = following
+        result = connector_for(service, deadline=deadline).authorize(request)
+    return service, result

@@ -1,0 +1,319 @@
+"""Writes of payment services: create, update, reorder, delete, and the sealing of their credentials.
+
+Positions are 1-based and contiguous among an account's services that are not deleted: every change of order
+locks the merchant account's row first, so two reorders of one account never interleave.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from payments.errors import Conflict, DomainError
+from payments.models import MerchantAccount
+from payments.vault import crypto
+from payments.vault.services import RotationBatch
+from paymentservices.definitions import DEFINITIONS, MOCK_CARD, Definition, all_countries, all_currencies
+from paymentservices.models import PaymentService
+from paymentservices.sandbox import sandbox_payments_allowed, sandbox_require
+
+DEFINITION_POINTER = "/payment_service_definition_id"
+
+
+class CredentialsRefused(DomainError):
+    """The processor refused a credential (`POST /payment-services/verify`)."""
+
+
+class ProcessorUnavailable(DomainError):
+    """The processor could not be asked to check the credentials."""
+
+    status = 502
+
+
+def _context(service_id: uuid.UUID, key: str) -> str:
+    """Bind a sealed credential to one service and one field, so it opens nowhere else."""
+    return f"payment-service:{service_id}:{key}"
+
+
+def definition_require(definition_id: str) -> Definition:
+    """The definition with this id, or a 400 naming `/payment_service_definition_id`."""
+    definition = DEFINITIONS.get(definition_id)
+    if definition is None:
+        raise DomainError(
+            f"There is no payment service definition '{definition_id}'; this server has "
+            f"{', '.join(sorted(DEFINITIONS))}.",
+            pointer=DEFINITION_POINTER,
+        )
+    return definition
+
+
+def _field_values(
+    definition: Definition, fields: Sequence[Mapping[str, str]], *, base: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The credential values `fields` give, over `base`; an unknown or repeated key is a 400 naming it, an empty
+    value clears an optional field (updates only send one)."""
+    values = dict(base or {})
+    seen: set[str] = set()
+    for index, item in enumerate(fields):
+        key, value = item["key"], item["value"]
+        field = definition.field_named(key)
+        if field is None:
+            known = ", ".join(f.key for f in definition.fields) or "none"
+            raise DomainError(
+                f"'{key}' is not a field of {definition.id} (its fields: {known}).", pointer=f"/fields/{index}/key"
+            )
+        if key in seen:
+            raise DomainError(f"'{key}' is given more than once.", pointer=f"/fields/{index}/key")
+        seen.add(key)
+        if value == "":
+            if field.required:
+                raise DomainError(f"'{key}' is required by {definition.id}.", pointer=f"/fields/{index}/value")
+            values.pop(key, None)
+        else:
+            values[key] = value
+    for field in definition.fields:
+        if field.required and field.key not in values:
+            raise DomainError(f"The field '{field.key}' is required by {definition.id}.", pointer="/fields")
+    return values
+
+
+def _check_supported(
+    definition: Definition, *, currencies: Sequence[str] | None, countries: Sequence[str] | None
+) -> None:
+    for name, given, supported in (
+        ("accepted_currencies", currencies, definition.supported_currencies),
+        ("accepted_countries", countries, definition.supported_countries),
+    ):
+        for index, code in enumerate(given or ()):
+            if code not in supported:
+                raise DomainError(f"{definition.id} does not support '{code}'.", pointer=f"/{name}/{index}")
+
+
+def _seal(service: PaymentService, definition: Definition, values: Mapping[str, str]) -> None:
+    """Keep non-secret values as given and seal the secret ones under the current key."""
+    secret = {f.key for f in definition.fields if f.secret}
+    service.fields = {key: value for key, value in values.items() if key not in secret}
+    service.sealed_fields = {
+        key: crypto.encrypt(value, context=_context(service.id, key)) for key, value in values.items() if key in secret
+    }
+    service.key_id = crypto.current_key_id() if service.sealed_fields else ""
+
+
+def payment_service_credentials(*, service: PaymentService) -> dict[str, str]:
+    """Every credential of the service in clear, for a connector call only: never log, store or render it."""
+    opened = {
+        key: crypto.decrypt(token, context=_context(service.id, key)) for key, token in service.sealed_fields.items()
+    }
+    return {**service.fields, **opened}
+
+
+def _locked_services(account: MerchantAccount) -> list[PaymentService]:
+    """The account's services in routing order, after locking the account so the order cannot change meanwhile."""
+    MerchantAccount.objects.select_for_update().filter(pk=account.pk).first()
+    return list(
+        PaymentService.objects.filter(merchant_account=account, is_deleted=False).order_by("position", "created_at")
+    )
+
+
+def _renumber(services: list[PaymentService]) -> None:
+    for number, service in enumerate(services, start=1):
+        if service.position != number:
+            PaymentService.objects.filter(pk=service.pk).update(position=number)
+            service.position = number
+
+
+@transaction.atomic
+def payment_service_create(
+    *,
+    merchant_account: MerchantAccount,
+    definition_id: str,
+    display_name: str,
+    fields: Sequence[Mapping[str, str]],
+    accepted_currencies: Sequence[str],
+    accepted_countries: Sequence[str],
+    position: int | None = None,
+    active: bool | None = True,
+    three_d_secure_enabled: bool = False,
+    merchant_profile: Mapping[str, Any] | None = None,
+    payment_method_tokenization_enabled: bool | None = None,
+    network_tokens_enabled: bool | None = None,
+    open_loop: bool | None = None,
+    settlement_reporting_enabled: bool = False,
+) -> PaymentService:
+    """A new service of the account at `position` (default: last); later services move down one place."""
+    definition = definition_require(definition_id)
+    if definition.sandbox:
+        sandbox_require(pointer=DEFINITION_POINTER)
+    values = _field_values(definition, fields)
+    _check_supported(definition, currencies=accepted_currencies, countries=accepted_countries)
+    services = _locked_services(merchant_account)
+    service = PaymentService(
+        merchant_account=merchant_account,
+        definition_id=definition.id,
+        display_name=display_name,
+        position=len(services) + 1,
+        active=True if active is None else active,
+        accepted_currencies=list(dict.fromkeys(accepted_currencies)),
+        accepted_countries=list(dict.fromkeys(accepted_countries)),
+        three_d_secure_enabled=three_d_secure_enabled,
+        merchant_profile=dict(merchant_profile) if merchant_profile is not None else None,
+        payment_method_tokenization_enabled=bool(payment_method_tokenization_enabled),
+        network_tokens_enabled=bool(network_tokens_enabled),
+        open_loop=bool(open_loop),
+        settlement_reporting_enabled=settlement_reporting_enabled,
+    )
+    _seal(service, definition, values)
+    service.save(force_insert=True)
+    services.append(service)
+    if position is not None:
+        _move(services, service, position)
+    return service
+
+
+def _move(services: list[PaymentService], service: PaymentService, position: int) -> None:
+    ordered = [item for item in services if item.pk != service.pk]
+    index = min(max(position, 1), len(ordered) + 1) - 1
+    ordered.insert(index, service)
+    _renumber(ordered)
+
+
+@transaction.atomic
+def payment_service_move(*, service: PaymentService, position: int) -> PaymentService:
+    """Put the service at `position` (1 is tried first) among its account's services; the others keep their order."""
+    services = _locked_services(service.merchant_account)
+    if not any(item.pk == service.pk for item in services):
+        raise Conflict("The payment service has been deleted; it has no place in the routing order.")
+    _move(services, service, position)
+    service.refresh_from_db()
+    return service
+
+
+_UPDATABLE = (
+    "display_name",
+    "accepted_currencies",
+    "accepted_countries",
+    "active",
+    "three_d_secure_enabled",
+    "merchant_profile",
+    "payment_method_tokenization_enabled",
+    "network_tokens_enabled",
+    "open_loop",
+    "settlement_reporting_enabled",
+)
+
+
+@transaction.atomic
+def payment_service_update(
+    *,
+    service: PaymentService,
+    fields: Sequence[Mapping[str, str]] | None = None,
+    position: int | None = None,
+    **changes: Any,
+) -> PaymentService:
+    """Change what `changes` names (None leaves a value as it is); `fields` replace or clear single credentials."""
+    service = PaymentService.objects.select_for_update().get(pk=service.pk)
+    if service.is_deleted:
+        raise Conflict("The payment service has been deleted; create a new one instead.")
+    definition = definition_require(service.definition_id)
+    unknown = set(changes) - set(_UPDATABLE)
+    if unknown:
+        raise TypeError(f"payment_service_update() got unexpected fields {sorted(unknown)}")
+    changes = {name: value for name, value in changes.items() if value is not None}
+    if definition.sandbox and changes.get("active") and not service.active:
+        sandbox_require(pointer="/active")
+    _check_supported(
+        definition, currencies=changes.get("accepted_currencies"), countries=changes.get("accepted_countries")
+    )
+    for name in ("accepted_currencies", "accepted_countries"):
+        if name in changes:
+            changes[name] = list(dict.fromkeys(changes[name]))
+    for name, value in changes.items():
+        setattr(service, name, value)
+    if fields:
+        _seal(service, definition, _field_values(definition, fields, base=payment_service_credentials(service=service)))
+    service.save()
+    if position is not None:
+        payment_service_move(service=service, position=position)
+    return service
+
+
+@transaction.atomic
+def payment_service_delete(*, service: PaymentService) -> None:
+    """Take the service out of routing for good; it stays (with its credentials) for the captures, voids and refunds
+    of payments it authorized, and its listing under `deleted=true`."""
+    services = _locked_services(service.merchant_account)
+    PaymentService.objects.filter(pk=service.pk).update(is_deleted=True, active=False)
+    _renumber([item for item in services if item.pk != service.pk])
+
+
+@transaction.atomic
+def payment_service_default_create(*, merchant_account: MerchantAccount) -> PaymentService | None:
+    """Give a new account the sandbox (`mock-card`, every currency and country) where sandbox payments are allowed,
+    so it can take test payments with no setup. An account that already has a service is left alone."""
+    if not sandbox_payments_allowed() or PaymentService.objects.filter(merchant_account=merchant_account).exists():
+        return None
+    return payment_service_create(
+        merchant_account=merchant_account,
+        definition_id=MOCK_CARD,
+        display_name="Sandbox",
+        fields=[],
+        accepted_currencies=all_currencies(),
+        accepted_countries=all_countries(),
+    )
+
+
+def payment_service_credentials_verify(
+    *,
+    merchant_account: MerchantAccount,
+    definition_id: str,
+    fields: Sequence[Mapping[str, str]],
+    service: PaymentService | None = None,
+) -> None:
+    """Check credentials with the processor (no row is written); given a service, fields not sent are its own.
+    A refused field is a 400 naming it; a processor that cannot be asked is a 502."""
+    definition = definition_require(definition_id)
+    if service is not None and service.definition_id != definition.id:
+        raise DomainError(
+            f"The payment service is a {service.definition_id} service, not {definition.id}.",
+            pointer="/payment_service_id",
+        )
+    base = payment_service_credentials(service=service) if service is not None else None
+    values = _field_values(definition, fields, base=base)
+    try:
+        problem = definition.verify_credentials(values)
+    except Exception as exc:
+        # Never the exception's text: it may quote the request, credentials included.
+        raise ProcessorUnavailable(f"{definition.display_name} could not be reached to check the credentials.") from exc
+    if problem is not None:
+        index = next((i for i, item in enumerate(fields) if item["key"] == problem.field), None)
+        pointer = "/fields" if index is None else f"/fields/{index}/value"
+        raise CredentialsRefused(f"{problem.field}: {problem.message}", pointer=pointer)
+
+
+def payment_service_credentials_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
+    """Re-seal under the current key up to `batch_size` services sealed under another, in id order after `after`."""
+    current = crypto.current_key_id()
+    with transaction.atomic():
+        stale = PaymentService.objects.exclude(key_id__in=["", current]).order_by("pk")
+        if after is not None:
+            stale = stale.filter(pk__gt=after)
+        batch = list(stale.select_for_update(skip_locked=True)[:batch_size])
+        rotated, failed = [], []
+        for service in batch:
+            try:
+                values = payment_service_credentials(service=service)
+            except crypto.VaultError:
+                failed.append(service.pk)
+                continue
+            _seal(service, definition_require(service.definition_id), values)
+            rotated.append(service)
+        PaymentService.objects.bulk_update(rotated, ["fields", "sealed_fields", "key_id"])
+    return RotationBatch(rotated=len(rotated), failed=failed, last_id=batch[-1].pk if batch else None)
+
+
+def payment_service_credentials_count_stale() -> int:
+    """How many services hold credentials sealed under a key other than the current one."""
+    return PaymentService.objects.exclude(key_id__in=["", crypto.current_key_id()]).count()

@@ -1,0 +1,32 @@
+import factory
+from factory.django import DjangoModelFactory
+
+from payments.tests.factories import MerchantAccountFactory
+from paymentservices.definitions import STRIPE_CARD
+from paymentservices.models import PaymentService
+from paymentservices.services import payment_service_create
+
+
+class PaymentServiceFactory(DjangoModelFactory[PaymentService]):
+    """Services go through `payment_service_create`, so credentials are sealed and positions kept as in production.
+
+    The default is a Stripe service taking USD and EUR in the US, GB and DE; traits make other kinds."""
+
+    class Meta:
+        model = PaymentService
+
+    merchant_account = factory.SubFactory(MerchantAccountFactory, id="default")
+    definition_id = STRIPE_CARD
+    display_name = factory.Sequence(lambda n: f"Stripe {n}")
+    fields = factory.LazyFunction(lambda: [{"key": "secret_key", "value": "sk_test_factory_0123456789"}])
+    accepted_currencies = factory.LazyFunction(lambda: ["USD", "EUR"])
+    accepted_countries = factory.LazyFunction(lambda: ["US", "GB", "DE"])
+    position = None
+    active = True
+
+    class Params:
+        mock_card = factory.Trait(definition_id="mock-card", fields=factory.LazyFunction(list))
+
+    @classmethod
+    def _create(cls, model_class, **kwargs) -> PaymentService:
+        return payment_service_create(**kwargs)

@@ -1,0 +1,239 @@
+"""The stripe-card connector against localstripe (a fake Stripe run as a real process), read back through Stripe's
+official library: what the connector did is checked in what Stripe holds, not in what the connector says."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+import requests
+import stripe
+
+from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome
+from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, verify_credentials
+from tests.servers import localstripe
+
+KEY = "sk_test_connector_0123456789"
+
+
+def _request(number: str = "4242424242424242", *, amount: int = 1299, capture: bool = False, **extra):
+    return AuthorizationRequest(
+        card=CardDetails(number=number, expiration_month=12, expiration_year=2034, security_code="123"),
+        amount=amount,
+        currency="USD",
+        capture=capture,
+        reference=str(uuid.uuid4()),
+        **extra,
+    )
+
+
+@pytest.fixture
+def connector(stripe_api) -> StripeConnector:
+    return StripeConnector(secret_key=KEY)
+
+
+@pytest.fixture
+def at_stripe(stripe_api) -> stripe.StripeClient:
+    """The official library, reading what the fake holds."""
+    return stripe.StripeClient(KEY, base_addresses={"api": stripe_api.url}, max_network_retries=0)
+
+
+def test_authorize_makes_an_uncaptured_payment_intent_for_the_amount_and_currency(connector, at_stripe):
+    request = _request(amount=1299)
+
+    result = connector.authorize(request)
+
+    assert result.outcome is Outcome.APPROVED
+    intent = at_stripe.v1.payment_intents.retrieve(result.processor_reference)
+    assert intent.status == "requires_capture"
+    assert (intent.amount, intent.currency) == (1299, "usd")
+    assert intent.capture_method == "manual"
+    assert intent.metadata["reference"] == request.reference
+
+
+def test_authorize_with_capture_captures_at_once(connector, at_stripe):
+    result = connector.authorize(_request(capture=True))
+
+    assert result.outcome is Outcome.APPROVED
+    assert at_stripe.v1.payment_intents.retrieve(result.processor_reference).status == "succeeded"
+
+
+def test_partial_capture_then_partial_and_full_refunds(connector, at_stripe):
+    authorized = connector.authorize(_request(amount=5000))
+    reference = authorized.processor_reference
+
+    captured = connector.capture(processor_reference=reference, amount=4000, currency="USD", reference="t1:capture")
+    first = connector.refund(processor_reference=reference, amount=1000, currency="USD", reference=str(uuid.uuid4()))
+    rest = connector.refund(processor_reference=reference, amount=3000, currency="USD", reference=str(uuid.uuid4()))
+
+    assert (captured.outcome, first.outcome, rest.outcome) == (Outcome.APPROVED,) * 3
+    assert at_stripe.v1.payment_intents.retrieve(reference).status == "succeeded"
+    assert at_stripe.v1.refunds.retrieve(first.processor_reference).amount == 1000
+    refunded = [refund.amount for refund in at_stripe.v1.refunds.list(params={"payment_intent": reference}).data]
+    # The fake refunds the 1000 left uncaptured itself; ours are the 1000 and the 3000.
+    assert sorted(refunded) == [1000, 1000, 3000]
+
+
+def test_void_cancels_the_payment_intent(connector, at_stripe):
+    authorized = connector.authorize(_request())
+
+    result = connector.void(processor_reference=authorized.processor_reference, reference="t2:void")
+
+    assert result.outcome is Outcome.APPROVED
+    assert at_stripe.v1.payment_intents.retrieve(authorized.processor_reference).status == "canceled"
+
+
+def test_a_charge_time_decline_is_a_decline_with_the_raw_code(connector):
+    result = connector.authorize(_request("4000000000000341"))
+
+    assert result.outcome is Outcome.DECLINED
+    assert result.error_code == "issuer_decline"
+    assert result.raw_response_code == "card_declined"
+
+
+def test_a_card_asking_for_authentication_is_declined_as_such(connector):
+    result = connector.authorize(_request("4000002760003184"))
+
+    assert result.outcome is Outcome.DECLINED
+    assert result.error_code == "requires_three_d_secure"
+
+
+def test_a_stopped_stripe_is_no_answer_not_a_decline(settings):
+    with localstripe() as fake:
+        settings.STRIPE_API_BASE = fake.url
+        connector = StripeConnector(secret_key=KEY)
+        assert connector.authorize(_request()).outcome is Outcome.APPROVED
+        fake.stop()
+
+        result = connector.authorize(_request())
+
+    assert result.outcome is Outcome.FAILED
+    assert result.error_code == "service_error"
+    with pytest.raises(OutcomeUnknown):
+        connector.lookup(reference="anything")
+
+
+def test_a_refused_key_is_no_answer(stripe_api):
+    result = StripeConnector(secret_key="pk_test_wrong_kind_of_key").authorize(_request())
+
+    assert result.outcome is Outcome.FAILED
+    assert result.error_code == "invalid_service_configuration"
+
+
+def test_lookup_answers_from_what_stripe_holds(connector):
+    request = _request()
+    authorized = connector.authorize(request)
+    declined_request = _request("4000000000000341")
+    connector.authorize(declined_request)
+
+    found = connector.lookup(reference=request.reference)
+    declined = connector.lookup(reference=declined_request.reference)
+    before_capture = connector.lookup(reference=f"{request.reference}:capture")
+    connector.capture(
+        processor_reference=authorized.processor_reference, amount=1299, currency="USD", reference="x:capture"
+    )
+    after_capture = connector.lookup(reference=f"{request.reference}:capture")
+
+    assert (found.outcome, found.processor_reference) == (Outcome.APPROVED, authorized.processor_reference)
+    assert declined.outcome is Outcome.DECLINED
+    assert before_capture is None
+    assert after_capture.outcome is Outcome.APPROVED
+    assert connector.lookup(reference=str(uuid.uuid4())) is None
+
+
+def test_lookup_finds_a_refund_by_our_reference(connector):
+    authorized = connector.authorize(_request(capture=True))
+    reference = str(uuid.uuid4())
+    refunded = connector.refund(
+        processor_reference=authorized.processor_reference, amount=500, currency="USD", reference=reference
+    )
+
+    found = connector.lookup(reference=reference)
+
+    assert (found.outcome, found.processor_reference) == (Outcome.APPROVED, refunded.processor_reference)
+
+
+def test_every_write_carries_an_idempotency_key_made_from_our_reference(connector, monkeypatch):
+    sent = []
+    original = requests.Session.request
+
+    def spy(self, method, url, **kwargs):
+        sent.append((method.lower(), url.split("/v1/")[1], (kwargs.get("headers") or {}).get("Idempotency-Key")))
+        return original(self, method, url, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", spy)
+    request = _request()
+
+    authorized = connector.authorize(request)
+    connector.capture(
+        processor_reference=authorized.processor_reference, amount=1299, currency="USD", reference="r1:capture"
+    )
+
+    assert sent == [
+        ("post", "payment_methods", f"{request.reference}:payment-method"),
+        ("post", "payment_intents", f"{request.reference}:authorize"),
+        ("post", f"payment_intents/{authorized.processor_reference}/capture", "r1:capture"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("credentials", "field"),
+    [
+        ({"secret_key": "sk_test_good_key_0123"}, None),
+        ({"secret_key": "not-a-secret-key"}, "secret_key"),
+        ({"secret_key": "sk_"}, "secret_key"),  # the right shape, refused by Stripe itself
+        ({"secret_key": "sk_test_good_key_0123", "webhook_secret": "nope"}, "webhook_secret"),
+    ],
+    ids=["accepted", "wrong-shape", "refused-by-stripe", "bad-webhook-secret"],
+)
+def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
+    problem = verify_credentials(credentials)
+
+    assert (problem.field if problem else None) == field
+
+
+def _timed_out(*args, **kwargs):
+    """What the library raises when Stripe took the request and the answer never came."""
+    try:
+        raise requests.exceptions.ReadTimeout("read timed out")
+    except requests.exceptions.ReadTimeout as cause:
+        raise stripe.APIConnectionError("no answer", should_retry=True) from cause
+
+
+def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connector, at_stripe, monkeypatch):
+    request = _request()
+    first = connector.authorize(request)
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+
+    again = connector.authorize(request)  # the retry's answer is lost: Stripe already holds the payment
+
+    assert (again.outcome, again.processor_reference) == (Outcome.APPROVED, first.processor_reference)
+    found = [pi.id for pi in at_stripe.v1.payment_intents.list(params={"limit": 100}).data]
+    assert found.count(first.processor_reference) == 1
+
+
+def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch):
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+
+    result = connector.authorize(_request())
+
+    assert (result.outcome, result.error_code) == (Outcome.FAILED, "service_error")
+
+
+def test_a_lost_answer_stripe_cannot_be_asked_about_stays_unknown(connector, monkeypatch):
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+    monkeypatch.setattr(connector._client.v1.payment_intents, "list", _timed_out)
+
+    with pytest.raises(OutcomeUnknown):
+        connector.authorize(_request())
+
+
+def test_stripes_own_5xx_is_no_answer(connector, monkeypatch):
+    def failing(*args, **kwargs):
+        raise stripe.APIError("internal error", http_status=500)
+
+    monkeypatch.setattr(connector._client.v1.payment_intents, "capture", failing)
+
+    result = connector.capture(processor_reference="pi_missing", amount=100, currency="USD", reference="z:capture")
+
+    assert (result.outcome, result.raw_response_code) == (Outcome.FAILED, "500")
