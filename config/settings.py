@@ -343,6 +343,11 @@ SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
 # may take; a call that gets no answer in time is a "no answer" result, never a decline.
 STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
 STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
+# The Adyen Checkout API (v72) the `adyen-card` connector calls: empty means Adyen's own, test or live by the service's
+# `live_url_prefix`; tests point it at a mock built from Adyen's API document. A call that gets no answer in time is a
+# "no answer" result, never a decline.
+ADYEN_API_BASE = env.str("ADYEN_API_BASE", default="")
+ADYEN_TIMEOUT_SECONDS = env.float("ADYEN_TIMEOUT_SECONDS", default=10.0)
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
