@@ -10,7 +10,12 @@ from typing import Any
 
 class NotificationRefused(Exception):
     """A notification that is not the processor's: unsigned, forged, stale or unreadable. The message is safe to
-    show the sender."""
+    show the sender; `pointer` and `location` name where the signature (or the fault) is, when not in a header."""
+
+    def __init__(self, message: str, *, pointer: str | None = None, location: str = "body") -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.location = location
 
 
 @dataclass(frozen=True)
