@@ -408,8 +408,12 @@ class AdyenConnector:
         try:
             self._call(self._checkout.payments_api.payment_methods, {"merchantAccount": self._merchant_account})
         except _NoAnswer as exc:
-            if exc.misconfigured and exc.code in ("401", "403"):
-                return CredentialProblem("api_key", "Adyen refused this API key for the merchant account.")
+            if exc.code == "401":
+                return CredentialProblem("api_key", "Adyen refused this API key.")
+            if exc.code == "403":
+                return CredentialProblem(
+                    "merchant_account", "Adyen does not let this API key use this merchant account."
+                )
             raise ConnectionError("Adyen gave no answer.") from None
         except AdyenAPIResponseError:
             return CredentialProblem("merchant_account", "Adyen does not take this merchant account with this key.")

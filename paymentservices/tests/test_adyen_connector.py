@@ -8,6 +8,8 @@ import base64
 import hashlib
 import hmac
 import json
+import socket
+import time
 import uuid
 
 import pytest
@@ -244,6 +246,24 @@ def test_a_stopped_adyen_is_no_answer_not_a_decline(settings, monkeypatch):
     assert capture.outcome is Outcome.FAILED
 
 
+def test_an_adyen_that_takes_the_request_and_never_answers_is_no_answer(settings, monkeypatch):
+    """A read timeout: the request may have reached Adyen, so it is sent once more with the same key, then any payment
+    under our reference is cancelled; the answer is FAILED, not a decline."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # connections are taken by the kernel and never answered
+        settings.ADYEN_API_BASE = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        connector = AdyenConnector(api_key=KEY, merchant_account=MERCHANT, timeout=0.3)
+
+        result = connector.authorize(_request())
+
+    assert (result.outcome, result.error_code, result.raw_response_code) == (
+        Outcome.FAILED,
+        "service_error",
+        "ReadTimeout",
+    )
+
+
 def test_lookup_cannot_ask_adyen_and_says_so(connector, adyen_mock):
     assert connector.lookup(reference=str(uuid.uuid4())) is None
     assert adyen_mock.exchanges == []
@@ -298,7 +318,9 @@ def test_verify_accepts_credentials_adyen_takes(adyen_mock):
 
 
 @pytest.mark.parametrize(
-    ("code", "field"), [(401, "api_key"), (403, "api_key"), (422, "merchant_account")], ids=["401", "403", "422"]
+    ("code", "field"),
+    [(401, "api_key"), (403, "merchant_account"), (422, "merchant_account")],
+    ids=["401", "403", "422"],
 )
 def test_verify_names_the_field_adyen_refused(adyen_mock, code, field):
     adyen_mock.answer("/paymentMethods", code=code)
@@ -353,7 +375,12 @@ def test_the_mock_catches_a_request_adyen_would_refuse(adyen_mock):
     with pytest.raises(Exception):  # noqa: B017, PT011 - Adyen's 422 as the library raises it
         checkout.payments_api.payments({"amount": {"value": "12.99", "currency": "EUR"}, "merchantAccount": MERCHANT})
 
-    assert adyen_mock.violations() != []
+    assert adyen_mock.violations() != []  # Prism's sl-violations header
+    for _ in range(100):  # and its log line, which may be written just after the answer
+        if "Violation:" in adyen_mock.output():
+            break
+        time.sleep(0.05)
+    assert "must be integer" in adyen_mock.output()
     adyen_mock.reset()  # the fixture's own check then passes
 
 
