@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from payments.errors import DomainError
 from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import PaymentService
 from paymentservices.services import payment_service_move, payment_service_update
@@ -84,7 +85,7 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
         for service in queryset.filter(is_deleted=False):
             try:
                 payment_service_update(service=service, active=active)
-            except Exception as exc:  # a refusal (the sandbox rule): shown, the others still change
-                messages.error(request, f"{service}: {getattr(exc, 'message', 'refused')}")
+            except DomainError as exc:  # a refusal (the sandbox rule): shown, the others still change
+                messages.error(request, f"{service}: {exc.message}")
                 continue
             self.log_change(request, service, "Activated." if active else "Deactivated.")

@@ -63,7 +63,7 @@ class Definition:
     def supported_countries(self) -> list[str]:
         return all_countries()
 
-    def field(self, key: str) -> DefinitionField | None:
+    def field_named(self, key: str) -> DefinitionField | None:
         return next((item for item in self.fields if item.key == key), None)
 
 

@@ -59,7 +59,7 @@ def _field_values(
     seen: set[str] = set()
     for index, item in enumerate(fields):
         key, value = item["key"], item["value"]
-        field = definition.field(key)
+        field = definition.field_named(key)
         if field is None:
             known = ", ".join(f.key for f in definition.fields) or "none"
             raise DomainError(

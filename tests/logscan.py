@@ -6,7 +6,7 @@ The root conftest installs one `LogScan` for the whole session. It
   paths replaced by route templates, card numbers masked), in the plain and the JSON format;
 - learns the credentials as the tests make them: every token signed (`jwt.encode`, which both our minting and
   the official SDK call), every checkout session created, every gift card number and PIN issued, every card
-  number sealed in the vault, and the sandbox's test card numbers;
+  number sealed in the vault, every secret payment service credential sealed, and the sandbox's test card numbers;
 - at the end of the session, fails if any line holds any of them.
 
 A credential made only of digits (a PIN, a card number) counts only as a whole run of characters: `12345678`
@@ -155,6 +155,7 @@ class LogScan:
         from giftcards import services as giftcard_services
         from payments.connectors.sandbox import TEST_CARDS
         from payments.vault import services as vault_services
+        from paymentservices import services as payment_service_services
 
         for number in TEST_CARDS:
             self.remember("test card number", number)
@@ -162,6 +163,9 @@ class LogScan:
             patch.setattr(jwt, "encode", self._wrap(jwt.encode, self._signed))
             patch.setattr(giftcard_services, "_issue", self._wrap(giftcard_services._issue, self._issued))
             patch.setattr(vault_services, "_seal", self._wrap(vault_services._seal, self._sealed))
+            patch.setattr(
+                payment_service_services, "_seal", self._wrap(payment_service_services._seal, self._credentials)
+            )
             post_save.connect(self._session_saved, sender=CheckoutSession, dispatch_uid="tests.logscan")
             try:
                 yield
@@ -187,6 +191,12 @@ class LogScan:
 
     def _sealed(self, result: Any, args: tuple, kwargs: dict) -> None:
         self.remember("card number", kwargs.get("number"))
+
+    def _credentials(self, result: Any, args: tuple, kwargs: dict) -> None:
+        _service, definition, values = args
+        for field in definition.fields:
+            if field.secret and values.get(field.key):
+                self.remember("payment service credential", values[field.key])
 
     def _session_saved(self, sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
         if created:

@@ -29,6 +29,8 @@ from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.accounts.keys import mint_token
+from paymentservices.models import PaymentService
+from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import database_url, gunicorn
 from tests.test_openapi import registered_api_endpoints
 from transactions.tests.factories import RefundFactory, TransactionFactory
@@ -67,6 +69,11 @@ def _objects(account, settings) -> dict[str, list[str]]:
         "refund_id": [str(refund.pk)],
         "payment_method_id": [str(PaymentMethodFactory(merchant_account=account).pk)],
         "subscription_id": [str(subscription_for(account, "http://127.0.0.1:9/payments").pk)],
+        "payment_service_id": [
+            str(PaymentService.objects.get(merchant_account=account, definition_id="mock-card").pk),
+            str(PaymentServiceFactory(merchant_account=account).pk),
+        ],
+        "payment_service_definition_id": ["mock-card", "stripe-card"],
     }
 
 
@@ -93,6 +100,8 @@ def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_accoun
         "WEB_CONCURRENCY": "2",
         "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+        # Credential checks reach no real processor: nothing listens on port 9, so Stripe "cannot be reached".
+        "STRIPE_API_BASE": "http://127.0.0.1:9",
     }
     with gunicorn(env) as server:
         run = subprocess.run(

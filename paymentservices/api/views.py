@@ -8,7 +8,6 @@ import django_filters
 from django.conf import settings
 from django.core import signing
 from django.db.models import QuerySet
-from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -152,7 +151,10 @@ class PaymentServiceViewSet(
 
         Checks credentials with the processor without storing anything (Stripe: one authenticated call). With
         `payment_service_id`, the fields not sent are that service's own. A refused credential is a 400 naming the
-        field; a processor that cannot be reached is a 502."""
+        field.
+
+        404: `payment_service_id` names no payment service of the merchant account.
+        502: The processor could not be reached to check the credentials."""
         data = validated(VerifyCredentialsInput(data=request.data))
         account = request_merchant_account(request)
         service_id = data.get("payment_service_id")
@@ -177,6 +179,14 @@ class PaymentServiceViewSet(
 
     def _render(self, service: PaymentService) -> dict[str, Any]:
         return dict(PaymentServiceOutput(service, context={"request": self.request}).data)
+
+
+DEFINITION_ID = OpenApiParameter(
+    "payment_service_definition_id",
+    str,
+    OpenApiParameter.PATH,
+    description="A definition's id, such as `stripe-card`.",
+)
 
 
 class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
@@ -218,14 +228,18 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
         }
         return Response(PaymentServiceDefinitionsOutput(body).data)
 
-    @extend_schema(responses={200: PaymentServiceDefinitionOutput})
+    @extend_schema(parameters=[DEFINITION_ID], responses={200: PaymentServiceDefinitionOutput})
     def retrieve(self, request: Request, payment_service_definition_id: str) -> Response:
         """Get a payment service definition
 
         One definition by id, e.g. `stripe-card`. An id this server does not ship is a 404."""
         return Response(PaymentServiceDefinitionOutput(_definition(payment_service_definition_id)).data)
 
-    @extend_schema(request={"application/json": {"type": "object"}}, responses={200: {"type": "object"}})
+    @extend_schema(
+        parameters=[DEFINITION_ID],
+        request={"application/json": {"type": "object"}},
+        responses={200: {"type": "object"}},
+    )
     @action(detail=True, methods=["post"], url_path="sessions")
     def session(self, request: Request, payment_service_definition_id: str) -> Response:
         """Create a session for a payment service definition
@@ -278,12 +292,12 @@ class PaymentServiceNotificationView(APIView):
 
     authentication_classes = ()
     permission_classes = ()
+    schema = None  # the processors' side, not the merchant API: left out of the API document
     parser_classes = ()  # the body is verified byte for byte, so it is read raw
 
-    @extend_schema(exclude=True)
     def post(self, request: Request, payment_service_id: str) -> Response:
         notification_receive(service_id=payment_service_id, payload=request.body, headers=request.headers)
         return Response({"received": True})
 
 
-notification_view = csrf_exempt(PaymentServiceNotificationView.as_view())
+notification_view = PaymentServiceNotificationView.as_view()

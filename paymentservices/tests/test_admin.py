@@ -79,3 +79,18 @@ def test_services_are_neither_added_nor_deleted_in_the_admin(admin_client, strip
     assert admin_client.get(reverse("admin:paymentservices_paymentservice_add")).status_code == 403
     delete = reverse("admin:paymentservices_paymentservice_delete", args=[stripe_service.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+
+
+def test_activating_the_sandbox_on_a_production_server_is_refused_and_said(
+    client, staff_login, merchant_account, settings
+):
+    sandbox = PaymentService.objects.get(merchant_account=merchant_account)
+    staff_login("Payments operator")
+    client.post(CHANGELIST, {"action": "deactivate", "_selected_action": [str(sandbox.pk)]})
+    settings.DEBUG, settings.SANDBOX_PAYMENTS = False, False
+
+    response = client.post(CHANGELIST, {"action": "activate", "_selected_action": [str(sandbox.pk)]}, follow=True)
+
+    assert "SANDBOX_PAYMENTS" in response.content.decode()
+    sandbox.refresh_from_db()
+    assert sandbox.active is False

@@ -190,3 +190,50 @@ def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
     problem = verify_credentials(credentials)
 
     assert (problem.field if problem else None) == field
+
+
+def _timed_out(*args, **kwargs):
+    """What the library raises when Stripe took the request and the answer never came."""
+    try:
+        raise requests.exceptions.ReadTimeout("read timed out")
+    except requests.exceptions.ReadTimeout as cause:
+        raise stripe.APIConnectionError("no answer", should_retry=True) from cause
+
+
+def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connector, at_stripe, monkeypatch):
+    request = _request()
+    first = connector.authorize(request)
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+
+    again = connector.authorize(request)  # the retry's answer is lost: Stripe already holds the payment
+
+    assert (again.outcome, again.processor_reference) == (Outcome.APPROVED, first.processor_reference)
+    found = [pi.id for pi in at_stripe.v1.payment_intents.list(params={"limit": 100}).data]
+    assert found.count(first.processor_reference) == 1
+
+
+def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch):
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+
+    result = connector.authorize(_request())
+
+    assert (result.outcome, result.error_code) == (Outcome.FAILED, "service_error")
+
+
+def test_a_lost_answer_stripe_cannot_be_asked_about_stays_unknown(connector, monkeypatch):
+    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+    monkeypatch.setattr(connector._client.v1.payment_intents, "list", _timed_out)
+
+    with pytest.raises(OutcomeUnknown):
+        connector.authorize(_request())
+
+
+def test_stripes_own_5xx_is_no_answer(connector, monkeypatch):
+    def failing(*args, **kwargs):
+        raise stripe.APIError("internal error", http_status=500)
+
+    monkeypatch.setattr(connector._client.v1.payment_intents, "capture", failing)
+
+    result = connector.capture(processor_reference="pi_missing", amount=100, currency="USD", reference="z:capture")
+
+    assert (result.outcome, result.raw_response_code) == (Outcome.FAILED, "500")
