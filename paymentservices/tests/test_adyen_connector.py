@@ -528,3 +528,60 @@ def test_a_forged_or_unsigned_notification_is_refused_and_changes_nothing(
     assert_error(response, 400, pointer, location="body")
     assert received == []
     assert InboundNotification.objects.count() == 0
+
+
+# --- through the API ---------------------------------------------------------------------------------------------
+
+ADYEN_FIELDS = [
+    {"key": "api_key", "value": KEY},
+    {"key": "merchant_account", "value": MERCHANT},
+    {"key": "hmac_key", "value": HMAC_KEY},
+]
+
+
+@pytest.fixture
+def writer(api_client):
+    return api_client(scopes=["payment-services.read", "payment-services.write"])
+
+
+@pytest.mark.django_db
+def test_an_adyen_service_answers_its_plain_fields_only(writer, merchant_account):
+    payload = {
+        "display_name": "Adyen EU",
+        "payment_service_definition_id": ADYEN_CARD,
+        "fields": ADYEN_FIELDS,
+        "accepted_currencies": ["EUR"],
+        "accepted_countries": ["NL", "DE"],
+    }
+
+    response = writer.post("/payment-services", payload, format="json")
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["fields"] == [{"key": "merchant_account", "value": MERCHANT}]
+    assert KEY not in response.content.decode()
+    assert HMAC_KEY not in response.content.decode()
+    assert body["webhook_url"].endswith(f"/inbound/payment-services/{body['id']}/notifications")
+
+
+@pytest.mark.django_db
+def test_verify_through_the_api_asks_adyen_and_names_the_refused_field(writer, merchant_account, adyen_mock):
+    payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
+
+    assert writer.post("/payment-services/verify", payload, format="json").status_code == 200
+    adyen_mock.answer("/paymentMethods", code=401)
+    body = assert_error(writer.post("/payment-services/verify", payload, format="json"), 400, "/fields/0/value")
+
+    assert "api_key" in body["message"]
+    assert KEY not in json.dumps(body)
+    assert [call.status for call in _sent(adyen_mock, "/paymentMethods")] == [200, 401]
+
+
+@pytest.mark.django_db
+def test_verify_of_an_unreachable_adyen_is_a_502(writer, merchant_account, settings):
+    from tests.servers import free_port
+
+    settings.ADYEN_API_BASE = f"http://127.0.0.1:{free_port()}"
+    payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
+
+    assert_error(writer.post("/payment-services/verify", payload, format="json"), 502)
