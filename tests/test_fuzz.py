@@ -73,7 +73,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(PaymentService.objects.get(merchant_account=account, definition_id="mock-card").pk),
             str(PaymentServiceFactory(merchant_account=account).pk),
         ],
-        "payment_service_definition_id": ["mock-card", "stripe-card"],
+        "payment_service_definition_id": ["adyen-card", "mock-card", "stripe-card"],
     }
 
 
@@ -100,8 +100,9 @@ def test_schemathesis_finds_no_failure_in_any_operation(api_key, merchant_accoun
         "WEB_CONCURRENCY": "2",
         "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
-        # Credential checks reach no real processor: nothing listens on port 9, so Stripe "cannot be reached".
+        # Credential checks reach no real processor: nothing listens on port 9, so Stripe and Adyen "cannot be reached".
         "STRIPE_API_BASE": "http://127.0.0.1:9",
+        "ADYEN_API_BASE": "http://127.0.0.1:9",
     }
     with gunicorn(env) as server:
         run = subprocess.run(
