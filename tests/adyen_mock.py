@@ -12,6 +12,7 @@ library's own HTTP client through `AdyenTransport`.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import os
 import signal
@@ -128,7 +129,8 @@ class Exchange:
 
 @dataclass
 class AdyenMock:
-    """A running Prism: `answer(path, example=...)` names what it says next on a path (a suffix of the URL path)."""
+    """A running Prism: `answer(path, example=...)` names what it answers on a path (`/payments`,
+    `/payments/*/captures`: a pattern of the path under the mock's URL) until the next reset."""
 
     url: str
     port: int
@@ -225,8 +227,10 @@ class AdyenTransport(HTTPClient):
         headers = dict(headers or {})
         mock = AdyenTransport.mock
         if mock is not None:
-            path = url.split("?", 1)[0]
-            prefer = next((value for suffix, value in mock.answers.items() if path.endswith(suffix)), None)
+            path = url.split("?", 1)[0].removeprefix(mock.url)
+            prefer = next(
+                (value for pattern, value in mock.answers.items() if fnmatch.fnmatchcase(path, pattern)), None
+            )
             if prefer:
                 headers["Prefer"] = prefer
         text, message, status, response_headers = super()._requests_request(

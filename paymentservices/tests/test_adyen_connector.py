@@ -139,6 +139,7 @@ def test_the_table_covers_every_result_code_of_the_document():
 @pytest.mark.parametrize("code", sorted(RESULT_CODES))
 def test_each_result_code(connector, adyen_mock, code):
     adyen_mock.answer("/payments", example=f"result-{code}")
+    adyen_mock.answer("/cancels", example="cancel-with-own-reference")
     request = _request()
 
     result = connector.authorize(request)
@@ -163,6 +164,7 @@ def test_each_result_code(connector, adyen_mock, code):
 )
 def test_the_documents_3ds_answers_are_not_approvals(connector, adyen_mock, example):
     adyen_mock.answer("/payments", example=example)
+    adyen_mock.answer("/cancels", example="cancel-with-own-reference")
 
     result = connector.authorize(_request())
 
@@ -217,6 +219,7 @@ def test_refused_credentials_are_no_answer(connector, adyen_mock, code, error_co
 
 def test_adyens_5xx_is_no_answer_sent_again_with_the_same_key_then_released(connector, adyen_mock):
     adyen_mock.answer("/payments", code=500)
+    adyen_mock.answer("/cancels", example="cancel-with-own-reference")
     request = _request()
 
     result = connector.authorize(request)
@@ -274,6 +277,9 @@ def test_lookup_cannot_ask_adyen_and_says_so(connector, adyen_mock):
 
 def test_capture_refund_and_cancel_act_on_the_payment(connector, adyen_mock):
     adyen_mock.answer("/payments", example="card-direct")
+    adyen_mock.answer("/payments/*/captures", example="capture")
+    adyen_mock.answer("/payments/*/refunds", example="refund")
+    adyen_mock.answer("/payments/*/cancels", example="cancel-with-psp-reference")
     authorized = connector.authorize(_request(amount=5000))
     psp = authorized.processor_reference
 
@@ -301,7 +307,7 @@ def test_capture_refund_and_cancel_act_on_the_payment(connector, adyen_mock):
 
 @pytest.mark.parametrize(("code", "outcome"), [(422, Outcome.DECLINED), (500, Outcome.FAILED), (401, Outcome.FAILED)])
 def test_a_refused_or_unanswered_capture(connector, adyen_mock, code, outcome):
-    adyen_mock.answer("/captures", code=code)
+    adyen_mock.answer("/payments/*/captures", code=code)
 
     result = connector.capture(processor_reference="993617894903480A", amount=100, currency="EUR", reference="c")
 
@@ -312,6 +318,7 @@ def test_a_refused_or_unanswered_capture(connector, adyen_mock, code, outcome):
 
 
 def test_verify_accepts_credentials_adyen_takes(adyen_mock):
+    adyen_mock.answer("/paymentMethods", example="basic")
     assert verify_credentials({"api_key": KEY, "merchant_account": MERCHANT}) is None
     [call] = _sent(adyen_mock, "/paymentMethods")
     assert call.body == {"merchantAccount": MERCHANT}
@@ -567,6 +574,7 @@ def test_an_adyen_service_answers_its_plain_fields_only(writer, merchant_account
 @pytest.mark.django_db
 def test_verify_through_the_api_asks_adyen_and_names_the_refused_field(writer, merchant_account, adyen_mock):
     payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
+    adyen_mock.answer("/paymentMethods", example="basic")
 
     assert writer.post("/payment-services/verify", payload, format="json").status_code == 200
     adyen_mock.answer("/paymentMethods", code=401)
