@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 
 .PHONY: install run worker test lint serve bench clean chromium
 
@@ -15,7 +16,14 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-install: $(STAMP)
+# The test suite's one processor double that is not Python (Prism, which mocks Adyen's API from Adyen's own document)
+# installs from package.json and its lockfile into node_modules/: `make test` needs node and npm, the server does not.
+# .npmrc runs no install scripts.
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+install: $(STAMP) $(NODE_STAMP)
 
 .local/env: | $(STAMP)
 	mkdir -p .local
@@ -23,7 +31,7 @@ install: $(STAMP)
 
 # The background worker (webhook deliveries, scheduled jobs) runs beside the development server; Ctrl-C stops
 # both (the trap also stops the worker when the server exits on its own).
-run: install .local/env
+run: $(STAMP) .local/env
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py setup_local --private-key-out .local/default-api-key.pem --port $(PORT)
 	@trap 'kill $$worker 2>/dev/null; wait $$worker 2>/dev/null' EXIT INT TERM; \
@@ -32,7 +40,7 @@ run: install .local/env
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # One worker process; run as many as you like on as many hosts as you like (docs/deploy.md).
-worker: install
+worker: $(STAMP)
 	$(BIN)/python manage.py run_worker
 
 lint: install
@@ -54,12 +62,12 @@ chromium:
 		fi; \
 	fi
 
-test: lint chromium
+test: lint chromium $(NODE_STAMP)
 	mkdir -p .local  # where the embedded database lives; the migration check opens it
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/pytest
 
-serve: install
+serve: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py collectstatic --no-input
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn config.wsgi --config config/gunicorn.conf.py
@@ -68,4 +76,4 @@ bench: install
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) .local staticfiles test-output
+	rm -rf $(VENV) .local staticfiles test-output node_modules

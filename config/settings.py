@@ -361,6 +361,12 @@ STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
 # attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
 # that finds no processor answering still answers well inside the web timeout and the client's own.
 PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
+
+# The Adyen Checkout API (v72) the `adyen-card` connector calls: empty means Adyen's own, test or live by the service's
+# `live_url_prefix`; tests point it at a mock built from Adyen's API document. A call that gets no answer in time is a
+# "no answer" result, never a decline.
+ADYEN_API_BASE = env.str("ADYEN_API_BASE", default="")
+ADYEN_TIMEOUT_SECONDS = env.float("ADYEN_TIMEOUT_SECONDS", default=10.0)
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")

@@ -85,7 +85,9 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
         parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret)
     except NotificationRefused as exc:
         logger.warning("Refused a notification for payment service %s: %s", service.pk, exc)
-        raise NotificationRejected(str(exc), pointer="/stripe-signature", location="header") from None
+        if exc.pointer is None:  # a signature header (Stripe's)
+            raise NotificationRejected(str(exc), pointer="/stripe-signature", location="header") from None
+        raise NotificationRejected(str(exc), pointer=exc.pointer, location=exc.location) from None
     event = ProcessorEvent(
         payment_service=service,
         event_id=parsed.event_id,

@@ -75,7 +75,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(PaymentService.objects.get(merchant_account=account, definition_id="mock-card").pk),
             str(PaymentServiceFactory(merchant_account=account).pk),
         ],
-        "payment_service_definition_id": ["mock-card", "stripe-card"],
+        "payment_service_definition_id": ["adyen-card", "mock-card", "stripe-card"],
         "merchant_account_id": [account.pk],
         "three_ds_configuration_id": [str(ThreeDSConfigurationFactory(merchant_account=account).pk)],
         "three_ds_scenario_id": [str(scenario_for(account, amount=1, card_number="4111111111111111").pk)],
@@ -108,8 +108,9 @@ def test_schemathesis_finds_no_failure_in_any_operation(
         "WEB_CONCURRENCY": "2",
         "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
-        # Credential checks reach no real processor: nothing listens on port 9, so Stripe "cannot be reached".
+        # Credential checks reach no real processor: nothing listens on port 9, so Stripe and Adyen "cannot be reached".
         "STRIPE_API_BASE": "http://127.0.0.1:9",
+        "ADYEN_API_BASE": "http://127.0.0.1:9",
     }
     with gunicorn(env) as server:
         run = subprocess.run(

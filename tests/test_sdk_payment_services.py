@@ -20,14 +20,14 @@ def test_definitions(sdk, merchant_account):
         ids += [item.id for item in page.result.items]
     stripe_card = sdk.payment_service_definitions.get(payment_service_definition_id="stripe-card")
 
-    assert ids == ["mock-card", "stripe-card"]
+    assert ids == ["adyen-card", "mock-card", "stripe-card"]
     assert isinstance(stripe_card, models.PaymentServiceDefinition)
     assert [(field.key, field.required, field.secret) for field in stripe_card.fields] == [
         ("secret_key", True, True),
         ("webhook_secret", False, True),
     ]
     with pytest.raises(errors.Error404):
-        sdk.payment_service_definitions.get(payment_service_definition_id="adyen-card")
+        sdk.payment_service_definitions.get(payment_service_definition_id="worldpay-card")
 
 
 def test_a_stripe_service_is_verified_configured_moved_and_deleted(sdk, merchant_account, settings):
@@ -73,8 +73,8 @@ def test_bad_inputs_are_typed_errors(sdk, merchant_account, other_merchant_accou
 
     with pytest.raises(errors.Error400):
         sdk.payment_services.create(
-            display_name="Adyen",
-            payment_service_definition_id="adyen-card",
+            display_name="Worldpay",
+            payment_service_definition_id="worldpay-card",
             fields=[],
             accepted_currencies=["USD"],
             accepted_countries=["US"],

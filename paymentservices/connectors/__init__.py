@@ -7,10 +7,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
+# the processor would have answered, and the lookup after an unanswered call needs a chance too.
+MIN_CALL_SECONDS = 1.0
+
 
 class NotificationRefused(Exception):
     """A notification that is not the processor's: unsigned, forged, stale or unreadable. The message is safe to
-    show the sender."""
+    show the sender; `pointer` and `location` name where the signature (or the fault) is, when not in a header."""
+
+    def __init__(self, message: str, *, pointer: str | None = None, location: str = "body") -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.location = location
 
 
 class PaymentChange:

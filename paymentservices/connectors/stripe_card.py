@@ -27,7 +27,7 @@ import stripe
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
-from paymentservices.connectors import NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +66,6 @@ DEFAULT_DECLINE = "issuer_decline"
 # FAILED results: no answer about the payment (Stripe unreachable, slow, failing, or refusing our credentials).
 NO_ANSWER = "service_error"
 MISCONFIGURED = "invalid_service_configuration"
-# A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
-# Stripe would have answered, and the lookup after an unanswered call needs a chance too.
-MIN_CALL_SECONDS = 1.0
 
 
 class OutcomeUnknown(Exception):

@@ -1,9 +1,11 @@
-"""A fake Stripe for the connector tests: localstripe as a real process, one per test session."""
+"""Processor doubles for the connector tests, each a real process started once per test session: localstripe (a fake
+Stripe) and Prism serving Adyen's API document (tests/adyen_mock.py)."""
 
 from collections.abc import Iterator
 
 import pytest
 
+from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
 from tests.servers import FakeStripe, localstripe
 
 
@@ -19,3 +21,22 @@ def stripe_api(fake_stripe, settings) -> FakeStripe:
     settings.STRIPE_API_BASE = fake_stripe.url
     settings.STRIPE_TIMEOUT_SECONDS = 5
     return fake_stripe
+
+
+@pytest.fixture(scope="session")
+def adyen_prism() -> Iterator[AdyenMock]:
+    with prism_adyen() as mock:
+        yield mock
+
+
+@pytest.fixture
+def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
+    """Point the adyen-card connector at the validating mock, through a transport that names each simulated answer;
+    afterwards, every request the library sent must have been valid by Adyen's document."""
+    settings.ADYEN_API_BASE = adyen_prism.url
+    settings.ADYEN_TIMEOUT_SECONDS = 5
+    adyen_prism.reset()
+    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
+    yield adyen_prism
+    assert adyen_prism.violations() == []

@@ -155,7 +155,7 @@ def _without(name):
 @pytest.mark.parametrize(
     ("payload", "pointer"),
     [
-        ({**STRIPE, "payment_service_definition_id": "adyen-card"}, "/payment_service_definition_id"),
+        ({**STRIPE, "payment_service_definition_id": "worldpay-card"}, "/payment_service_definition_id"),
         ({**STRIPE, "fields": []}, "/fields"),
         ({**STRIPE, "fields": [{"key": "api_key", "value": "x"}]}, "/fields/0/key"),
         (
@@ -296,19 +296,19 @@ def test_definitions_are_listed_paged_and_fetched(api_client):
     client = api_client(scopes=["payment-service-definitions.read"])
 
     page = client.get("/payment-service-definitions").json()
-    first = client.get("/payment-service-definitions", {"limit": 1}).json()
-    second = client.get("/payment-service-definitions", {"limit": 1, "cursor": first["next_cursor"]}).json()
+    first = client.get("/payment-service-definitions", {"limit": 2}).json()
+    second = client.get("/payment-service-definitions", {"limit": 2, "cursor": first["next_cursor"]}).json()
     stripe_card = client.get("/payment-service-definitions/stripe-card").json()
 
-    assert [item["id"] for item in page["items"]] == ["mock-card", "stripe-card"]
+    assert [item["id"] for item in page["items"]] == ["adyen-card", "mock-card", "stripe-card"]
     assert (page["next_cursor"], page["previous_cursor"]) == (None, None)
-    assert [item["id"] for item in first["items"] + second["items"]] == ["mock-card", "stripe-card"]
+    assert [item["id"] for item in first["items"] + second["items"]] == ["adyen-card", "mock-card", "stripe-card"]
     assert (second["next_cursor"], second["previous_cursor"] is not None) == (None, True)
     assert [(f["key"], f["required"], f["secret"]) for f in stripe_card["fields"]] == [
         ("secret_key", True, True),
         ("webhook_secret", False, True),
     ]
-    assert_error(client.get("/payment-service-definitions/adyen-card"), 404)
+    assert_error(client.get("/payment-service-definitions/worldpay-card"), 404)
     assert_error(client.get("/payment-service-definitions", {"limit": 0}), 400, "/limit")
     assert_error(client.get("/payment-service-definitions", {"cursor": "forged"}), 400, "/cursor")
 

@@ -48,7 +48,7 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
     ("/payment-service-definitions", "GET", "no-token", lambda w: w.anonymous.get("/payment-service-definitions")),
     (DEFINITION, "GET", "stripe-card", lambda w: w.client.get("/payment-service-definitions/stripe-card")),
     (DEFINITION, "GET", "mock-card", lambda w: w.client.get("/payment-service-definitions/mock-card")),
-    (DEFINITION, "GET", "missing", lambda w: w.client.get("/payment-service-definitions/adyen-card")),
+    (DEFINITION, "GET", "missing", lambda w: w.client.get("/payment-service-definitions/worldpay-card")),
     (
         f"{DEFINITION}/sessions",
         "POST",
@@ -65,7 +65,7 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         "/payment-services",
         "POST",
         "invalid",
-        lambda w: w.post("/payment-services", {**STRIPE_SERVICE, "payment_service_definition_id": "adyen-card"}),
+        lambda w: w.post("/payment-services", {**STRIPE_SERVICE, "payment_service_definition_id": "worldpay-card"}),
     ),
     ("/payment-services", "POST", "unknown-field", lambda w: w.post("/payment-services", {**STRIPE_SERVICE, "x": 1})),
     (SERVICE, "GET", "stripe-card", lambda w: w.client.get(f"/payment-services/{_payment_service(w).pk}")),

@@ -1,0 +1,243 @@
+"""A mock of Adyen's Checkout API (v72) built from Adyen's own API document, run by Prism as a real process in
+validating mode: every request the official library sends is checked against Adyen's schemas, and a request the real
+Adyen would refuse shows up as a violation (the `sl-violations` header and a "Violation:" line in Prism's log).
+
+The document is read from ../shared/reference/ and is not copied into the project. The mock serves it as Adyen
+published it, with more named answers for `POST /payments` (one per `resultCode` and per refusal reason the
+document's own examples leave out): only answers are added, the request schemas are Adyen's, untouched. A test names
+the answer it simulates per path (Prism's `Prefer: example=<name>` or `Prefer: code=<status>`), sent by the
+library's own HTTP client through `AdyenTransport`.
+"""
+
+from __future__ import annotations
+
+import copy
+import fnmatch
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from Adyen.httpclient import HTTPClient
+
+from tests.servers import ROOT, free_port
+
+DOCUMENT = ROOT.parent / "shared" / "reference" / "adyen-checkout-v72.json"
+PRISM = ROOT / "node_modules" / ".bin" / "prism"
+
+# Adyen's refusal reasons (code, reason), answered as `Refused` by the added examples `refused-<code>`.
+REFUSALS: dict[str, str] = {
+    "2": "Refused",
+    "3": "Referral",
+    "4": "Acquirer Error",
+    "5": "Blocked Card",
+    "6": "Expired Card",
+    "7": "Invalid Amount",
+    "8": "Invalid Card Number",
+    "9": "Issuer Unavailable",
+    "10": "Not supported",
+    "11": "3D Not Authenticated",
+    "12": "Not enough balance",
+    "14": "Acquirer Fraud",
+    "15": "Cancelled",
+    "16": "Shopper Cancelled",
+    "17": "Invalid Pin",
+    "18": "Pin tries exceeded",
+    "19": "Pin validation not possible",
+    "20": "FRAUD",
+    "21": "Not Submitted",
+    "22": "FRAUD-CANCELLED",
+    "23": "Transaction Not Permitted",
+    "24": "CVC Declined",
+    "25": "Restricted Card",
+    "26": "Revocation Of Auth",
+    "27": "Declined Non Generic",
+    "28": "Withdrawal amount exceeded",
+    "29": "Withdrawal count exceeded",
+    "31": "Issuer Suspected Fraud",
+    "32": "AVS Declined",
+    "33": "Card requires online pin",
+    "34": "No checking account available on Card",
+    "35": "No savings account available on Card",
+    "36": "Mobile pin required",
+    "37": "Contactless fallback",
+    "38": "Authentication required",
+    "39": "RReq not received from DS",
+    "42": "3DS Authentication Error",
+    "99": "A reason this table does not know",
+}
+
+
+def result_codes() -> list[str]:
+    """Every `resultCode` Adyen's document lists for a payment's answer."""
+    document = json.loads(DOCUMENT.read_text())
+    return list(document["components"]["schemas"]["PaymentResponse"]["properties"]["resultCode"]["enum"])
+
+
+def _added_payment_answers() -> dict[str, dict[str, Any]]:
+    answers: dict[str, dict[str, Any]] = {}
+    for code in result_codes():
+        answer: dict[str, Any] = {"pspReference": f"SIM{code.upper()[:13]:0<13}", "resultCode": code}
+        if code in ("Refused", "Error"):
+            answer |= {"refusalReason": "Acquirer Error", "refusalReasonCode": "4"}
+        answers[f"result-{code}"] = {"summary": f"resultCode {code}", "value": answer}
+    for code, reason in REFUSALS.items():
+        answers[f"refused-{code}"] = {
+            "summary": f"Refused: {reason}",
+            "value": {
+                "pspReference": f"SIMREFUSED{code:0>6}",
+                "resultCode": "Refused",
+                "refusalReason": reason,
+                "refusalReasonCode": code,
+                "additionalData": {"refusalReasonRaw": f"{reason} (raw)", "cvcResult": "2 Does not match"},
+                "merchantReference": "string",
+            },
+        }
+    return answers
+
+
+def mock_document() -> dict[str, Any]:
+    """Adyen's document with the added named answers of `POST /payments` (request schemas untouched)."""
+    document = json.loads(DOCUMENT.read_text())
+    original = copy.deepcopy(document["paths"]["/payments"]["post"]["requestBody"])
+    examples = document["paths"]["/payments"]["post"]["responses"]["200"]["content"]["application/json"]["examples"]
+    for name, example in _added_payment_answers().items():
+        assert name not in examples
+        examples[name] = example
+    assert document["paths"]["/payments"]["post"]["requestBody"] == original
+    return document
+
+
+@dataclass
+class Exchange:
+    method: str
+    url: str
+    status: int
+    violations: str | None
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class AdyenMock:
+    """A running Prism: `answer(path, example=...)` names what it answers on a path (`/payments`,
+    `/payments/*/captures`: a pattern of the path under the mock's URL) until the next reset."""
+
+    url: str
+    port: int
+    process: subprocess.Popen
+    log: IO[bytes]
+    answers: dict[str, str] = field(default_factory=dict)
+    exchanges: list[Exchange] = field(default_factory=list)
+    _log_start: int = 0
+
+    def answer(self, path: str, *, example: str | None = None, code: int | None = None) -> None:
+        prefer = ", ".join(
+            part for part in (f"code={code}" if code else "", f"example={example}" if example else "") if part
+        )
+        self.answers[path] = prefer
+
+    def reset(self) -> None:
+        self.answers.clear()
+        self.exchanges.clear()
+        self.log.seek(0, 2)
+        self._log_start = self.log.tell()
+
+    def output(self) -> str:
+        """What Prism logged since the last reset."""
+        self.log.seek(self._log_start)
+        text = self.log.read().decode(errors="replace")
+        self.log.seek(0, 2)
+        return text
+
+    def violations(self) -> list[str]:
+        """Requests Prism found invalid by Adyen's document since the last reset (never expected)."""
+        from_headers = [f"{e.method} {e.url}: {e.violations}" for e in self.exchanges if e.violations]
+        from_log = [line for line in self.output().splitlines() if "Violation:" in line and "request" in line]
+        return from_headers + from_log
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+
+
+@contextmanager
+def prism_adyen() -> Iterator[AdyenMock]:
+    """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
+    if not DOCUMENT.exists():
+        raise RuntimeError(f"Adyen's API document is missing: {DOCUMENT}")
+    if not PRISM.exists():
+        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    port = free_port()
+    with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
+        document = Path(directory) / "adyen-checkout-v72.json"
+        document.write_text(json.dumps(mock_document()))
+        process = subprocess.Popen(
+            [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), str(document)],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"},
+        )
+        mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
+        try:
+            _wait_until_answering(mock)
+            yield mock
+        finally:
+            mock.stop()
+
+
+def _wait_until_answering(mock: AdyenMock) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if mock.process.poll() is not None:
+            raise RuntimeError(f"Prism exited: {mock.output()[-2000:]}")
+        try:
+            # Any answer will do (this one is Prism's 401: no API key): the server is up.
+            urllib.request.urlopen(mock.url + "/paymentMethods", timeout=2)  # noqa: S310 - loopback
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("Prism did not answer within 60 seconds")
+
+
+class AdyenTransport(HTTPClient):
+    """The library's own HTTP client, telling the mock which answer to simulate (`Prefer`) and keeping every exchange
+    (with Prism's `sl-violations` header) for the test to check."""
+
+    mock: AdyenMock | None = None
+
+    def _requests_request(self, method, url, json=None, data=None, username="", password="", xapikey="", headers=None):
+        headers = dict(headers or {})
+        mock = AdyenTransport.mock
+        if mock is not None:
+            path = url.split("?", 1)[0].removeprefix(mock.url)
+            prefer = next(
+                (value for pattern, value in mock.answers.items() if fnmatch.fnmatchcase(path, pattern)), None
+            )
+            if prefer:
+                headers["Prefer"] = prefer
+        text, message, status, response_headers = super()._requests_request(
+            method, url, json=json, data=data, username=username, password=password, xapikey=xapikey, headers=headers
+        )
+        if mock is not None:
+            mock.exchanges.append(
+                Exchange(method, url, status, response_headers.get("sl-violations"), dict(headers), json)
+            )
+        return text, message, status, response_headers
