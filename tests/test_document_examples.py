@@ -11,6 +11,7 @@ from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
+from paymentservices.models import PaymentService
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks import outbound
@@ -54,6 +55,8 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "merchant_account_id": merchant_account.id,
         "three_ds_configuration_id": str(ThreeDSConfigurationFactory(merchant_account=merchant_account).id),
         "three_ds_scenario_id": str(scenario_for(merchant_account, amount=1).id),
+        "payment_service_id": str(PaymentService.objects.get(merchant_account=merchant_account).id),
+        "payment_service_definition_id": "stripe-card",
     }
 
 

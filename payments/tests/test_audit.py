@@ -242,6 +242,7 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "checkout.checkoutsession": "checkout-session",
         "giftcards.giftcard": "gift-card",
         "paymentmethods.paymentmethod": "payment-method",
+        "paymentservices.paymentservice": "payment-service",
         "transactions.refund": "refund",
         "transactions.transaction": "transaction",
         "webhooks.webhooksubscription": "webhook-subscription",

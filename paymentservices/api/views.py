@@ -176,6 +176,7 @@ class PaymentServiceViewSet(
 
         Not supported: no payment service definition of this server needs a session with its processor, so this is
         always a 400 naming the operation (after the service is found)."""
+        request.data  # noqa: B018 - a malformed body is refused as such first, as on every operation that takes one
         self.get_object()
         raise SessionsRefused(SESSIONS_REFUSED.format(operation="POST /payment-services/{payment_service_id}/sessions"))
 
@@ -248,6 +249,7 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
 
         Not supported: no definition of this server needs a session with its processor, so this is always a 400
         naming the operation (an unknown definition is a 404)."""
+        request.data  # noqa: B018 - a malformed body is refused as such first, as on every operation that takes one
         _definition(payment_service_definition_id)
         raise SessionsRefused(
             SESSIONS_REFUSED.format(

@@ -22,6 +22,7 @@ from payments.accounts.models import MerchantAccount
 from payments.rest.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
+from paymentservices.models import PaymentService
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.models import Refund, Transaction, TransactionEvent
@@ -70,6 +71,11 @@ BODY_OPERATIONS = [
     ("put", "/merchant-accounts/{merchant_account_id}/three-ds-configurations/{three_ds_configuration_id}", {}),
     ("post", "/three-ds-scenarios", {}),
     ("put", "/three-ds-scenarios/{three_ds_scenario_id}", {}),
+    ("post", "/payment-services", {}),
+    ("put", "/payment-services/{payment_service_id}", {}),
+    ("post", "/payment-services/verify", {}),
+    ("post", "/payment-services/{payment_service_id}/sessions", {}),
+    ("post", "/payment-service-definitions/{payment_service_definition_id}/sessions", {}),
 ]
 
 
@@ -87,6 +93,8 @@ def objects(merchant_account, settings):
         "merchant_account_id": merchant_account.id,
         "three_ds_configuration_id": ThreeDSConfigurationFactory(merchant_account=merchant_account).id,
         "three_ds_scenario_id": scenario_for(merchant_account, amount=1).id,
+        "payment_service_id": PaymentService.objects.get(merchant_account=merchant_account).id,
+        "payment_service_definition_id": "stripe-card",
     }
 
 
@@ -104,6 +112,7 @@ def _counts() -> tuple[int, ...]:
         MerchantAccount,
         ThreeDSConfiguration,
         ThreeDSScenario,
+        PaymentService,
     )
     return tuple(model.objects.count() for model in models)
 
