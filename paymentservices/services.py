@@ -191,37 +191,42 @@ def payment_service_move(*, service: PaymentService, position: int) -> PaymentSe
     return service
 
 
-_UPDATABLE = (
-    "display_name",
-    "accepted_currencies",
-    "accepted_countries",
-    "active",
-    "three_d_secure_enabled",
-    "merchant_profile",
-    "payment_method_tokenization_enabled",
-    "network_tokens_enabled",
-    "open_loop",
-    "settlement_reporting_enabled",
-)
-
-
 @transaction.atomic
 def payment_service_update(
     *,
     service: PaymentService,
     fields: Sequence[Mapping[str, str]] | None = None,
     position: int | None = None,
-    **changes: Any,
+    display_name: str | None = None,
+    accepted_currencies: Sequence[str] | None = None,
+    accepted_countries: Sequence[str] | None = None,
+    active: bool | None = None,
+    three_d_secure_enabled: bool | None = None,
+    merchant_profile: Mapping[str, Any] | None = None,
+    payment_method_tokenization_enabled: bool | None = None,
+    network_tokens_enabled: bool | None = None,
+    open_loop: bool | None = None,
+    settlement_reporting_enabled: bool | None = None,
 ) -> PaymentService:
-    """Change what `changes` names (None leaves a value as it is); `fields` replace or clear single credentials."""
+    """Change the fields given (None leaves a value as it is, as upstream's update reads a null); `fields` replace or
+    clear single credentials."""
     service = PaymentService.objects.select_for_update().get(pk=service.pk)
     if service.is_deleted:
         raise Conflict("The payment service has been deleted; create a new one instead.")
     definition = definition_require(service.definition_id)
-    unknown = set(changes) - set(_UPDATABLE)
-    if unknown:
-        raise TypeError(f"payment_service_update() got unexpected fields {sorted(unknown)}")
-    changes = {name: value for name, value in changes.items() if value is not None}
+    given: dict[str, Any] = {
+        "display_name": display_name,
+        "accepted_currencies": accepted_currencies,
+        "accepted_countries": accepted_countries,
+        "active": active,
+        "three_d_secure_enabled": three_d_secure_enabled,
+        "merchant_profile": merchant_profile,
+        "payment_method_tokenization_enabled": payment_method_tokenization_enabled,
+        "network_tokens_enabled": network_tokens_enabled,
+        "open_loop": open_loop,
+        "settlement_reporting_enabled": settlement_reporting_enabled,
+    }
+    changes = {name: value for name, value in given.items() if value is not None}
     if definition.sandbox and changes.get("active") and not service.active:
         sandbox_require(pointer="/active")
     _check_supported(

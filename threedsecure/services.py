@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, DuplicateRecord
+from payments.partial import UNCHANGED, Unchanged, changed_fields
 from payments.vault.cards import card_display
 from threedsecure.models import AuthenticationStatus, ThreeDSConfiguration, ThreeDSScenario
 from threedsecure.scenarios import ScenarioConditions, ScenarioOutcome
@@ -133,28 +134,33 @@ def three_ds_configuration_create(
     )
 
 
-CONFIGURATION_FIELDS = frozenset(
-    {
-        "scheme",
-        "currency",
-        "merchant_acquirer_bin",
-        "merchant_acquirer_id",
-        "merchant_name",
-        "merchant_country_code",
-        "merchant_category_code",
-        "merchant_url",
-        "metadata",
-    }
-)
-
-
 @transaction.atomic
-def three_ds_configuration_update(*, configuration: ThreeDSConfiguration, **changes: Any) -> ThreeDSConfiguration:
-    """Change the fields given (names in CONFIGURATION_FIELDS); a second configuration for one scheme and currency
+def three_ds_configuration_update(
+    *,
+    configuration: ThreeDSConfiguration,
+    scheme: str | Unchanged = UNCHANGED,
+    currency: str | Unchanged | None = UNCHANGED,
+    merchant_acquirer_bin: str | Unchanged = UNCHANGED,
+    merchant_acquirer_id: str | Unchanged = UNCHANGED,
+    merchant_name: str | Unchanged = UNCHANGED,
+    merchant_country_code: str | Unchanged = UNCHANGED,
+    merchant_category_code: str | Unchanged = UNCHANGED,
+    merchant_url: str | Unchanged = UNCHANGED,
+    metadata: dict[str, Any] | Unchanged | None = UNCHANGED,
+) -> ThreeDSConfiguration:
+    """Change the fields given (a null currency: every currency); a second configuration for one scheme and currency
     is refused (409)."""
-    unknown = set(changes) - CONFIGURATION_FIELDS
-    if unknown:
-        raise TypeError(f"Not a configuration field: {', '.join(sorted(unknown))}")
+    changes = changed_fields(
+        scheme=scheme,
+        currency=currency,
+        merchant_acquirer_bin=merchant_acquirer_bin,
+        merchant_acquirer_id=merchant_acquirer_id,
+        merchant_name=merchant_name,
+        merchant_country_code=merchant_country_code,
+        merchant_category_code=merchant_category_code,
+        merchant_url=merchant_url,
+        metadata=metadata,
+    )
     configuration = ThreeDSConfiguration.objects.select_for_update().get(pk=configuration.pk)
     for name, value in changes.items():
         setattr(configuration, name, value)
