@@ -15,7 +15,6 @@ import copy
 import fnmatch
 import json
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -29,7 +28,7 @@ from typing import IO, Any
 
 from Adyen.httpclient import HTTPClient
 
-from tests.servers import ROOT, free_port
+from tests.servers import ROOT, free_port, stop_process
 
 DOCUMENT = ROOT.parent / "shared" / "reference" / "adyen-checkout-v72.json"
 PRISM = ROOT / "node_modules" / ".bin" / "prism"
@@ -166,13 +165,7 @@ class AdyenMock:
         return from_headers + from_log
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, grace=10)
 
 
 @contextmanager

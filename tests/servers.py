@@ -47,6 +47,18 @@ class Server:
         return [int(pid) for pid in children]
 
 
+def stop_process(process: subprocess.Popen, *, grace: float = 30) -> None:
+    """SIGTERM, `grace` seconds to stop, then SIGKILL: a server the test started never outlives it."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -83,12 +95,7 @@ def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = (), app: str = "con
             _wait_until_serving(server)
             yield server
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+            stop_process(process)
 
 
 @contextmanager
@@ -109,12 +116,7 @@ def runserver(env: dict[str, str], *, scan: LogScan) -> Iterator[Server]:
             _wait_until_serving(server, name="runserver")
             yield server
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+            stop_process(process)
             scan.add_lines(server.output().splitlines(), source="runserver")
 
 
@@ -181,13 +183,7 @@ class FakeStripe:
     process: subprocess.Popen
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, grace=10)
 
 
 @contextmanager
