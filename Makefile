@@ -18,8 +18,18 @@ $(STAMP): pyproject.toml constraints.txt
 
 # The test suite's one processor double that is not Python (Prism, which mocks Adyen's API from Adyen's own document)
 # installs from package.json and its lockfile into node_modules/: `make test` needs node and npm, the server does not.
-# .npmrc runs no install scripts.
+# .npmrc runs no install scripts. A machine without npm gets Debian's node and npm when we may install them (root with
+# apt-get), as the browser tests get Chromium; otherwise the message says what to run.
 $(NODE_STAMP): package.json package-lock.json
+	@if ! command -v npm >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm; \
+		else \
+			echo "The suite's Adyen mock (Prism) needs node and npm: run 'sudo apt-get install -y nodejs npm', then 'make test'." >&2; \
+			exit 1; \
+		fi; \
+	fi
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
