@@ -21,13 +21,21 @@ MASK = "••••••••"
 
 @admin.register(PaymentService)
 class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
-    list_display = ("display_name", "merchant_account", "position", "definition_id", "active", "is_deleted")
+    list_display = (
+        "display_name",
+        "merchant_account",
+        "position",
+        "definition_id",
+        "active",
+        "cascade_retryable_declines",
+        "is_deleted",
+    )
     list_filter = ("definition_id", "active", "is_deleted")
     list_select_related = ("merchant_account",)
     # Each account's services together, in the order routing tries them.
     ordering = ("merchant_account", "is_deleted", "position", "created_at")
     search_fields = ("display_name", "merchant_account__id")
-    actions = ("move_up", "move_down", "activate", "deactivate")
+    actions = ("move_up", "move_down", "activate", "deactivate", "allow_cascading", "stop_cascading")
     fields = (
         "id",
         "merchant_account",
@@ -37,6 +45,7 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
         "active",
         "accepted_currencies",
         "accepted_countries",
+        "cascade_retryable_declines",
         "credentials",
         "is_deleted",
         "created_at",
@@ -80,6 +89,24 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
     @admin.action(description="Deactivate (leaves routing)", permissions=["change"])
     def deactivate(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
         self._set_active(request, queryset, active=False)
+
+    @admin.action(description="Cascade retryable declines to the next service", permissions=["change"])
+    def allow_cascading(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._set_cascading(request, queryset, cascade=True)
+
+    @admin.action(description="Keep every decline final (no cascading)", permissions=["change"])
+    def stop_cascading(self, request: HttpRequest, queryset: QuerySet[PaymentService]) -> None:
+        self._set_cascading(request, queryset, cascade=False)
+
+    def _set_cascading(self, request: HttpRequest, queryset: QuerySet[PaymentService], *, cascade: bool) -> None:
+        for service in queryset.filter(is_deleted=False):
+            payment_service_update(service=service, cascade_retryable_declines=cascade)
+            self.log_change(
+                request,
+                service,
+                "Retryable declines cascade to the next service." if cascade else "Every decline is final.",
+            )
+        messages.success(request, "Cascading updated.")
 
     def _set_active(self, request: HttpRequest, queryset: QuerySet[PaymentService], *, active: bool) -> None:
         for service in queryset.filter(is_deleted=False):

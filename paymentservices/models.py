@@ -32,6 +32,9 @@ class PaymentService(TimestampedModel):
     open_loop = models.BooleanField(default=False)
     settlement_reporting_enabled = models.BooleanField(default=False)
     merchant_profile = models.JSONField(null=True, blank=True)
+    # Retryable declines (`routing.RETRYABLE_DECLINES`) go on to the next eligible service. Upstream's PaymentService
+    # has no such field, so it is set in the admin only and never answered by the API.
+    cascade_retryable_declines = models.BooleanField(default=False)
     # Non-secret credential fields, {key: value}.
     fields = models.JSONField(default=dict, blank=True)
     # Secret credential fields, {key: vault ciphertext}; `key_id` names the key they are all sealed with.

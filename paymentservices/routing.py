@@ -1,9 +1,10 @@
 """Which payment services may take a payment, in the order to try them, and the failover between them.
 
 `transactions` asks `route(...)` for the ordered list, then `authorize_routed(...)` tries each service in turn:
-the next one is asked only when `try_next` says so of the last answer (today: the processor gave no answer), and
-only while the payment's time with processors (PAYMENT_ROUTING_SECONDS) lasts. `connector_for(service)` builds
-the connector of one service, for the captures, voids, refunds and lookups of the payments it authorized.
+the next one is asked only when `try_next` says so of the last answer (the processor gave no answer, or a retryable
+decline from a service the merchant lets cascade), and only while the payment's time with processors
+(PAYMENT_ROUTING_SECONDS) lasts. `connector_for(service)` builds the connector of one service, for the captures,
+voids, refunds and lookups of the payments it authorized.
 """
 
 from __future__ import annotations
@@ -109,17 +110,33 @@ def connection_options_keys(route: Route) -> frozenset[str]:
     return frozenset().union(*(connector_for(service).connection_options_keys for service in route.services))
 
 
-def try_next(result: ConnectorResult) -> bool:
-    """Whether a payment goes on to the next eligible service after `result`: only when the processor gave no
-    answer (connection refused, timeout, its 5xx). A decline is the issuer's decision and final; cascading on the
-    declines an account allows to be retried elsewhere is one more clause here."""
-    return result.outcome is Outcome.FAILED
+# Declines worth sending to another processor: the refusal came from the route, not from the card or its holder,
+# so another acquirer may reach the issuer and be approved (docs/payment-services.md, "Cascading rules"). Any other
+# decline (a stolen, lost or expired card, an invalid number, fraud, 3-D Secure failed, no money) is final.
+RETRYABLE_DECLINES: frozenset[str] = frozenset({"do_not_honor", "issuer_unavailable", "processing_error"})
+
+
+def cascades(result: ConnectorResult, service: PaymentService) -> bool:
+    """A retryable decline from a service whose merchant lets such declines go on to the next service."""
+    return (
+        service.cascade_retryable_declines
+        and result.outcome is Outcome.DECLINED
+        and result.error_code in RETRYABLE_DECLINES
+    )
+
+
+def try_next(result: ConnectorResult, service: PaymentService) -> bool:
+    """Whether a payment goes on to the next eligible service after `service` answered `result`: when the processor
+    gave no answer (connection refused, timeout, its 5xx), or declined it for a reason another processor may not
+    have and the service allows cascading. Any other decline is the issuer's decision and final."""
+    return result.outcome is Outcome.FAILED or cascades(result, service)
 
 
 # The least time worth starting another attempt with: less, and the payment ends with the answer it has.
 MIN_ATTEMPT_SECONDS = 1.0
 
-# Called before each attempt after the first with (the service that gave no answer, its answer, the next service);
+# Called before each attempt after the first with (the service that gave no answer or cascaded, its answer, the next
+# service);
 # it records the switch and answers False when the payment must not go on (it was canceled meanwhile).
 NextAttempt = Callable[[PaymentService, ConnectorResult, PaymentService], bool]
 
@@ -127,7 +144,7 @@ NextAttempt = Callable[[PaymentService, ConnectorResult, PaymentService], bool]
 def authorize_routed(
     *, route: Route, request: AuthorizationRequest, next_attempt: NextAttempt
 ) -> tuple[PaymentService, ConnectorResult]:
-    """Ask each service of `route` in order until one answers (or `try_next` stops), all within
+    """Ask each service of `route` in order until one decides (`try_next` says when not), all within
     PAYMENT_ROUTING_SECONDS; returns the service that gave the final answer and the answer.
 
     The caller has recorded the first service as the one being asked before calling; `next_attempt` records each
@@ -138,7 +155,7 @@ def authorize_routed(
     service = route.first
     result = connector_for(service, deadline=deadline).authorize(request)
     for following in route.services[1:]:
-        if not try_next(result) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
+        if not try_next(result, service) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
             break
         if not next_attempt(service, result, following):
             break

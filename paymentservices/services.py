@@ -207,6 +207,7 @@ def payment_service_update(
     network_tokens_enabled: bool | None = None,
     open_loop: bool | None = None,
     settlement_reporting_enabled: bool | None = None,
+    cascade_retryable_declines: bool | None = None,
 ) -> PaymentService:
     """Change the fields given (None leaves a value as it is, as upstream's update reads a null); `fields` replace or
     clear single credentials."""
@@ -225,6 +226,7 @@ def payment_service_update(
         "network_tokens_enabled": network_tokens_enabled,
         "open_loop": open_loop,
         "settlement_reporting_enabled": settlement_reporting_enabled,
+        "cascade_retryable_declines": cascade_retryable_declines,
     }
     changes = {name: value for name, value in given.items() if value is not None}
     if definition.sandbox and changes.get("active") and not service.active:

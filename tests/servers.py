@@ -188,11 +188,12 @@ class FakeStripe:
 
 @contextmanager
 def localstripe() -> Iterator[FakeStripe]:
-    """localstripe on a free port, with an empty store (`--from-scratch`); stopped when the context ends."""
+    """localstripe (with the decline codes of Stripe's test cards: tests/localstripe_declines.py) on a free port, with
+    an empty store (`--from-scratch`); stopped when the context ends."""
     port = free_port()
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "localstripe", "--port", str(port), "--from-scratch"],
+            [sys.executable, "-m", "tests.localstripe_declines", "--port", str(port), "--from-scratch"],
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

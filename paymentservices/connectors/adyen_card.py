@@ -70,7 +70,7 @@ REFUSAL_REASONS: dict[str, str] = {
     "18": "exceeds_limit",  # Pin tries exceeded
     "19": "incorrect_pin",  # Pin validation not possible
     "20": "suspected_fraud",  # FRAUD
-    "21": "issuer_unavailable",  # Not Submitted
+    "21": "processing_error",  # Not Submitted (to the acquirer: never reached the issuer)
     "22": "suspected_fraud",  # FRAUD-CANCELLED
     "23": "transaction_not_permitted",  # Transaction Not Permitted
     "24": "incorrect_cvv",  # CVC Declined

@@ -35,9 +35,15 @@ logger = logging.getLogger(__name__)
 LOOKUP_PAGES = 5
 REFERENCE_KEY = "reference"
 
-# Stripe's decline codes (a CardError's `decline_code`, else its `code`) as upstream's `error_code`; the raw code is
-# kept as `raw_response_code`. Anything else a card error says is the issuer declining.
+# Stripe's decline codes (a CardError's `decline_code`, else its `code`; Stripe's "Decline codes" page) as upstream's
+# `error_code`; the raw code is kept as `raw_response_code`. Anything else a card error says is the issuer declining.
+# `do_not_honor`, `issuer_unavailable` and `processing_error` are kept apart from that: cascading rules name them.
 DECLINE_CODES: dict[str, str] = {
+    "do_not_honor": "do_not_honor",
+    "issuer_not_available": "issuer_unavailable",  # the issuer could not be reached
+    "try_again_later": "issuer_unavailable",  # a temporary refusal: the issuer asks to be tried again
+    "reenter_transaction": "processing_error",  # the issuer could not process it; Stripe advises a retry
+    "processing_error": "processing_error",
     "insufficient_funds": "insufficient_funds",
     "incorrect_cvc": "incorrect_cvv",
     "invalid_cvc": "incorrect_cvv",
@@ -57,9 +63,17 @@ DECLINE_CODES: dict[str, str] = {
     "card_velocity_exceeded": "exceeds_limit",
     "withdrawal_count_limit_exceeded": "exceeds_limit",
     "authentication_required": "requires_three_d_secure",
-    "processing_error": "processing_error",
+    "invalid_amount": "invalid_amount",
+    "invalid_pin": "incorrect_pin",
+    "pin_try_exceeded": "exceeds_limit",
+    "incorrect_zip": "incorrect_billing_address",
+    "security_violation": "suspected_fraud",
+    "not_permitted": "transaction_not_permitted",
+    "service_not_allowed": "transaction_not_permitted",
+    "revocation_of_authorization": "revocation_of_authorization",
+    "revocation_of_all_authorizations": "revocation_of_authorization",
+    "stop_payment_order": "revocation_of_authorization",
     "generic_decline": "issuer_decline",
-    "do_not_honor": "issuer_decline",
     "card_declined": "issuer_decline",
 }
 DEFAULT_DECLINE = "issuer_decline"

@@ -67,12 +67,15 @@ def test_an_operator_deactivates_a_service(client, staff_login, merchant_account
     assert stripe_service.active is False
 
 
-def test_support_cannot_reorder(client, staff_login, merchant_account, stripe_service):
+def test_support_cannot_reorder_or_change_cascading(client, staff_login, merchant_account, stripe_service):
     staff_login("Support")
 
     client.post(CHANGELIST, {"action": "move_up", "_selected_action": [str(stripe_service.pk)]})
+    client.post(CHANGELIST, {"action": "allow_cascading", "_selected_action": [str(stripe_service.pk)]})
 
     assert _order(merchant_account) == ["Sandbox", "Stripe"]
+    stripe_service.refresh_from_db()
+    assert stripe_service.cascade_retryable_declines is False
 
 
 def test_services_are_neither_added_nor_deleted_in_the_admin(admin_client, stripe_service):
@@ -94,3 +97,20 @@ def test_activating_the_sandbox_on_a_production_server_is_refused_and_said(
     assert "SANDBOX_PAYMENTS" in response.content.decode()
     sandbox.refresh_from_db()
     assert sandbox.active is False
+
+
+def test_an_operator_lets_a_service_cascade_retryable_declines_and_it_is_logged(
+    client, staff_login, merchant_account, stripe_service
+):
+    staff_login("Payments operator")
+    assert stripe_service.cascade_retryable_declines is False  # off unless the merchant asks
+
+    client.post(CHANGELIST, {"action": "allow_cascading", "_selected_action": [str(stripe_service.pk)]})
+
+    stripe_service.refresh_from_db()
+    assert stripe_service.cascade_retryable_declines is True
+    assert LogEntry.objects.get().get_change_message() == "Retryable declines cascade to the next service."
+    client.post(CHANGELIST, {"action": "stop_cascading", "_selected_action": [str(stripe_service.pk)]})
+    stripe_service.refresh_from_db()
+    assert stripe_service.cascade_retryable_declines is False
+

@@ -91,6 +91,25 @@ def test_a_charge_time_decline_is_a_decline_with_the_raw_code(connector):
     assert result.raw_response_code == "card_declined"
 
 
+@pytest.mark.parametrize(
+    ("number", "error_code", "raw"),
+    [
+        ("4000000000000002", "issuer_decline", "generic_decline"),
+        ("4000000000009995", "insufficient_funds", "insufficient_funds"),
+        ("4000000000009987", "restricted_card", "lost_card"),
+        ("4000000000009979", "restricted_card", "stolen_card"),
+        ("4000000000000069", "expired_card", "expired_card"),
+        ("4000000000000127", "incorrect_cvv", "incorrect_cvc"),
+        ("4000000000000119", "processing_error", "processing_error"),
+    ],
+    ids=lambda value: value if not value.isdigit() else value[-4:],
+)
+def test_stripes_decline_codes_map_to_upstream_error_codes(connector, number, error_code, raw):
+    result = connector.authorize(_request(number))
+
+    assert (result.outcome, result.error_code, result.raw_response_code) == (Outcome.DECLINED, error_code, raw)
+
+
 def test_a_card_asking_for_authentication_is_declined_as_such(connector):
     result = connector.authorize(_request("4000002760003184"))
 

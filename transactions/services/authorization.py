@@ -73,15 +73,17 @@ def _service_named(service: PaymentService) -> dict[str, Any]:
 def _record_failover(
     txn: Transaction, *, failed: PaymentService, result: ConnectorResult, following: PaymentService, actor: Actor
 ) -> bool:
-    """`failed` gave no answer: record its attempt (an event naming it) and make `following` the service being
-    asked, before it is. False (nothing recorded) when the transaction is no longer waiting for its authorization
-    (canceled meanwhile). The last attempt is the event of the status it ends in, naming its service too."""
+    """`failed` gave no answer, or a retryable decline it cascades: record its attempt (an event naming it and its
+    answer) and make `following` the service being asked, before it is. False (nothing recorded) when the
+    transaction is no longer waiting for its authorization (canceled meanwhile). The last attempt is the event of
+    the status it ends in, naming its service too."""
     txn = _locked(txn)
     if txn.status != S.PROCESSING:
         return False
+    declined = result.outcome is Outcome.DECLINED
     _event(
         txn,
-        name="authorization_attempt_failed",
+        name="authorization_attempt_declined" if declined else "authorization_attempt_failed",
         actor=actor,
         from_status=txn.status,
         amount=None,
@@ -89,6 +91,7 @@ def _record_failover(
         error_code=result.error_code,
         raw_response_code=result.raw_response_code,
         raw_response_description=result.raw_response_description,
+        payment_service_transaction_id=result.processor_reference,
         next_payment_service_id=str(following.pk),
     )
     txn.payment_service = following

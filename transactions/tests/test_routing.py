@@ -115,6 +115,7 @@ def test_a_processor_that_gives_no_answer_hands_the_payment_to_the_next_service(
             "error_code": "service_error",
             "raw_response_code": "APIConnectionError",
             "raw_response_description": "Stripe gave no answer.",
+            "payment_service_transaction_id": None,
             "next_payment_service_id": str(sandbox.pk),
         }
     ]

@@ -26,6 +26,7 @@ EVENT_NAMES = [
     "gift-card-refund-succeeded",
     "gift-card-reversal-succeeded",
     "payment-connector-response-transaction-authorization-failed",
+    "payment-connector-response-transaction-declined",
     "payment-connector-transaction-webhook-processed",
 ]
 _HISTORY_NAMES = {
@@ -33,6 +34,8 @@ _HISTORY_NAMES = {
     "gift_card_returned": "gift-card-reversal-succeeded",
     # A payment service that gave no answer, before the payment went on to the next one (failover).
     "authorization_attempt_failed": "payment-connector-response-transaction-authorization-failed",
+    # A retryable decline the service passed on to the next one (cascading).
+    "authorization_attempt_declined": "payment-connector-response-transaction-declined",
     # A capture, cancel or refund made at the processor itself, told by its notification.
     "processor_notification": "payment-connector-transaction-webhook-processed",
 }

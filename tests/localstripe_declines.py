@@ -1,0 +1,67 @@
+"""localstripe as the suite runs it (`python -m tests.localstripe_declines`): localstripe itself, with the decline test
+cards Stripe documents declining when charged as Stripe does, each with the codes Stripe gives it. Unchanged,
+localstripe declines those cards only when they are attached to a customer, and every decline as `card_declined`
+without a `decline_code`; nothing else of it changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from localstripe import resources
+from localstripe.server import start
+
+# Stripe's decline test cards: the card number, its error `code` and its `decline_code` (None: Stripe gives none).
+DECLINES: dict[str, tuple[str, str | None]] = {
+    "4000000000000002": ("card_declined", "generic_decline"),
+    "4000000000009995": ("card_declined", "insufficient_funds"),
+    "4000000000009987": ("card_declined", "lost_card"),
+    "4000000000009979": ("card_declined", "stolen_card"),
+    "4000000000000069": ("expired_card", None),
+    "4000000000000127": ("incorrect_cvc", None),
+    "4000000000000119": ("processing_error", None),
+}
+
+_charging_is_declined = resources.PaymentMethod._charging_is_declined
+_set_auth_failure = resources.Charge._set_auth_failure
+_last_payment_error = resources.PaymentIntent.last_payment_error
+
+
+def _card_decline(charge: Any) -> tuple[str, str | None] | None:
+    if not str(charge.payment_method or "").startswith("pm_"):
+        return None
+    method = resources.PaymentMethod._api_retrieve(charge.payment_method)
+    return DECLINES.get(getattr(method, "_card_number", None) or "")
+
+
+def charging_is_declined(self: Any) -> bool:
+    return bool(_charging_is_declined(self)) or (self.type == "card" and self._card_number in DECLINES)
+
+
+def set_auth_failure(self: Any) -> None:
+    _set_auth_failure(self)
+    decline = _card_decline(self)
+    if decline is not None:
+        self.failure_code, self._decline_code = decline
+
+
+def raise_failure(self: Any) -> None:
+    details = {"code": self.failure_code, "charge": self.id}
+    if getattr(self, "_decline_code", None):
+        details["decline_code"] = self._decline_code
+    raise resources.UserError(402, self.failure_message, details)
+
+
+def last_payment_error(self: Any) -> Any:
+    error = _last_payment_error.fget(self)
+    decline = getattr(self.latest_charge, "_decline_code", None) if error else None
+    return {**error, "decline_code": decline} if decline else error
+
+
+resources.PaymentMethod._charging_is_declined = charging_is_declined
+resources.Charge._set_auth_failure = set_auth_failure
+resources.Charge._raise_failure = raise_failure
+resources.PaymentIntent.last_payment_error = property(last_payment_error)
+
+if __name__ == "__main__":
+    start()
