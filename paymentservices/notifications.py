@@ -21,6 +21,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from payments.connectors.base import ConnectorResult
 from payments.errors import DomainError, NotFound
 from paymentservices.connectors import NotificationRefused
 from paymentservices.definitions import DEFINITIONS
@@ -42,10 +43,13 @@ class ProcessorEvent:
     object_id: str
     reference: str | None
     data: Mapping[str, Any]
-    # What it means for a payment (a `PaymentChange`), how much, and the processor's id of the payment.
+    # What it means for a payment (a `PaymentChange`), how much, and the processor's id of the payment; whether a
+    # refund's amount is all refunded so far (Stripe) or that refund's (Adyen); an authorization's decision.
     change: str | None = None
     amount: int | None = None
     payment_reference: str | None = None
+    amount_is_total: bool = True
+    authorization: ConnectorResult | None = None
 
 
 Handler = Callable[[ProcessorEvent], None]
@@ -98,6 +102,8 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
         change=parsed.change,
         amount=parsed.amount,
         payment_reference=parsed.payment_reference,
+        amount_is_total=parsed.amount_is_total,
+        authorization=parsed.authorization,
     )
     return _record(event)
 

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from payments.connectors.base import ConnectorResult
+
 # A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
 # the processor would have answered, and the lookup after an unanswered call needs a chance too.
 MIN_CALL_SECONDS = 1.0
@@ -26,8 +28,10 @@ class PaymentChange:
     """What a processor's notification says happened to a payment, in words every connector shares."""
 
     CAPTURED = "captured"  # the authorization was captured (`amount`: what was captured)
+    CAPTURE_FAILED = "capture_failed"  # a capture the processor had accepted did not happen
     VOIDED = "voided"  # the authorization was released
-    REFUNDED = "refunded"  # money went back to the card (`amount`: all refunded so far)
+    REFUNDED = "refunded"  # money went back to the card (`amount`: see `ParsedNotification.amount_is_total`)
+    REFUND_FAILED = "refund_failed"  # a refund the processor had accepted did not happen (the money stays)
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,9 @@ class ParsedNotification:
     """A processor's notification, once its signature is verified: its id (for duplicates), its type, the processor's
     id of the object it is about and our reference for it (when the object carries one). `change` (a
     `PaymentChange`), `amount` and `payment_reference` (the processor's id of the payment, our transaction's
-    `payment_service_transaction_id`) say what it means for a payment, when it is about one."""
+    `payment_service_transaction_id`) say what it means for a payment, when it is about one. A refund's `amount` is
+    everything refunded so far (`amount_is_total`, Stripe's) or this one refund (Adyen's). `authorization` is the
+    processor's decision on an authorization, when the notification tells it (Adyen's AUTHORISATION)."""
 
     event_id: str
     event_type: str
@@ -45,3 +51,5 @@ class ParsedNotification:
     change: str | None = None
     amount: int | None = None
     payment_reference: str | None = None
+    amount_is_total: bool = True
+    authorization: ConnectorResult | None = None

@@ -40,7 +40,7 @@ from Adyen.util import is_valid_hmac_notification
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
-from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification
+from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
 
 logger = logging.getLogger(__name__)
 
@@ -540,12 +540,56 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         raise NotificationRefused("The notification names no event or payment.", pointer=ITEM_POINTER)
     success = str(_get(item, "success") or "")
     data = {key: value for key, value in item.items() if key != "additionalData"}
+    payment = str(_get(item, "originalReference") or psp)
     return ParsedNotification(
         # Adyen's own rule for duplicates: the same event code, PSP reference and success flag.
         event_id=f"{event_code}:{psp}:{success}",
         event_type=event_code,
-        # A modification's notification names the payment as `originalReference`.
-        object_id=str(_get(item, "originalReference") or psp),
+        # The event's own object: the payment for AUTHORISATION, the capture, cancel or refund for a modification
+        # (whose notification names the payment as `originalReference`).
+        object_id=psp,
         reference=str(_get(item, "merchantReference") or "") or None,
         data=data,
+        change=_NOTIFIED_CHANGES.get((event_code, success == "true")),
+        amount=_minor_units(_get(amount, "value")),
+        payment_reference=payment,
+        amount_is_total=False,  # Adyen notifies each refund (and capture) on its own
+        authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
+    )
+
+
+# What a notification (its event code and success flag) means for a payment. A failed cancel changes nothing: the
+# payment stays as it was at Adyen.
+_NOTIFIED_CHANGES: dict[tuple[str, bool], str] = {
+    ("CAPTURE", True): PaymentChange.CAPTURED,
+    ("CAPTURE", False): PaymentChange.CAPTURE_FAILED,
+    ("CAPTURE_FAILED", True): PaymentChange.CAPTURE_FAILED,
+    ("CANCELLATION", True): PaymentChange.VOIDED,
+    ("REFUND", True): PaymentChange.REFUNDED,
+    ("REFUND", False): PaymentChange.REFUND_FAILED,
+    ("REFUND_FAILED", True): PaymentChange.REFUND_FAILED,
+    ("REFUNDED_REVERSED", True): PaymentChange.REFUND_FAILED,
+}
+
+
+def _minor_units(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _notified_authorization(item: Mapping[str, Any], payment: str) -> ConnectorResult:
+    """AUTHORISATION's word on a payment: authorised, or refused for the `reason` it gives (Adyen's words; the
+    notification carries no refusal code, so the error is the issuer's decline)."""
+    if str(_get(item, "success") or "") == "true":
+        return ConnectorResult(
+            outcome=Outcome.APPROVED,
+            processor_reference=payment,
+            raw_response_code="Authorised",
+            raw_response_description="Authorised (Adyen's AUTHORISATION notification)",
+        )
+    return ConnectorResult(
+        outcome=Outcome.DECLINED,
+        processor_reference=payment,
+        error_code=DEFAULT_REFUSAL,
+        raw_response_code="Refused",
+        raw_response_description=str(_get(item, "reason") or "Refused")[:255],
     )

@@ -113,4 +113,3 @@ def test_an_operator_lets_a_service_cascade_retryable_declines_and_it_is_logged(
     client.post(CHANGELIST, {"action": "stop_cascading", "_selected_action": [str(stripe_service.pk)]})
     stripe_service.refresh_from_db()
     assert stripe_service.cascade_retryable_declines is False
-

@@ -474,8 +474,14 @@ def test_a_signed_notification_reaches_the_handlers_once(client, adyen_service, 
 
     assert (first.status_code, again.status_code) == (200, 200)
     assert [(e.event_id, e.event_type, e.object_id, e.reference) for e in received] == [
-        ("CAPTURE:993617894906488A:true", "CAPTURE", "993617895204576J", "txn-1:capture")
+        ("CAPTURE:993617894906488A:true", "CAPTURE", "993617894906488A", "txn-1:capture")
     ]
+    assert (received[0].change, received[0].amount, received[0].payment_reference) == (
+        "captured",
+        1299,
+        "993617895204576J",
+    )
+    assert received[0].amount_is_total is False
     assert received[0].data["success"] == "true"
     assert "additionalData" not in received[0].data
     assert InboundNotification.objects.count() == 1
@@ -488,7 +494,37 @@ def test_an_authorisation_names_the_payment_itself(client, adyen_service, receiv
 
     assert _post(client, adyen_service, _signed(item)).status_code == 200
 
-    assert (received[0].object_id, received[0].reference) == ("PSPAUTH", "txn-2")
+    assert (received[0].object_id, received[0].reference, received[0].payment_reference) == (
+        "PSPAUTH",
+        "txn-2",
+        "PSPAUTH",
+    )
+    assert (received[0].authorization.outcome, received[0].authorization.processor_reference) == (
+        Outcome.APPROVED,
+        "PSPAUTH",
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("event_code", "success", "change"),
+    [
+        ("CAPTURE", "true", "captured"),
+        ("CAPTURE", "false", "capture_failed"),
+        ("CAPTURE_FAILED", "true", "capture_failed"),
+        ("CANCELLATION", "true", "voided"),
+        ("CANCELLATION", "false", None),
+        ("REFUND", "true", "refunded"),
+        ("REFUND", "false", "refund_failed"),
+        ("REFUND_FAILED", "true", "refund_failed"),
+        ("REFUNDED_REVERSED", "true", "refund_failed"),
+        ("REPORT_AVAILABLE", "true", None),
+    ],
+)
+def test_what_each_notification_means_for_the_payment(client, adyen_service, received, event_code, success, change):
+    assert _post(client, adyen_service, _signed(_item(eventCode=event_code, success=success))).status_code == 200
+
+    assert (received[0].change, received[0].authorization) == (change, None)
 
 
 HMAC_POINTER = "/notificationItems/0/NotificationRequestItem/additionalData/hmacSignature"

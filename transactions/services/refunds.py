@@ -54,6 +54,15 @@ def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, 
             "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
         )
     amount = _refund_amount(amount, refundable=txn.captured_amount - txn.refunded_amount, what="payment method")
+    return card_refund_book(txn, amount=amount, actor=actor, event="refund_requested", **fields)
+
+
+def card_refund_book(
+    txn: Transaction, *, amount: int, actor: Actor, event: str, details: dict[str, Any] | None = None, **fields: Any
+) -> Refund:
+    """The one booking of a refund of the card (the caller holds the transaction's row lock and checked `amount`):
+    counted as refunded, a refund row, the event named `event` and our own webhook. Requested here, or made at the
+    processor (its notification: `status` succeeded)."""
     txn.refunded_amount += amount
     txn.save(update_fields=["refunded_amount", "updated_at"])
     refund = Refund.objects.create(
@@ -64,7 +73,9 @@ def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, 
         currency=txn.currency,
         **fields,
     )
-    _event(txn, name="refund_requested", actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk))
+    _event(
+        txn, name=event, actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk), **(details or {})
+    )
     refund_notify(refund)
     return refund
 

@@ -44,6 +44,7 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
         # Captured or canceled at the processor itself, told by its notification (transactions.services.inbound).
         (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_SUCCEEDED),
         (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOIDED),
+        (S.CAPTURE_SUCCEEDED, S.AUTHORIZATION_SUCCEEDED),  # a capture the processor accepted, then failed
     }
 )
 # The statuses each client action starts from (refunds keep the status: they move money, not state).

@@ -1,0 +1,211 @@
+"""Adyen's notifications update transactions as Stripe's do: AUTHORISATION settles a payment whose request died (and
+releases a hold for a payment that ended otherwise here), CAPTURE, CANCELLATION and REFUND made in Adyen's Customer
+Area reach the transaction, and their failures undo what this server had recorded on Adyen's first "received". Adyen
+tells each refund on its own (Stripe tells the total). A notification signed with another service's key changes
+nothing."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from payments.tests.assertions import assert_error
+from paymentservices.definitions import ADYEN_CARD
+from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.tests.factories import PaymentServiceFactory
+from paymentservices.tests.test_adyen_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
+from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.tests.factories import RefundFactory, TransactionFactory
+
+pytestmark = pytest.mark.django_db
+
+PAYMENT = "993617895204576J"
+OTHER_KEY = "22" * 32
+
+
+def _adyen(merchant_account, hmac_key: str = HMAC_KEY, name: str = "Adyen") -> PaymentService:
+    return PaymentServiceFactory(
+        merchant_account=merchant_account,
+        definition_id=ADYEN_CARD,
+        display_name=name,
+        fields=[
+            {"key": "api_key", "value": "AQE_inbound_key_0123"},
+            {"key": "merchant_account", "value": MERCHANT},
+            {"key": "hmac_key", "value": hmac_key},
+        ],
+    )
+
+
+@pytest.fixture
+def adyen(merchant_account) -> PaymentService:
+    return _adyen(merchant_account)
+
+
+def _at(adyen, **traits) -> Transaction:
+    fields = {"payment_service_transaction_id": PAYMENT, **traits}
+    return TransactionFactory(merchant_account=adyen.merchant_account, payment_service=adyen, **fields)
+
+
+def _modification(event_code: str, txn: Transaction, *, psp: str, amount: int, success: str = "true", ref=None):
+    return _signed(
+        _item(
+            eventCode=event_code,
+            success=success,
+            pspReference=psp,
+            originalReference=PAYMENT,
+            merchantReference=ref or f"{txn.pk}:{event_code.lower()}",
+            amount={"value": amount, "currency": txn.currency},
+        )
+    )
+
+
+def _authorisation(txn: Transaction, *, success: str = "true", psp: str = PAYMENT) -> bytes:
+    item = _item(
+        eventCode="AUTHORISATION",
+        success=success,
+        pspReference=psp,
+        merchantReference=str(txn.pk),
+        amount={"value": txn.amount, "currency": txn.currency},
+        reason="" if success == "true" else "Not enough balance",
+    )
+    del item["originalReference"]
+    return _signed(item)
+
+
+def _names(txn: Transaction) -> list[str]:
+    return list(
+        TransactionEvent.objects.filter(transaction=txn).order_by("created_at", "id").values_list("name", flat=True)
+    )
+
+
+def test_authorisation_settles_a_payment_whose_request_died(client, adyen):
+    txn = TransactionFactory(merchant_account=adyen.merchant_account, payment_service=adyen)  # processing
+
+    assert _post(client, adyen, _authorisation(txn)).status_code == 200
+    assert _post(client, adyen, _authorisation(txn)).status_code == 200  # resent
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.payment_service_transaction_id, txn.authorized_amount) == (
+        "authorization_succeeded",
+        PAYMENT,
+        txn.amount,
+    )
+    assert _names(txn) == ["authorization_succeeded"]
+
+
+def test_a_refused_authorisation_declines_a_payment_whose_request_died(client, adyen):
+    txn = TransactionFactory(merchant_account=adyen.merchant_account, payment_service=adyen)
+
+    assert _post(client, adyen, _authorisation(txn, success="false")).status_code == 200
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.error_code, txn.raw_response_description) == (
+        "authorization_declined",
+        "issuer_decline",
+        "Not enough balance",
+    )
+
+
+def test_an_authorisation_for_a_payment_that_went_elsewhere_is_cancelled_at_adyen(
+    client, adyen, merchant_account, adyen_mock, django_capture_on_commit_callbacks
+):
+    """Adyen gave no answer in time and the payment failed over to the sandbox; Adyen authorised it after all."""
+    adyen_mock.answer("/payments/*/cancels", example="cancel-with-psp-reference")
+    txn = TransactionFactory(merchant_account=merchant_account, authorized=True)  # at the account's sandbox
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _post(client, adyen, _authorisation(txn, psp="PSPELSEWHERE")).status_code == 200
+
+    txn.refresh_from_db()
+    assert txn.status == "authorization_succeeded"  # the sandbox's authorization stands
+    assert _names(txn) == ["authorization_after_cancel"]
+    assert [exchange.url.split("?")[0].removeprefix(adyen_mock.url) for exchange in adyen_mock.exchanges] == [
+        "/payments/PSPELSEWHERE/cancels"
+    ]
+
+
+def test_an_authorisation_that_is_not_ours_changes_nothing(client, adyen):
+    txn = TransactionFactory.build(merchant_account=adyen.merchant_account, id=uuid.uuid4())
+
+    assert _post(client, adyen, _authorisation(txn)).status_code == 200
+
+    assert Transaction.objects.count() == 0
+
+
+def test_a_capture_and_a_cancel_in_adyens_customer_area_reach_the_transaction(client, adyen):
+    captured, voided = _at(adyen, authorized=True), _at(adyen, authorized=True, payment_service_transaction_id="PSPV")
+
+    _post(client, adyen, _modification("CAPTURE", captured, psp="PSPCAPTURE1", amount=1000))
+    cancel = _signed(_item(eventCode="CANCELLATION", pspReference="PSPCANCEL1", originalReference="PSPV"))
+    _post(client, adyen, cancel)
+
+    captured.refresh_from_db()
+    voided.refresh_from_db()
+    assert (captured.status, captured.captured_amount) == ("capture_succeeded", 1000)
+    assert voided.status == "authorization_voided"
+
+
+def test_a_failed_capture_makes_the_payment_authorized_again(client, adyen):
+    txn = _at(adyen, captured=True)
+
+    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE2", amount=txn.amount))
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.captured_amount, txn.captured_at) == ("authorization_succeeded", 0, None)
+    assert _names(txn) == ["capture_failed"]
+
+
+def test_each_refund_at_adyen_is_booked_for_its_own_amount_once(client, adyen):
+    txn = _at(adyen, captured=True)  # 1299 captured
+    first = _modification("REFUND", txn, psp="PSPREFUND1", amount=300, ref="refund in the Customer Area")
+    second = _modification("REFUND", txn, psp="PSPREFUND2", amount=200, ref="another")
+
+    for payload in (first, second, second):
+        assert _post(client, adyen, payload).status_code == 200
+
+    assert sorted(Refund.objects.filter(transaction=txn).values_list("amount", "payment_service_refund_id")) == [
+        (200, "PSPREFUND2"),
+        (300, "PSPREFUND1"),
+    ]
+    assert Transaction.objects.get(pk=txn.pk).refunded_amount == 500
+
+
+def test_the_notification_of_our_own_refund_books_nothing_more(client, adyen):
+    txn = _at(adyen, captured=True, refunded_amount=400)
+    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS")
+
+    _post(client, adyen, _modification("REFUND", txn, psp="PSPOURS", amount=400, ref=str(ours.pk)))
+
+    assert list(Refund.objects.filter(transaction=txn)) == [ours]
+    assert Transaction.objects.get(pk=txn.pk).refunded_amount == 400
+
+
+def test_a_failed_refund_gives_its_amount_back_to_what_may_be_refunded(client, adyen):
+    txn = _at(adyen, captured=True, refunded_amount=400)
+    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS")
+
+    _post(client, adyen, _modification("REFUND_FAILED", txn, psp="PSPOURS", amount=400, ref=str(ours.pk)))
+    _post(client, adyen, _modification("REFUND", txn, psp="PSPOURS", amount=400, ref=str(ours.pk), success="false"))
+
+    ours.refresh_from_db()
+    assert ours.status == "failed"
+    assert Transaction.objects.get(pk=txn.pk).refunded_amount == 0
+    assert _names(txn) == ["refund_failed"]
+
+
+def test_a_notification_signed_with_another_services_key_changes_nothing(client, adyen, merchant_account):
+    """Valid HMAC, but from another Adyen service's key (another merchant's Adyen account)."""
+    _adyen(merchant_account, hmac_key=OTHER_KEY, name="Adyen (other account)")
+    txn = _at(adyen, authorized=True)
+    forged = _signed(
+        _item(eventCode="CANCELLATION", pspReference="PSPFORGED", originalReference=PAYMENT), key=OTHER_KEY
+    )
+
+    response = _post(client, adyen, forged)
+
+    assert_error(response, 400, "/notificationItems/0/NotificationRequestItem/additionalData/hmacSignature")
+    txn.refresh_from_db()
+    assert txn.status == "authorization_succeeded"
+    assert InboundNotification.objects.count() == 0
+    assert _names(txn) == []
