@@ -238,3 +238,11 @@ class PaymentConnector(Protocol):
         """What became of the operation sent with our `reference`: the processor's answer as it gave it, or None
         when the processor never received (or never decided) it. Asked when a crash left the outcome unknown."""
         ...
+
+
+@runtime_checkable
+class ReleasesByReference(Protocol):
+    """A connector whose processor cannot be asked about a payment by our reference (its `lookup` answers None) but
+    can cancel whatever it holds under it: recovery releases such a payment once it gives up waiting for it."""
+
+    def release(self, reference: str) -> None: ...

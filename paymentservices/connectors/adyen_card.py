@@ -12,8 +12,9 @@
   Adyen may still hold under our reference is cancelled there (`POST /cancels`), so no money stays held for a
   payment this server answered as declined.
 - lookup: Adyen's Checkout API has no read of a payment by reference, so it cannot say what became of an operation
-  after a crash: `lookup` answers None. Adyen's notifications (AUTHORISATION carries our reference) are how such a
-  payment becomes known (docs/payment-services.md).
+  after a crash: `lookup` answers None. Adyen's AUTHORISATION notification (it carries our reference) settles such a
+  payment; recovery waits for it, and past its bound `release`s the payment at Adyen (`POST /cancels` by our
+  reference) and records it as never received (docs/payment-services.md).
 
 A call that gets no answer (connection refused, timeout, Adyen's 5xx or rate limit, our key refused) is a FAILED
 result, never a decline. A write that may have reached Adyen (a timeout after sending, a 5xx) is sent once more with
@@ -258,7 +259,7 @@ class AdyenConnector:
             answer = self._write(self._checkout.payments_api.payments, body, idempotency_key=request.reference)
         except _NoAnswer as exc:
             if exc.sent:
-                self._release(request.reference)
+                self.release(request.reference)
             return _no_answer(exc)
         except AdyenAPIResponseError as exc:
             return _refused_request(exc)
@@ -341,7 +342,7 @@ class AdyenConnector:
             )
         # Not an approval: a flow this server does not run (yet), or a payment Adyen has not decided. Nothing may stay
         # held at Adyen for a payment answered as declined.
-        self._release(reference)
+        self.release(reference)
         error_code = SHOPPER_ACTION_RESULTS.get(code) or UNSUPPORTED_RESULTS.get(code, "processing_error")
         return ConnectorResult(
             outcome=Outcome.DECLINED,
@@ -352,7 +353,7 @@ class AdyenConnector:
             "this server takes only an authorization decided at once.",
         )
 
-    def _release(self, reference: str) -> None:
+    def release(self, reference: str) -> None:
         """Cancel at Adyen whatever payment it holds under our `reference` (best effort: nothing there is fine)."""
         body = {"merchantAccount": self._merchant_account, "paymentReference": reference, "reference": reference}
         try:

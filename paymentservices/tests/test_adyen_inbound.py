@@ -16,6 +16,8 @@ from paymentservices.models import InboundNotification, PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
 from paymentservices.tests.test_adyen_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
 from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.services.recovery import transaction_sync
+from transactions.services.state import SYSTEM
 from transactions.tests.factories import RefundFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -209,3 +211,37 @@ def test_a_notification_signed_with_another_services_key_changes_nothing(client,
     assert txn.status == "authorization_succeeded"
     assert InboundNotification.objects.count() == 0
     assert _names(txn) == []
+
+
+# --- recovery: Adyen cannot be asked by our reference ------------------------------------------------------------
+
+
+def test_recovery_waits_for_adyens_notification_then_cancels_by_our_reference(adyen, adyen_mock):
+    adyen_mock.answer("/cancels", example="cancel-with-own-reference")
+    txn = TransactionFactory(merchant_account=adyen.merchant_account, payment_service=adyen)  # its request died
+
+    waiting = transaction_sync(txn=txn, actor=SYSTEM, abandoned=False)
+    assert (waiting.status, adyen_mock.exchanges) == ("processing", [])
+
+    given_up = transaction_sync(txn=txn, actor=SYSTEM, abandoned=True)
+
+    assert (given_up.status, given_up.error_code) == ("authorization_failed", "service_error")
+    [cancel] = adyen_mock.exchanges
+    assert cancel.url.removeprefix(adyen_mock.url) == "/cancels"
+    assert (cancel.body["paymentReference"], cancel.body["merchantAccount"]) == (str(txn.pk), MERCHANT)
+
+
+def test_an_authorisation_after_recovery_gave_up_is_cancelled_at_adyen(
+    client, adyen, adyen_mock, django_capture_on_commit_callbacks
+):
+    adyen_mock.answer("/payments/*/cancels", example="cancel-with-psp-reference")
+    txn = TransactionFactory(
+        merchant_account=adyen.merchant_account, payment_service=adyen, status="authorization_failed"
+    )
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _post(client, adyen, _authorisation(txn)).status_code == 200
+
+    assert Transaction.objects.get(pk=txn.pk).status == "authorization_failed"
+    assert _names(txn) == ["authorization_after_cancel"]
+    assert [e.url.removeprefix(adyen_mock.url) for e in adyen_mock.exchanges] == [f"/payments/{PAYMENT}/cancels"]

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
 
+from payments.connectors.base import ReleasesByReference
 from transactions.models import (
     PENDING_STATUSES,
     Transaction,
@@ -65,9 +66,13 @@ def transaction_sync(
             # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
             return _settle_gift_cards_only(txn, actor=actor) if abandoned else txn
         # The service recorded for the attempt under way: each attempt is recorded before its processor is asked.
-        result = _connector(txn).lookup(reference=str(txn.pk))
+        connector = _connector(txn)
+        result = connector.lookup(reference=str(txn.pk))
         if result is None and not abandoned:
             return txn
+        if result is None and isinstance(connector, ReleasesByReference):
+            # Its processor cannot say (Adyen: its notification would have): whatever it may hold is cancelled there.
+            connector.release(str(txn.pk))
         return _record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=_card_amount(txn), actor=actor)
     operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
     found = _connector(txn).lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
