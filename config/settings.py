@@ -370,6 +370,11 @@ ADYEN_TIMEOUT_SECONDS = env.float("ADYEN_TIMEOUT_SECONDS", default=10.0)
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
+# How long a buyer has to complete a 3-D Secure challenge (docs/three-d-secure.md): the transaction's
+# `approval_expires_at`; the "expire-three-d-secure-challenges" job ends those left unanswered.
+THREE_D_SECURE_CHALLENGE_SECONDS = env.int("THREE_D_SECURE_CHALLENGE_SECONDS", default=900)
+if not 60 <= THREE_D_SECURE_CHALLENGE_SECONDS <= 86400:
+    raise ImproperlyConfigured("THREE_D_SECURE_CHALLENGE_SECONDS must be between 60 and 86400.")
 # How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
 SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
@@ -403,6 +408,11 @@ SCHEDULED_JOBS: dict[str, dict] = {
     "recover-pending-transactions": {
         "call": "transactions.services.recovery.transactions_recover_pending",
         "every_seconds": env.int("RECOVER_PENDING_EVERY_SECONDS", default=60),
+    },
+    # 3-D Secure challenges nobody answered in time end as failed (docs/three-d-secure.md).
+    "expire-three-d-secure-challenges": {
+        "call": "transactions.services.challenges.challenges_expire",
+        "every_seconds": env.int("EXPIRE_CHALLENGES_EVERY_SECONDS", default=60),
     },
     "webhook-sweep": {
         "call": "webhooks.tasks.webhooks_sweep",

@@ -116,6 +116,8 @@ class Transaction(TimestampedModel):
     merchant_advice_code = models.CharField(max_length=64, null=True, blank=True)
     iso_response_code = models.CharField(max_length=64, null=True, blank=True)
     approval_expires_at = models.DateTimeField(null=True, blank=True)
+    # When a buyer's approval (a 3-D Secure challenge) was given up for lost, unanswered at `approval_expires_at`.
+    buyer_approval_timedout_at = models.DateTimeField(null=True, blank=True)
 
     # What the client declared about the payment: stored, echoed and passed to the connector with the
     # authorization (payments.connectors.AuthorizationRequest), which decides what they change.
@@ -207,6 +209,55 @@ class Transaction(TimestampedModel):
     @property
     def reconciliation_id(self) -> str:
         return base62(self.id)
+
+
+class ChallengeState(models.TextChoices):
+    PENDING = "pending"  # made, the page not opened yet
+    OPENED = "opened"  # the page was shown once; it waits for its form
+    COMPLETED = "completed"
+    EXPIRED = "expired"
+    CANCELED = "canceled"
+
+
+class ThreeDSecureChallenge(TimestampedModel):
+    """A 3-D Secure challenge a `buyer_approval_pending` transaction waits for: the page the buyer is sent to, how
+    the sandbox issuer will end it, and where the buyer goes afterwards.
+
+    The page's token and its form's token are secrets: only their keyed digests are kept (`crypto.keyed_hash`).
+    """
+
+    State = ChallengeState
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    transaction = models.OneToOneField(Transaction, on_delete=models.CASCADE, related_name="three_ds_challenge")
+    token_digest = models.CharField(max_length=64, unique=True)
+    form_token_digest = models.CharField(max_length=64, null=True, blank=True)
+    state = models.CharField(max_length=16, choices=ChallengeState.choices, default=ChallengeState.PENDING)
+    redirect_url = models.URLField(max_length=2048)
+    # What the sandbox issuer decided: the 3DS version, and how the challenge ends (`Y`, `N` or `timeout`).
+    version = models.CharField(max_length=16)
+    result = models.CharField(max_length=8)
+    # `store: true`: the card is kept for the buyer once the authorization after the challenge succeeds.
+    store_card = models.BooleanField(default=False)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = "3-D Secure challenge"
+        # The expiry job looks for the few challenges still waiting among all.
+        indexes = [
+            models.Index(
+                fields=["expires_at"],
+                name="three_ds_challenge_waiting",
+                condition=Q(state__in=["pending", "opened"]),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"3-D Secure challenge ({self.state})"
+
+    @property
+    def waiting(self) -> bool:
+        return self.state in (ChallengeState.PENDING, ChallengeState.OPENED)
 
 
 class RedemptionStatus(models.TextChoices):

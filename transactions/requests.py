@@ -54,6 +54,11 @@ class PaymentMethodRequest(Protocol):
 
     method: ClassVar[str]
 
+    @property
+    def redirect_url(self) -> str | None:
+        """Where the buyer returns after a 3-D Secure challenge on this server's page (docs/three-d-secure.md)."""
+        ...
+
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         """The card to authorize (for `buyer`, when the transaction names one); refuses (DomainError, pointing into
         the body) what cannot pay."""
@@ -69,6 +74,7 @@ class CardRequest:
     expiration_month: int
     expiration_year: int
     security_code: str | None = field(default=None, repr=False)
+    redirect_url: str | None = None
 
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         details = CardDetails(
@@ -86,6 +92,7 @@ class CheckoutSessionRequest:
 
     method: ClassVar[str] = "checkout-session"
     session_id: UUID
+    redirect_url: str | None = None
 
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         session = checkout_session_get(merchant_account=merchant_account, id=self.session_id)
@@ -105,6 +112,7 @@ class StoredPaymentMethodRequest:
     method: ClassVar[str] = "id"
     id: UUID
     security_code: str | None = field(default=None, repr=False)
+    redirect_url: str | None = None
 
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         pointer = "/payment_method/id"

@@ -14,6 +14,8 @@ logger = logging.getLogger("payments.request")
 
 # Human-facing pages that keep Django's own HTML errors.
 _HTML_PREFIXES = ("/admin/", "/docs/")
+# Set on a response by a page for people that renders its own errors (a 3-D Secure challenge page): kept as it is.
+OWN_ERROR_PAGE = "own_error_page"
 # Exceptions Django itself turns into 4xx responses: they are not failures of ours.
 _HANDLED_BY_DJANGO = (Http404, PermissionDenied, SuspiciousOperation, BadRequest)
 # Headers of a non-JSON error response that still mean something once it is wrapped in the envelope.
@@ -28,7 +30,12 @@ class ErrorEnvelopeMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        if response.status_code >= 400 and not self._is_json(response) and not request.path.startswith(_HTML_PREFIXES):
+        if (
+            response.status_code >= 400
+            and not self._is_json(response)
+            and not request.path.startswith(_HTML_PREFIXES)
+            and not getattr(response, OWN_ERROR_PAGE, False)
+        ):
             enveloped = error_response(response.status_code)
             for header in _KEPT_HEADERS:
                 if header in response:

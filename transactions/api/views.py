@@ -162,7 +162,8 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
             resumed=idempotency_resumed(request),
             access=access,
         )
-        return Response(TransactionOutput(txn).data, status=status.HTTP_201_CREATED)
+        # The request makes the challenge page's absolute address when PUBLIC_BASE_URL is not set.
+        return Response(TransactionOutput(txn, context={"request": request}).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=TransactionUpdateInput, responses={200: TransactionOutput})
     def update(self, request: Request, transaction_id=None) -> Response:

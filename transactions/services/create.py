@@ -46,6 +46,7 @@ from transactions.requests import (
     StoredPaymentMethodRequest,
     TransactionRequest,
 )
+from transactions.services.authentication import authentication_record, payment_authentication
 from transactions.services.authorization import (
     _record_authorization,
     _record_failover,
@@ -304,6 +305,7 @@ def transaction_create(
         )
     if shipping_details is not None:
         txn.shipping_details = shipping_details
+    authentication = payment_authentication(txn, request=request, card=card, routed=routed)
     try:
         clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     except IntegrityError:
@@ -315,6 +317,12 @@ def transaction_create(
     if clear_card is None:
         return _settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
+    if authentication is not None:  # refused or waiting for the buyer: no processor is asked now
+        ended = authentication_record(
+            txn, authentication=authentication, actor=actor, card_amount=card_amount, request=request
+        )
+        if ended is not None:
+            return ended
     postal_code = card.postal_code if card else None
     if routed is None:  # a card part is always routed above; kept explicit for the type checker
         raise RuntimeError("A card payment reached its authorization without a route.")

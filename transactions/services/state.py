@@ -35,6 +35,12 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
         (S.PROCESSING, S.AUTHORIZATION_FAILED),
         (S.PROCESSING, S.AUTHORIZATION_VOIDED),  # cancel
         (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_VOIDED),  # cancel
+        # A 3-D Secure challenge (transactions.services.challenges): the buyer is asked, then passes (and the
+        # processor is asked), fails, or never answers.
+        (S.PROCESSING, S.BUYER_APPROVAL_PENDING),
+        (S.BUYER_APPROVAL_PENDING, S.PROCESSING),
+        (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_DECLINED),
+        (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_FAILED),
         (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_PENDING),
         (S.CAPTURE_PENDING, S.CAPTURE_SUCCEEDED),
         (S.CAPTURE_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the capture

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
+from django.core.validators import URLValidator
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -64,7 +65,26 @@ _ONLY_WHEN_STORED = (
     "a card kept with store: true belongs to the transaction's buyer (buyer_id or buyer_external_identifier) and "
     "takes no reference of its own; store it with POST /payment-methods to set one."
 )
-_NO_REDIRECT = "no payment method this server takes sends the buyer anywhere (3-D Secure runs before the request)."
+
+
+class WebUrlField(serializers.URLField):
+    """An http(s) URL: DRF's URLField accepts ftp too, and a buyer's browser is only ever sent to a web page."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        kept = [validator for validator in self.validators if not isinstance(validator, URLValidator)]
+        self.validators = [*kept, URLValidator(schemes=["http", "https"], message="Must be an http or https URL.")]
+
+
+def _redirect_url_field() -> WebUrlField:
+    """Where the buyer returns after a 3-D Secure challenge: an http(s) URL of at most 2048 characters (upstream's
+    `data:` URLs answer a channel of its own frontend, which this server does not have)."""
+    return WebUrlField(
+        required=False,
+        allow_null=True,
+        max_length=2048,
+        help_text="Where the buyer returns after a 3-D Secure challenge, with transaction_id and transaction_status.",
+    )
 
 
 class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
@@ -75,7 +95,7 @@ class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
     buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
     external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
     card_type = UnsupportedField("the card's type is not declared by the client; no processor here reads it.")
-    redirect_url = UnsupportedField(_NO_REDIRECT)
+    redirect_url = _redirect_url_field()
 
     def to_payment_method(self, data: dict[str, Any]) -> CardRequest:
         expiry = data["expiration_date"]
@@ -84,6 +104,7 @@ class CardPaymentMethodInput(CardDetailsSerializer, PaymentMethodInput):
             expiration_month=expiry.month,
             expiration_year=expiry.year,
             security_code=data.get("security_code"),
+            redirect_url=data.get("redirect_url"),
         )
 
 
@@ -95,10 +116,10 @@ class CheckoutSessionPaymentMethodInput(PaymentMethodInput):
     buyer_id = UnsupportedField(_ONLY_WHEN_STORED)
     buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
     external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
-    redirect_url = UnsupportedField(_NO_REDIRECT)
+    redirect_url = _redirect_url_field()
 
     def to_payment_method(self, data: dict[str, Any]) -> CheckoutSessionRequest:
-        return CheckoutSessionRequest(session_id=data["id"])
+        return CheckoutSessionRequest(session_id=data["id"], redirect_url=data.get("redirect_url"))
 
 
 class StoredPaymentMethodInput(PaymentMethodInput):
@@ -108,10 +129,12 @@ class StoredPaymentMethodInput(PaymentMethodInput):
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
     id = serializers.UUIDField()
     security_code = SecurityCodeField(required=False, allow_null=True)
-    redirect_url = UnsupportedField(_NO_REDIRECT)
+    redirect_url = _redirect_url_field()
 
     def to_payment_method(self, data: dict[str, Any]) -> StoredPaymentMethodRequest:
-        return StoredPaymentMethodRequest(id=data["id"], security_code=data.get("security_code"))
+        return StoredPaymentMethodRequest(
+            id=data["id"], security_code=data.get("security_code"), redirect_url=data.get("redirect_url")
+        )
 
 
 PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
@@ -238,14 +261,17 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
         "captures are made while the request waits: send async_capture false.", accepts=False
     )
     three_d_secure = UnsupportedField(
-        "this server runs no 3-D Secure authentication; send the result of your own in three_d_secure_data.",
+        "3-D Secure runs on this server for payment services with three_d_secure_enabled and takes no options; "
+        "send the result of an authentication of your own in three_d_secure_data.",
         json_type="object",
     )
     # The account's payment service to send the card part to, refused by name when it cannot take the payment.
     payment_service_id = serializers.UUIDField(required=False, allow_null=True)
     anti_fraud_fingerprint = UnsupportedField("no anti-fraud service is configured.")
     integration_client = UnsupportedField("no payment method this server takes depends on the client's platform.")
-    approval_expires_at = UnsupportedField("no payment method this server takes waits for the buyer's approval.")
+    approval_expires_at = UnsupportedField(
+        "a 3-D Secure challenge waits for the buyer for the server's window (THREE_D_SECURE_CHALLENGE_SECONDS)."
+    )
 
     def validate(self, attrs: dict) -> dict:
         named = [name for name in ("buyer_id", "buyer_external_identifier", "buyer") if attrs.get(name) is not None]

@@ -28,6 +28,8 @@ EVENT_NAMES = [
     "payment-connector-response-transaction-authorization-failed",
     "payment-connector-response-transaction-declined",
     "payment-connector-transaction-webhook-processed",
+    "three-d-secure-authentication-request",
+    "three-d-secure-result-request",
 ]
 _HISTORY_NAMES = {
     "gift_card_redeemed": "gift-card-redemption-succeeded",
@@ -38,6 +40,9 @@ _HISTORY_NAMES = {
     "authorization_attempt_declined": "payment-connector-response-transaction-declined",
     # A capture, cancel or refund made at the processor itself, told by its notification.
     "processor_notification": "payment-connector-transaction-webhook-processed",
+    # This server's 3-D Secure: the issuer's first answer, and how a challenge ended (docs/three-d-secure.md).
+    "three_d_secure_authentication": "three-d-secure-authentication-request",
+    "three_d_secure_challenge_result": "three-d-secure-result-request",
 }
 # Event ids are derived from the history row's key: stable, unique, and no second key on the history table.
 _EVENT_ID_NAMESPACE = uuid.UUID("5f0b8a0e-3c1d-4f7e-9a51-0d6c2b9e7a43")

@@ -31,6 +31,7 @@ from transactions.models import (
     Transaction,
     TransactionStatus,
 )
+from transactions.pages.urls import approval_url
 from transactions.services.state import ActionResult
 
 # --- outputs --------------------------------------------------------------------------------------------
@@ -103,6 +104,7 @@ class TransactionPaymentMethodOutput(OutputSerializer):
         allow_null=True,
         help_text="The stored payment method that paid, or that store: true made.",
     )
+    # The 3-D Secure challenge page, in the answer that made the challenge only: its token is kept as a digest.
     approval_url = ConstantField(None, schema=NULL_STRING)
     country = ConstantField(None, schema=NULL_STRING)
     currency = ConstantField(None, schema=NULL_STRING)
@@ -139,15 +141,25 @@ _BUYER = TransactionBuyerOutput()
 _SHIPPING_DETAILS = ShippingDetailsOutput()
 
 
+class ThreeDSecureErrorOutput(OutputSerializer):
+    """The upstream `ThreeDSecureError`: why a 3-D Secure authentication gave no result (EMV 3DS error fields)."""
+
+    code = serializers.CharField(allow_null=True)
+    description = serializers.CharField(allow_null=True)
+    detail = serializers.CharField(allow_null=True)
+    component = serializers.CharField(allow_null=True)
+
+
 class ThreeDSecureSummaryOutput(OutputSerializer):
-    """The upstream `TransactionThreeDSecureSummary` of the result the client sent (docs/transactions.md)."""
+    """The upstream `TransactionThreeDSecureSummary`: of the result the client sent, or of the authentication this
+    server ran (docs/three-d-secure.md)."""
 
     version = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=["complete", "declined", "error"], allow_null=True)
     method = serializers.ChoiceField(choices=["challenge", "frictionless"], allow_null=True)
     response_data = serializers.SerializerMethodField()
-    error_data = ConstantField(None, schema=NULL_OBJECT)
-    amount = ConstantField(None, schema={"type": "integer", "nullable": True})
+    error_data = StoredJsonField(ThreeDSecureErrorOutput(allow_null=True), allow_null=True)
+    amount = serializers.IntegerField(allow_null=True)
 
     @extend_schema_field(ThreeDSecureDataSerializer(allow_null=True))
     def get_response_data(self, summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -203,7 +215,13 @@ class TransactionSummaryOutput(OutputSerializer):
 
     @extend_schema_field(TransactionPaymentMethodOutput(allow_null=True))
     def get_payment_method(self, txn: Transaction) -> dict[str, Any] | None:
-        return _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else None
+        if txn.method != "card":
+            return None
+        shown = _PAYMENT_METHOD.to_representation(txn)
+        token = getattr(txn, "approval_token", None)  # set by the create that began a challenge, never stored
+        if token is not None:
+            shown["approval_url"] = approval_url(token, self.context.get("request"))
+        return shown
 
     def get_instrument_type(self, txn: Transaction) -> str | None:
         return "pan" if txn.method == "card" else None
@@ -236,10 +254,10 @@ class TransactionOutput(TransactionSummaryOutput):
     merchant_advice_code = serializers.CharField(allow_null=True)
     iso_response_code = serializers.CharField(allow_null=True)
     approval_expires_at = TimestampField(allow_null=True)
-    # No anti-fraud service, no links between transactions, no payment method waiting for the buyer, no sessions.
+    # No anti-fraud service, no links between transactions, no sessions.
     anti_fraud_decision = ConstantField(None, schema=NULL_OBJECT)
     transaction_link_id = ConstantField(None, schema=NULL_STRING)
-    buyer_approval_timedout_at = ConstantField(None, schema=NULL_STRING)
+    buyer_approval_timedout_at = TimestampField(allow_null=True)
     session_token = ConstantField(None, schema=NULL_STRING)
     additional_identifiers = ConstantField({})
     metadata = serializers.DictField(child=serializers.CharField(), allow_null=True)

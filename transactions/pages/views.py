@@ -1,0 +1,110 @@
+"""The 3-D Secure challenge page: what the sandbox's issuer shows the buyer (docs/three-d-secure.md).
+
+GET shows the page once; its form POSTs back here with the page's own form token (a synchronizer token kept as a
+keyed digest, not a cookie: the page runs in a frame on the merchant's origin, where third-party cookies are not
+sent). The answer is a 303 to the payment's `redirect_url` with `transaction_id` and `transaction_status` added.
+Anything else (an unknown or used token, an expired challenge, a form from elsewhere) is an honest page with a 4xx
+status, and nothing changes.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csrf import csrf_exempt
+
+from checkout import security
+from payments.errors import DomainError
+from payments.middleware.envelope import OWN_ERROR_PAGE
+from payments.money import format_money
+from transactions.models import Transaction
+from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
+
+TEMPLATE = "transactions/three_d_secure_challenge.html"
+
+
+def _origin(url: str) -> str | None:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def _secured(response: HttpResponse, *, nonce: str, frame_ancestors: list[str], form_to: str | None) -> HttpResponse:
+    """The page may be framed by the merchant's own origins only (its `allowed_origins`, where Embed runs), runs no
+    script, and its form may only post here and be redirected to the merchant's `redirect_url`."""
+    response["Content-Security-Policy"] = security.content_security_policy(
+        {
+            "default-src": ["'none'"],
+            "style-src": [f"'nonce-{nonce}'"],
+            "img-src": ["'self'", "data:"],
+            "base-uri": ["'none'"],
+            "form-action": ["'self'", *([form_to] if form_to else [])],
+            "frame-ancestors": ["'self'", *frame_ancestors],
+        }
+    )
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"  # the page's address holds its token
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _unavailable(request: HttpRequest, error: DomainError) -> HttpResponse:
+    nonce = security.new_nonce()
+    response = render(request, TEMPLATE, {"error": error.message, "csp_nonce": nonce}, status=error.status)
+    setattr(response, OWN_ERROR_PAGE, True)  # an honest page for the buyer, not the API's JSON envelope
+    return _secured(response, nonce=nonce, frame_ancestors=[], form_to=None)
+
+
+def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
+    txn: Transaction = page.transaction
+    nonce = security.new_nonce()
+    context = {
+        "merchant_name": txn.merchant_account.display_name or txn.merchant_account.pk,
+        "amount": format_money(txn.amount, txn.currency),
+        "card_last4": txn.card_last4,
+        "form_token": page.form_token,
+        "csp_nonce": nonce,
+    }
+    response = render(request, TEMPLATE, context)
+    return _secured(
+        response,
+        nonce=nonce,
+        frame_ancestors=security.normalise_origins(txn.merchant_account.allowed_origins),
+        form_to=_origin(page.challenge.redirect_url),
+    )
+
+
+def with_outcome(url: str, txn: Transaction) -> str:
+    """`url` with `transaction_id` and `transaction_status` added to its own query (kept as it was)."""
+    parts = urlsplit(url)
+    query = [
+        (name, value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+        if name not in ("transaction_id", "transaction_status")
+    ]
+    query += [("transaction_id", str(txn.pk)), ("transaction_status", txn.status)]
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+@xframe_options_exempt  # `frame-ancestors` names who may frame it; X-Frame-Options would forbid everyone
+@csrf_exempt  # protected by its own form token, which a framed page can send (see the module's docstring)
+def challenge_page(request: HttpRequest, token: str) -> HttpResponse:
+    """GET: the page, once. POST: the buyer's answer (`action` complete or cancel) with the page's form token."""
+    try:
+        if request.method == "GET":
+            return _page(request, challenge_open(token=token))
+        if request.method == "POST":
+            txn, redirect_url = challenge_complete(
+                token=token,
+                form_token=request.POST.get("form_token", ""),
+                canceled=request.POST.get("action") == "cancel",
+            )
+            return HttpResponseRedirect(with_outcome(redirect_url, txn), status=303)
+    except DomainError as error:
+        return _unavailable(request, error)
+    response = _unavailable(request, DomainError("This page takes GET and POST only."))
+    response.status_code = 405
+    response["Allow"] = "GET, POST"
+    return response
