@@ -68,6 +68,7 @@ REFUSALS = {
     "nothing-left",
     "wrong-pin",
     "unsupported",
+    "missing-redirect-url",
 }
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
+from urllib.parse import urlsplit
+
+from django.test import Client
 
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import IssuedGiftCardFactory
+from paymentservices.models import PaymentService
+from paymentservices.services import payment_service_update
 from tests.conformance.world import (
     BILLING,
     BODY_999,
@@ -336,5 +342,55 @@ SCENARIOS += [
         "POST",
         "embed-pin-differs",
         lambda w: w.embed.post("/payment-options", {"currency": "EUR"}, format="json"),
+    ),
+]
+
+
+# --- 3-D Secure run by this server (docs/three-d-secure.md) ----------------------------------------------------
+REDIRECT_URL = "https://shop.example/return"
+
+
+def _three_d_secure(world: World, number: str, *, redirect_url: str | None = REDIRECT_URL) -> Any:
+    """A payment to the account's sandbox with 3-D Secure on, with one of the default 3-D Secure test cards."""
+    service = PaymentService.objects.get(merchant_account=world.account, definition_id="mock-card")
+    payment_service_update(service=service, three_d_secure_enabled=True)
+    card = {**CARD, "number": number, **({"redirect_url": redirect_url} if redirect_url else {})}
+    return _transaction(world, payment_method=card)
+
+
+def _challenge_completed(world: World) -> str:
+    """A challenged payment whose buyer passed the challenge on its page: its history has every 3-D Secure step."""
+    created = _three_d_secure(world, "4000000000003220").json()
+    page_path = urlsplit(created["payment_method"]["approval_url"]).path
+    browser = Client()
+    page = browser.get(page_path).content.decode()
+    form_token = re.search(r'name="form_token" value="([^"]+)"', page)
+    assert form_token is not None, page
+    assert browser.post(page_path, {"form_token": form_token.group(1), "action": "complete"}).status_code == 303
+    return str(created["id"])
+
+
+SCENARIOS += [
+    ("/transactions", "POST", "3ds-frictionless", lambda w: _three_d_secure(w, "4000000000003055")),
+    ("/transactions", "POST", "3ds-refused", lambda w: _three_d_secure(w, "4000000000003022")),
+    ("/transactions", "POST", "3ds-timeout", lambda w: _three_d_secure(w, "4000000000003006")),
+    ("/transactions", "POST", "3ds-challenge", lambda w: _three_d_secure(w, "4000000000003220")),
+    (
+        "/transactions",
+        "POST",
+        "missing-redirect-url",
+        lambda w: _three_d_secure(w, "4000000000003220", redirect_url=None),
+    ),
+    (
+        "/transactions/{transaction_id}",
+        "GET",
+        "3ds-challenge-completed",
+        lambda w: w.client.get(f"/transactions/{_challenge_completed(w)}"),
+    ),
+    (
+        "/transactions/{transaction_id}/events",
+        "GET",
+        "3ds-challenge-completed",
+        lambda w: w.client.get(f"/transactions/{_challenge_completed(w)}/events"),
     ),
 ]
