@@ -1,4 +1,5 @@
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -18,6 +19,29 @@ def connector(monkeypatch) -> type[ScriptedConnector]:
     scripted = replace(DEFINITIONS[MOCK_CARD], connector=lambda credentials, deadline=None: ScriptedConnector())
     monkeypatch.setitem(DEFINITIONS, MOCK_CARD, scripted)
     return ScriptedConnector
+
+
+@pytest.fixture
+def challenged(api_client, merchant_account, connector):
+    """A 3-D Secure challenge maker: pays with a challenge card (docs/test-cards.md) to the account's sandbox with
+    3-D Secure on; returns (transaction id, page path). The account's shop is at https://shop.example."""
+    from paymentservices.models import PaymentService
+    from paymentservices.services import payment_service_update
+    from transactions.tests.test_three_d_secure import CHALLENGE_Y, pay
+
+    client = api_client(scopes=["transactions.read", "transactions.write"])
+
+    service = PaymentService.objects.get(merchant_account=merchant_account, definition_id="mock-card")
+    payment_service_update(service=service, three_d_secure_enabled=True)
+    merchant_account.allowed_origins = ["https://shop.example"]
+    merchant_account.save()
+
+    def make(number: str = CHALLENGE_Y, **fields) -> tuple[str, str]:
+        body = pay(client, number=number, **fields).json()
+        assert body["status"] == "buyer_approval_pending", body
+        return body["id"], urlsplit(body["payment_method"]["approval_url"]).path
+
+    return make
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from django.test import Client
 
 from giftcards.tests.factories import IssuedGiftCardFactory
 from transactions.models import ThreeDSecureChallenge, Transaction
-from transactions.tests.test_three_d_secure import CHALLENGE_N, CHALLENGE_Y, authorizations, pay
+from transactions.tests.test_three_d_secure import CHALLENGE_N, authorizations
 
 pytestmark = pytest.mark.django_db
 
@@ -21,25 +21,6 @@ TIMEOUT_RESULT = "4000000000003063"
 @pytest.fixture
 def client(api_client, merchant_account):
     return api_client(scopes=["transactions.read", "transactions.write"])
-
-
-@pytest.fixture
-def challenged(client, merchant_account, connector):
-    """Pay with a challenge card; returns (transaction id, page path)."""
-    from paymentservices.models import PaymentService
-    from paymentservices.services import payment_service_update
-
-    service = PaymentService.objects.get(merchant_account=merchant_account, definition_id="mock-card")
-    payment_service_update(service=service, three_d_secure_enabled=True)
-    merchant_account.allowed_origins = ["https://shop.example"]
-    merchant_account.save()
-
-    def make(number: str = CHALLENGE_Y, **fields) -> tuple[str, str]:
-        body = pay(client, number=number, **fields).json()
-        assert body["status"] == "buyer_approval_pending", body
-        return body["id"], urlsplit(body["payment_method"]["approval_url"]).path
-
-    return make
 
 
 def form_token(page) -> str:
