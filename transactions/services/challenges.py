@@ -14,7 +14,6 @@ from datetime import datetime
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 
 from paymentmethods.services import CardToStore
@@ -34,6 +33,7 @@ from transactions.services.authentication import (
 )
 from transactions.services.authorization import _record_authorization
 from transactions.services.create import _authorization
+from transactions.services.recovery import _card_amount
 from transactions.services.state import SYSTEM, Actor, _event, _move
 
 logger = logging.getLogger("transactions.challenges")
@@ -59,11 +59,6 @@ class ChallengePage:
     challenge: ThreeDSecureChallenge
     transaction: Transaction
     form_token: str
-
-
-def _card_amount(txn: Transaction) -> int:
-    gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
-    return txn.amount - gift_cards
 
 
 def _waiting(token: str, *, now: datetime) -> tuple[ThreeDSecureChallenge, Transaction]:
