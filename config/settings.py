@@ -357,6 +357,9 @@ SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
 # may take; a call that gets no answer in time is a "no answer" result, never a decline.
 STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
 STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
+# Stripe.js, which the buyer's page loads to complete Stripe's own 3-D Secure (docs/three-d-secure.md); the tests
+# point it at the fake Stripe's stand-in. The page's Content-Security-Policy allows its origin.
+STRIPE_JS_URL = env.str("STRIPE_JS_URL", default="https://js.stripe.com/v3/")
 # How long one payment may spend with processors, every failover attempt included (docs/payment-services.md): no
 # attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
 # that finds no processor answering still answers well inside the web timeout and the client's own.

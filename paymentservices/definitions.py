@@ -107,6 +107,9 @@ DEFINITIONS: dict[str, Definition] = {
         fields=(
             DefinitionField("secret_key", "Secret key", required=True, secret=True, verifiable=True),
             DefinitionField("webhook_secret", "Webhook signing secret", required=False, secret=True),
+            # Public by design: Stripe.js is loaded with it on the page where the buyer completes Stripe's own 3-D
+            # Secure (docs/three-d-secure.md); without it such a payment is declined.
+            DefinitionField("publishable_key", "Publishable key", required=False, secret=False),
         ),
         supported_features={**_CARD_FEATURES, "webhooks": True},
         connector=stripe_card.connector,

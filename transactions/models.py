@@ -237,6 +237,10 @@ class ThreeDSecureChallenge(TimestampedModel):
     # What the sandbox issuer decided: the 3DS version, and how the challenge ends (`Y`, `N` or `timeout`).
     version = models.CharField(max_length=16)
     result = models.CharField(max_length=8)
+    # The processor runs this authentication itself (Stripe's `requires_action`): the page runs its script, and what
+    # the processor then holds for the payment (`payment_service_transaction_id`) decides; version and result stay
+    # empty.
+    processor = models.BooleanField(default=False)
     # `store: true`: the card is kept for the buyer once the authorization after the challenge succeeds.
     store_card = models.BooleanField(default=False)
     expires_at = models.DateTimeField()

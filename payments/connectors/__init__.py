@@ -3,6 +3,8 @@
 from payments.connectors.base import (
     AuthorizationRequest,
     BrowserInfo,
+    BuyerAction,
+    BuyerActionConnector,
     CardDetails,
     ConnectorResult,
     Outcome,
@@ -18,6 +20,8 @@ from payments.connectors.base import (
 __all__ = [
     "AuthorizationRequest",
     "BrowserInfo",
+    "BuyerAction",
+    "BuyerActionConnector",
     "CardDetails",
     "ConnectorResult",
     "Outcome",

@@ -15,11 +15,14 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 
 class Outcome(StrEnum):
-    """How the processor answered: `declined` is the issuer's refusal, `failed` means no answer could be had."""
+    """How the processor answered: `declined` is the issuer's refusal, `failed` means no answer could be had;
+    `buyer_action`: nothing is decided yet, the processor waits for the buyer (its own 3-D Secure) on the payment
+    its `processor_reference` names."""
 
     APPROVED = "approved"
     DECLINED = "declined"
     FAILED = "failed"
+    BUYER_ACTION = "buyer_action"
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,20 @@ class ConnectorResult:
         return self.outcome is Outcome.APPROVED
 
 
+@dataclass(frozen=True)
+class BuyerAction:
+    """What the buyer's browser runs to finish a payment the processor holds for them: the processor's script, the
+    public key it is loaded with, and the payment's client secret (asked of the processor when the page is shown,
+    never stored, never in an API answer)."""
+
+    script_url: str
+    publishable_key: str
+    client_secret: str = field(repr=False)
+    # Where the script may call and what it may frame (the page's Content-Security-Policy), besides its own origin.
+    connect_origins: tuple[str, ...] = ()
+    frame_origins: tuple[str, ...] = ()
+
+
 @runtime_checkable
 class PaymentConnector(Protocol):
     """A processor. Every method is called outside database transactions and must not raise for a refusal:
@@ -246,3 +263,24 @@ class ReleasesByReference(Protocol):
     can cancel whatever it holds under it: recovery releases such a payment once it gives up waiting for it."""
 
     def release(self, reference: str) -> None: ...
+
+
+@runtime_checkable
+class BuyerActionConnector(PaymentConnector, Protocol):
+    """A processor that may answer an authorization with `Outcome.BUYER_ACTION` and lets the buyer act on a page of
+    this server (docs/three-d-secure.md). Called outside database transactions, like every connector method."""
+
+    @property
+    def buyer_can_act(self) -> bool:
+        """Whether a page can run the buyer's step with this service's credentials (e.g. a publishable key)."""
+        ...
+
+    def buyer_action(self, *, processor_reference: str) -> BuyerAction | None:
+        """What the page runs for the payment `processor_reference` names; None when the processor cannot be asked
+        now."""
+        ...
+
+    def buyer_result(self, *, processor_reference: str) -> ConnectorResult:
+        """What the processor says of the payment now: approved, declined (the buyer failed or gave up), still
+        `BUYER_ACTION`, or FAILED when it cannot be asked."""
+        ...

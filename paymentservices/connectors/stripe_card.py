@@ -26,11 +26,15 @@ import requests
 import stripe
 from django.conf import settings
 
-from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
+from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
 from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
 
 logger = logging.getLogger(__name__)
 
+# Stripe.js's own origin, and the origins it calls and frames from (Stripe's Content-Security-Policy guide).
+STRIPE_JS_ORIGIN = "https://js.stripe.com"
+STRIPE_API_ORIGIN = "https://api.stripe.com"
+STRIPE_HOOKS_ORIGIN = "https://hooks.stripe.com"
 # How far back `lookup` reads (pages of 100, newest first): recovery runs minutes after a crash, not days.
 LOOKUP_PAGES = 5
 REFERENCE_KEY = "reference"
@@ -73,6 +77,8 @@ DECLINE_CODES: dict[str, str] = {
     "revocation_of_authorization": "revocation_of_authorization",
     "revocation_of_all_authorizations": "revocation_of_authorization",
     "stop_payment_order": "revocation_of_authorization",
+    # The buyer failed (or gave up) Stripe's own 3-D Secure.
+    "payment_intent_authentication_failure": "failed_three_d_secure",
     "generic_decline": "issuer_decline",
     "card_declined": "issuer_decline",
 }
@@ -228,12 +234,11 @@ def _intent_result(intent: Any) -> ConnectorResult | None:
             cvv_response_code=_cvc_check(intent),
             **_network_details(intent),
         )
-    if status == "requires_action":
+    if status == "requires_action":  # Stripe's own 3-D Secure: the buyer completes it on our page, with Stripe.js
         return ConnectorResult(
-            outcome=Outcome.DECLINED,
+            outcome=Outcome.BUYER_ACTION,
             processor_reference=pi_id,
-            error_code="requires_three_d_secure",
-            raw_response_code="authentication_required",
+            raw_response_code="requires_action",
             raw_response_description="The card issuer asks for 3-D Secure authentication.",
         )
     error = _get(intent, "last_payment_error")
@@ -249,8 +254,19 @@ def _intent_result(intent: Any) -> ConnectorResult | None:
     return None
 
 
+def _decided(intent: Any) -> ConnectorResult:
+    """What a confirmed PaymentIntent says: a status that decides nothing we know of is a decline."""
+    return _intent_result(intent) or ConnectorResult(
+        outcome=Outcome.DECLINED,
+        processor_reference=_get(intent, "id"),
+        error_code=DEFAULT_DECLINE,
+        raw_response_code=str(_get(intent, "status")),
+    )
+
+
 class StripeConnector:
-    """One Stripe account (its secret key). Reads no connection options."""
+    """One Stripe account (its secret key, and its publishable key for the buyer's page). Reads no connection
+    options."""
 
     connection_options_keys: ClassVar[frozenset[str]] = frozenset()
 
@@ -258,11 +274,13 @@ class StripeConnector:
         self,
         *,
         secret_key: str,
+        publishable_key: str | None = None,
         api_base: str | None = None,
         timeout: float | None = None,
         deadline: float | None = None,
     ) -> None:
         self._secret_key = secret_key
+        self._publishable_key = publishable_key
         self._api_base = api_base
         self._timeout = timeout
         # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
@@ -318,12 +336,7 @@ class StripeConnector:
             if _ambiguous(exc):
                 return self._reconcile(request.reference, exc)
             return _no_answer(exc) if _unanswered(exc) else _declined(exc)
-        return _intent_result(intent) or ConnectorResult(
-            outcome=Outcome.DECLINED,
-            processor_reference=_get(intent, "id"),
-            error_code=DEFAULT_DECLINE,
-            raw_response_code=str(_get(intent, "status")),
-        )
+        return _decided(intent)
 
     def _reconcile(self, reference: str, exc: stripe.StripeError) -> ConnectorResult:
         """After a call that may have reached Stripe: Stripe's own record decides, or the outcome stays unknown."""
@@ -332,6 +345,41 @@ class StripeConnector:
         except OutcomeUnknown:
             raise OutcomeUnknown(f"Stripe did not answer for {reference} and cannot be asked now.") from exc
         return found if found is not None else _no_answer(exc)
+
+    # --- the buyer's step (Stripe's own 3-D Secure) --------------------------------------------------------------
+
+    @property
+    def buyer_can_act(self) -> bool:
+        """Stripe.js runs the buyer's step, and it is loaded with the account's publishable key."""
+        return bool(self._publishable_key)
+
+    def buyer_action(self, *, processor_reference: str) -> BuyerAction | None:
+        """Stripe.js (`STRIPE_JS_URL`), the publishable key, and the PaymentIntent's client secret, read now with the
+        secret key (it is never stored); None when Stripe cannot be asked."""
+        try:
+            intent = self._api().v1.payment_intents.retrieve(processor_reference)
+        except stripe.StripeError:
+            logger.warning("Stripe could not be asked for the PaymentIntent %s's client secret", processor_reference)
+            return None
+        script_url = settings.STRIPE_JS_URL
+        # Real Stripe.js calls Stripe's API and frames Stripe's 3-D Secure pages from origins of their own
+        # (Stripe's CSP guide); a stand-in (the tests' fake Stripe) serves all three from its one origin.
+        own_origin = script_url.startswith(STRIPE_JS_ORIGIN + "/")
+        return BuyerAction(
+            script_url=script_url,
+            publishable_key=self._publishable_key or "",
+            client_secret=str(_get(intent, "client_secret") or ""),
+            connect_origins=(STRIPE_API_ORIGIN,) if own_origin else (),
+            frame_origins=(STRIPE_HOOKS_ORIGIN,) if own_origin else (),
+        )
+
+    def buyer_result(self, *, processor_reference: str) -> ConnectorResult:
+        """The PaymentIntent as Stripe holds it: only its status decides (never what the buyer's page says)."""
+        try:
+            intent = self._api().v1.payment_intents.retrieve(processor_reference, params={"expand": ["latest_charge"]})
+        except stripe.StripeError as exc:
+            return _no_answer(exc)
+        return _decided(intent)
 
     # --- capture, void, refund --------------------------------------------------------------------------------
 
@@ -464,11 +512,16 @@ def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | No
     webhook_secret = credentials.get("webhook_secret")
     if webhook_secret is not None and not webhook_secret.startswith("whsec_"):
         return CredentialProblem("webhook_secret", "A Stripe webhook signing secret starts with whsec_.")
+    publishable_key = credentials.get("publishable_key")
+    if publishable_key is not None and not publishable_key.startswith("pk_"):
+        return CredentialProblem("publishable_key", "A Stripe publishable key starts with pk_.")
     return StripeConnector(secret_key=secret_key).verify()
 
 
 def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> StripeConnector:
-    return StripeConnector(secret_key=credentials["secret_key"], deadline=deadline)
+    return StripeConnector(
+        secret_key=credentials["secret_key"], publishable_key=credentials.get("publishable_key"), deadline=deadline
+    )
 
 
 def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:

@@ -17,6 +17,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 
 from checkout import security
+from payments.connectors import BuyerAction
 from payments.errors import DomainError
 from payments.middleware.envelope import OWN_ERROR_PAGE
 from payments.money import format_money
@@ -24,6 +25,8 @@ from transactions.models import Transaction
 from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
 
 TEMPLATE = "transactions/three_d_secure_challenge.html"
+# The processor's own authentication (Stripe's `requires_action`, the one connector with one): Stripe.js runs it.
+PROCESSOR_TEMPLATE = "transactions/three_d_secure_stripe.html"
 
 
 def _origin(url: str) -> str | None:
@@ -31,19 +34,32 @@ def _origin(url: str) -> str | None:
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
 
 
-def _secured(response: HttpResponse, *, nonce: str, frame_ancestors: list[str], form_to: str | None) -> HttpResponse:
-    """The page may be framed by the merchant's own origins only (its `allowed_origins`, where Embed runs), runs no
-    script, and its form may only post here and be redirected to the merchant's `redirect_url`."""
-    response["Content-Security-Policy"] = security.content_security_policy(
-        {
-            "default-src": ["'none'"],
-            "style-src": [f"'nonce-{nonce}'"],
-            "img-src": ["'self'", "data:"],
-            "base-uri": ["'none'"],
-            "form-action": ["'self'", *([form_to] if form_to else [])],
-            "frame-ancestors": ["'self'", *frame_ancestors],
-        }
-    )
+def _secured(
+    response: HttpResponse,
+    *,
+    nonce: str,
+    frame_ancestors: list[str],
+    form_to: str | None,
+    action: BuyerAction | None = None,
+) -> HttpResponse:
+    """The page may be framed by the merchant's own origins only (its `allowed_origins`, where Embed runs), and its
+    form may only post here and be redirected to the merchant's `redirect_url`. It runs no script, except for the
+    processor's own authentication: then its own (by nonce) and the processor's, which may call and frame its own
+    origin (and the ones the processor names) and nothing else."""
+    policy = {
+        "default-src": ["'none'"],
+        "style-src": [f"'nonce-{nonce}'"],
+        "img-src": ["'self'", "data:"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'", *([form_to] if form_to else [])],
+        "frame-ancestors": ["'self'", *frame_ancestors],
+    }
+    script_origin = _origin(action.script_url) if action is not None else None
+    if action is not None and script_origin is not None:
+        policy["script-src"] = [f"'nonce-{nonce}'", script_origin]
+        policy["connect-src"] = [script_origin, *action.connect_origins]
+        policy["frame-src"] = [script_origin, *action.frame_origins]
+    response["Content-Security-Policy"] = security.content_security_policy(policy)
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"  # the page's address holds its token
     response["X-Content-Type-Options"] = "nosniff"
@@ -67,12 +83,20 @@ def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
         "form_token": page.form_token,
         "csp_nonce": nonce,
     }
-    response = render(request, TEMPLATE, context)
+    action = page.buyer_action
+    if action is not None:  # what the processor's script needs: public by design, and this page is never cached
+        context["stripe"] = {
+            "script_url": action.script_url,
+            "publishable_key": action.publishable_key,
+            "client_secret": action.client_secret,
+        }
+    response = render(request, PROCESSOR_TEMPLATE if action is not None else TEMPLATE, context)
     return _secured(
         response,
         nonce=nonce,
         frame_ancestors=security.normalise_origins(txn.merchant_account.allowed_origins),
         form_to=_origin(page.challenge.redirect_url),
+        action=action,
     )
 
 
@@ -91,7 +115,8 @@ def with_outcome(url: str, txn: Transaction) -> str:
 @xframe_options_exempt  # `frame-ancestors` names who may frame it; X-Frame-Options would forbid everyone
 @csrf_exempt  # protected by its own form token, which a framed page can send (see the module's docstring)
 def challenge_page(request: HttpRequest, token: str) -> HttpResponse:
-    """GET: the page, once. POST: the buyer's answer (`action` complete or cancel) with the page's form token."""
+    """GET: the page, once. POST: the buyer's answer (`action` complete or cancel) with the page's form token; for
+    the processor's own authentication, the page's word that the buyer is done (the processor's answer decides)."""
     try:
         if request.method == "GET":
             return _page(request, challenge_open(token=token))

@@ -19,6 +19,7 @@ from transactions.services.state import (
     _connector,
     _locked,
     _move,
+    _release_on_commit,
     _require,
     _return_gift_cards,
 )
@@ -112,6 +113,9 @@ def transaction_cancel(*, txn: Transaction, actor: Actor) -> Transaction:
     txn = _locked(txn)
     _require("cancel", txn)
     now = timezone.now()
+    if txn.status == S.BUYER_APPROVAL_PENDING and txn.payment_service_transaction_id:
+        # The processor waits for the buyer (its own 3-D Secure): its payment must not be completed after this.
+        _release_on_commit(txn, txn.payment_service_transaction_id)
     _move(txn, S.AUTHORIZATION_VOIDED, name="cancel_succeeded", actor=actor, canceled_at=now, voided_at=now)
     _return_gift_cards(txn, actor=actor, card_part_refused=False)
     return txn

@@ -115,7 +115,15 @@ def authentication_record(
         return txn
     if not authentication.challenge:
         return None
-    return _challenge_begin(txn, authentication=authentication, actor=actor, request=request)
+    redirect_url = request.payment_method.redirect_url if request.payment_method is not None else None
+    return challenge_begin(
+        txn,
+        actor=actor,
+        redirect_url=redirect_url or "",
+        store_card=request.store,
+        version=authentication.version,
+        result=authentication.result or "",
+    )
 
 
 def authentication_refuse(
@@ -130,25 +138,33 @@ def authentication_refuse(
     _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
 
 
-def _challenge_begin(
-    txn: Transaction, *, authentication: Authentication, actor: Actor, request: TransactionRequest
+def challenge_begin(
+    txn: Transaction,
+    *,
+    actor: Actor,
+    redirect_url: str,
+    store_card: bool,
+    version: str | None = None,
+    result: str = "",
+    processor: bool = False,
 ) -> Transaction:
-    """The transaction waits for the buyer on the challenge page until `approval_expires_at`. The page's token is
-    shown once, in this answer (`txn.approval_token`); only its keyed digest is kept."""
+    """The locked transaction waits for the buyer on the challenge page until `approval_expires_at`: the sandbox
+    issuer's challenge (its `version` and `result`), or the processor's own authentication (`processor`). The page's
+    token is shown once, in this answer (`txn.approval_token`); only its keyed digest is kept."""
     token = secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.THREE_D_SECURE_CHALLENGE_SECONDS)
-    redirect_url = request.payment_method.redirect_url if request.payment_method is not None else None
     ThreeDSecureChallenge.objects.create(
         transaction=txn,
         token_digest=challenge_token_digest(token),
-        redirect_url=redirect_url or "",
-        version=authentication.version,
-        result=authentication.result or "",
-        store_card=request.store,
+        redirect_url=redirect_url,
+        version=version or "",
+        result=result,
+        processor=processor,
+        store_card=store_card,
         expires_at=expires_at,
     )
     txn.three_d_secure = {
-        "version": authentication.version,
+        "version": version,
         "status": None,
         "method": "challenge",
         "response_data": None,

@@ -16,6 +16,7 @@ from paymentmethods.services import (
 )
 from payments.choices import PaymentIntent
 from payments.connectors import (
+    BuyerActionConnector,
     ConnectorResult,
     Outcome,
 )
@@ -24,6 +25,7 @@ from transactions.models import (
     Transaction,
     TransactionStatus,
 )
+from transactions.services.authentication import challenge_begin
 from transactions.services.state import (
     SYSTEM,
     Actor,
@@ -32,6 +34,7 @@ from transactions.services.state import (
     _event,
     _locked,
     _move,
+    _release_on_commit,
     _return_gift_cards,
 )
 
@@ -111,6 +114,28 @@ def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
     return txn
 
 
+def _buyer_can_act(txn: Transaction) -> bool:
+    connector = _connector(txn)
+    return isinstance(connector, BuyerActionConnector) and connector.buyer_can_act
+
+
+def _buyer_cannot_act(result: ConnectorResult, *, has_redirect_url: bool) -> ConnectorResult:
+    """The processor waits for a buyer who cannot be sent to it: the payment is declined as upstream declines a
+    payment that needed 3-D Secure, saying why."""
+    why = (
+        "the payment service has no publishable key for the authentication page."
+        if has_redirect_url
+        else "the payment has no payment_method.redirect_url to send the buyer back to."
+    )
+    return ConnectorResult(
+        outcome=Outcome.DECLINED,
+        processor_reference=result.processor_reference,
+        error_code="requires_three_d_secure",
+        raw_response_code=result.raw_response_code,
+        raw_response_description=f"The card issuer asks for 3-D Secure authentication, and {why}",
+    )
+
+
 @transaction.atomic
 def _record_authorization(
     txn: Transaction,
@@ -120,10 +145,13 @@ def _record_authorization(
     actor: Actor,
     keep: CardToStore | None = None,
     service: PaymentService | None = None,
+    redirect_url: str | None = None,
 ) -> Transaction:
     """Step 3 of a create: the processor's answer becomes the status; a refusal returns the gift card money. An
     approved card the request asked to `keep` becomes the buyer's stored payment method. `service` is the one that
-    answered, when the caller holds it (else it is read)."""
+    answered, when the caller holds it (else it is read). A processor waiting for the buyer (its own 3-D Secure)
+    makes the transaction wait on this server's page when the payment says where the buyer returns
+    (`redirect_url`); else the payment is declined and the processor's payment canceled."""
     txn = _locked(txn)
     if service is not None and service.pk == txn.payment_service_id:
         txn.payment_service = service
@@ -136,11 +164,18 @@ def _record_authorization(
         # Canceled while the processor was deciding (or given up by a sync that found no record of it): that
         # stands, and an approval must not hold funds.
         _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
-        if result.approved:
-            reference = result.processor_reference or ""
-            connector = _connector(txn)
-            transaction.on_commit(lambda: connector.void(processor_reference=reference, reference=f"{txn.pk}:void"))
+        if result.approved or result.outcome is Outcome.BUYER_ACTION:
+            _release_on_commit(txn, result.processor_reference or "")
         return txn
+    if result.outcome is Outcome.BUYER_ACTION:
+        if redirect_url and _buyer_can_act(txn):
+            txn.payment_service_transaction_id = result.processor_reference
+            txn.save(update_fields=["payment_service_transaction_id", "updated_at"])
+            return challenge_begin(
+                txn, actor=actor, redirect_url=redirect_url, store_card=keep is not None, processor=True
+            )
+        _release_on_commit(txn, result.processor_reference or "")
+        result = _buyer_cannot_act(result, has_redirect_url=bool(redirect_url))
     now = timezone.now()
     answer: dict[str, Any] = {
         **_answer(result),

@@ -334,7 +334,15 @@ def transaction_create(
         ),
     )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
-    txn = _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep, service=service)
+    txn = _record_authorization(
+        txn,
+        result=result,
+        card_amount=card_amount,
+        actor=actor,
+        keep=keep,
+        service=service,
+        redirect_url=request.payment_method.redirect_url if request.payment_method is not None else None,
+    )
     return txn if gift_cards else _known_without_redemptions(txn)
 
 

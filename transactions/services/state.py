@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from django.db import transaction
+
 from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_refund
 from payments.connectors import (
@@ -174,6 +176,12 @@ def _connector(txn: Transaction) -> PaymentConnector:
     if txn.payment_service is None:
         raise ValueError(f"Transaction {txn.pk} has no payment service: nothing was asked of a processor.")
     return connector_for(txn.payment_service)
+
+
+def _release_on_commit(txn: Transaction, processor_reference: str) -> None:
+    """Release what the processor holds for a payment this server ended (best effort, once committed)."""
+    connector = _connector(txn)
+    transaction.on_commit(lambda: connector.void(processor_reference=processor_reference, reference=f"{txn.pk}:void"))
 
 
 def _answer(result: ConnectorResult) -> dict[str, Any]:
