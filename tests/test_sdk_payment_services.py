@@ -25,6 +25,7 @@ def test_definitions(sdk, merchant_account):
     assert [(field.key, field.required, field.secret) for field in stripe_card.fields] == [
         ("secret_key", True, True),
         ("webhook_secret", False, True),
+        ("publishable_key", False, False),
     ]
     with pytest.raises(errors.Error404):
         sdk.payment_service_definitions.get(payment_service_definition_id="worldpay-card")

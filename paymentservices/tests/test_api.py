@@ -245,6 +245,16 @@ def test_verify_checks_credentials_with_stripe_and_names_the_field(writer, strip
     assert PaymentService.objects.count() == 1
 
 
+def test_verify_refuses_a_publishable_key_that_is_not_one(writer, stripe_api):
+    fields = [{"key": "secret_key", "value": SECRET}, {"key": "publishable_key", "value": SECRET}]
+    payload = {"payment_service_definition_id": "stripe-card", "fields": fields}
+
+    body = assert_error(writer.post("/payment-services/verify", payload, format="json"), 400, "/fields/1/value")
+
+    assert "publishable_key" in body["message"]
+    assert SECRET not in body["message"]
+
+
 def test_verify_uses_a_services_own_credentials_for_fields_not_sent(writer, stripe_api):
     service = PaymentServiceFactory()
     payload = {"payment_service_definition_id": "stripe-card", "payment_service_id": str(service.pk), "fields": []}
@@ -307,6 +317,7 @@ def test_definitions_are_listed_paged_and_fetched(api_client):
     assert [(f["key"], f["required"], f["secret"]) for f in stripe_card["fields"]] == [
         ("secret_key", True, True),
         ("webhook_secret", False, True),
+        ("publishable_key", False, False),  # public by design: Stripe.js is loaded with it
     ]
     assert_error(client.get("/payment-service-definitions/worldpay-card"), 404)
     assert_error(client.get("/payment-service-definitions", {"limit": 0}), 400, "/limit")

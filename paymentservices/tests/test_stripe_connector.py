@@ -110,11 +110,26 @@ def test_stripes_decline_codes_map_to_upstream_error_codes(connector, number, er
     assert (result.outcome, result.error_code, result.raw_response_code) == (Outcome.DECLINED, error_code, raw)
 
 
-def test_a_card_asking_for_authentication_is_declined_as_such(connector):
+def test_a_card_asking_for_authentication_waits_for_the_buyer(connector):
     result = connector.authorize(_request("4000002760003184"))
 
-    assert result.outcome is Outcome.DECLINED
-    assert result.error_code == "requires_three_d_secure"
+    assert result.outcome is Outcome.BUYER_ACTION
+    assert result.processor_reference.startswith("pi_")
+    assert result.raw_response_code == "requires_action"
+
+
+def test_the_buyers_step_needs_a_publishable_key_and_reads_the_client_secret_from_stripe(connector, settings):
+    waiting = connector.authorize(_request("4000002760003184"))
+    with_key = StripeConnector(secret_key=KEY, publishable_key="pk_test_1")
+
+    action = with_key.buyer_action(processor_reference=waiting.processor_reference)
+
+    assert (connector.buyer_can_act, with_key.buyer_can_act) == (False, True)
+    assert action is not None
+    assert (action.script_url, action.publishable_key) == (settings.STRIPE_JS_URL, "pk_test_1")
+    assert action.client_secret.startswith(f"{waiting.processor_reference}_secret_")
+    assert action.client_secret not in repr(action)
+    assert with_key.buyer_result(processor_reference=waiting.processor_reference).outcome is Outcome.BUYER_ACTION
 
 
 def test_a_stopped_stripe_is_no_answer_not_a_decline(settings):

@@ -76,7 +76,7 @@ def _unavailable(request: HttpRequest, error: DomainError) -> HttpResponse:
 def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
     txn: Transaction = page.transaction
     nonce = security.new_nonce()
-    context = {
+    context: dict[str, object] = {
         "merchant_name": txn.merchant_account.display_name or txn.merchant_account.pk,
         "amount": format_money(txn.amount, txn.currency),
         "card_last4": txn.card_last4,
