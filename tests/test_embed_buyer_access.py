@@ -275,7 +275,7 @@ CASES = {
     "alice's transaction": Case(
         "get",
         lambda w: f"/transactions/{w.alice_transaction.pk}",
-        admitted=("transactions.read", "*.read"),
+        admitted=("embed", "transactions.read", "*.read"),
         other=(404, None),
         none=(404, None),
     ),

@@ -14,6 +14,7 @@ from rest_framework.exceptions import PermissionDenied
 
 from buyers.access import BuyerAccess, buyer_access
 from payments.rest.authentication import ApiPrincipal
+from transactions.models import Transaction
 from transactions.requests import CheckoutSessionRequest, StoredPaymentMethodRequest, TransactionRequest
 
 PINNED_FIELDS = ("amount", "currency")
@@ -47,6 +48,18 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
     method = request.payment_method
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
+
+
+def embed_may_read(principal: ApiPrincipal, txn: Transaction, *, access: BuyerAccess) -> bool:
+    """Whether a token confined to `embed` may read `txn`: only a transaction its own checkout could have made, so a
+    drop-in can learn how a payment that waited for the buyer ended (docs/frontend.md). That is the amount and
+    currency it pins, paid with the checkout session it pins or belonging to the buyer it pins."""
+    pins = principal.embed
+    if not all(name in pins and _same(pins[name], getattr(txn, name)) for name in PINNED_FIELDS):
+        return False
+    session_id = principal.checkout_session_id
+    paid_with_session = session_id is not None and _same(session_id, txn.checkout_session_id)
+    return paid_with_session or (bool(access.pins) and access.owns(txn.buyer))
 
 
 def pinned_checkout_values(principal: ApiPrincipal, values: dict[str, Any]) -> dict[str, Any]:

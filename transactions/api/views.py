@@ -16,7 +16,12 @@ from payments.rest.idempotency import idempotency_reserved_id, idempotency_resum
 from payments.rest.pagination import KeysetCursorPagination
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.api.filters import TransactionFilter
-from transactions.api.pinning import pinned_checkout_values, require_pinned_claims, transaction_access
+from transactions.api.pinning import (
+    embed_may_read,
+    pinned_checkout_values,
+    require_pinned_claims,
+    transaction_access,
+)
 from transactions.api.serializers.actions import (
     RefundAllInput,
     RefundCreateInput,
@@ -66,11 +71,14 @@ def _buyer_ip_address(request: Request) -> str | None:
 
 
 def _transaction(request: Request, transaction_id: str) -> Transaction:
-    """The account's transaction the URL names; an embed token sees its pinned buyer's only (`buyers.access`), any
-    other answers as a missing one."""
+    """The account's transaction the URL names; a token pinned to a buyer sees that buyer's only (`buyers.access`),
+    an embed token only what its own checkout made (`embed_may_read`); any other answers as a missing one."""
     txn = transaction_get(merchant_account=request_merchant_account(request), id=transaction_id)
-    access = transaction_access(request_principal(request))
-    if access.restricted and not access.owns(txn.buyer):
+    principal = request_principal(request)
+    access = transaction_access(principal)
+    through_embed = access.confined and not principal.has_scope("transactions.read")
+    visible = embed_may_read(principal, txn, access=access) if through_embed else access.owns(txn.buyer)
+    if not visible:
         raise NotFound("The transaction could not be found.")
     return txn
 
@@ -111,16 +119,19 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
     retrieve:
         Get a transaction
         One transaction with its payment method, gift card redemptions, amounts captured and refunded, and the
-        processor's answer.
+        processor's answer. An embed token reads only a transaction its own checkout made (the amount and currency
+        it pins, paid with the checkout session or by the buyer it pins): how a payment that waited for the buyer
+        ended.
     """
 
     queryset = Transaction.objects.none()  # names the model for the schema; requests use get_queryset()
     scope_resource = "transactions"
-    embed_actions = ("create",)
+    # Reading one: how a payment that waited for the buyer (3-D Secure) ended, for the drop-in that made it.
+    embed_actions = ("create", "retrieve")
     # As upstream: asking the processor changes nothing the caller asked for, so reading is enough.
     action_scopes = {"sync": ("transactions.read",)}
     # Per embed token (docs/rate-limits.md); server tokens are never limited.
-    rate_limits = {"create": (EmbedTokenThrottle,)}
+    rate_limits = {"create": (EmbedTokenThrottle,), "retrieve": (EmbedTokenThrottle,)}
     serializer_class = TransactionOutput
     filterset_class = TransactionFilter
     lookup_url_kwarg = "transaction_id"

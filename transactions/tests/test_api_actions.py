@@ -229,7 +229,7 @@ SCOPES = [
     (["transactions.write"], ALL - READ),
     (["*.write"], ALL - READ),
     (["gift-cards.write"], {"refund all"}),
-    (["embed"], {"create"}),
+    (["embed"], {"create", "get"}),
     (["buyers.read", "buyers.write"], set()),
 ]
 
