@@ -138,3 +138,18 @@ def demo_page_policy(*, nonce: str, api_origin: str) -> str:
             "frame-ancestors": ["'none'"],
         }
     )
+
+
+def approval_complete_policy(*, nonce: str, parent_origin: str) -> str:
+    """CSP for the page that ends a challenge inside Embed: one inline script by nonce, framed only by the drop-in's
+    page (`parent_origin`), the one origin it posts its message to."""
+    return content_security_policy(
+        {
+            "default-src": ["'none'"],
+            "script-src": [f"'nonce-{nonce}'"],
+            "style-src": [f"'nonce-{nonce}'"],
+            "base-uri": ["'none'"],
+            "form-action": ["'none'"],
+            "frame-ancestors": [parent_origin],
+        }
+    )

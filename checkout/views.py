@@ -1,10 +1,12 @@
-"""Browser pages outside the API: the Secure Fields frame, and the demo shop that mounts Embed (debug only).
+"""Browser pages outside the API: the Secure Fields frame, the page that tells Embed a 3-D Secure challenge is over,
+and the demo shop that mounts Embed (debug only).
 
 docs/frontend.md ("What the server must provide") is the contract these views implement. Both answer their
 errors in the JSON envelope, like every other URL of the server.
 """
 
 import functools
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +32,10 @@ SECURE_FIELDS = ("number", "expiry", "security_code")
 DEMO_MERCHANT_ACCOUNT = "default"
 DEMO_ORDER = {"amount": 1299, "currency": "USD", "country": "US"}
 DEMO_TOKEN_SECONDS = 3600
+# The channel Embed names its challenge frame by (`SecureFields.helpers.randomId`: base64url or hex).
+_CHANNEL = re.compile(r"[A-Za-z0-9_-]{8,64}")
+# The answer Embed listens for from its challenge frame (docs/frontend.md, "3-D Secure").
+APPROVAL_COMPLETE_MESSAGE = "gr4vy-embed:approval-complete"
 # The demo's returning buyer: made on first use, so "Save this card" and the saved-card list have someone to show.
 DEMO_BUYER_EXTERNAL_ID = "demo-returning-buyer"
 
@@ -85,6 +91,33 @@ def secure_field_frame(request: HttpRequest) -> HttpResponse:
     response["Content-Security-Policy"] = security.secure_field_frame_policy(
         nonce=nonce, frame_ancestors=allowed_origins
     )
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+@xframe_options_exempt  # `frame-ancestors` names the one page that may frame it
+@_safe_methods_only
+def embed_approval_complete(request: HttpRequest) -> HttpResponse:
+    """Where a 3-D Secure challenge inside Embed ends (the payment's `redirect_url`): tells the drop-in at
+    `parent_origin` that the buyer is back, naming the transaction. It reads nothing and vouches for nothing: the
+    drop-in fetches the transaction itself to learn how it ended."""
+    parent_origin = security.normalise_origin(request.GET.get("parent_origin"))
+    if parent_origin is None:
+        return _query_error(400, "/parent_origin", "parent_origin must be an origin such as https://shop.example.")
+    channel = request.GET.get("channel", "")
+    if not _CHANNEL.fullmatch(channel):
+        return _query_error(400, "/channel", "channel must be 8 to 64 letters, digits, '-' or '_'.")
+    transaction_id = request.GET.get("transaction_id", "")
+    if not _is_uuid(transaction_id):
+        return _query_error(400, "/transaction_id", "Must be a transaction id (a UUID).")
+
+    nonce = security.new_nonce()
+    message = {"type": APPROVAL_COMPLETE_MESSAGE, "channel": channel, "transactionId": transaction_id}
+    context = {"message": message, "parent_origin": parent_origin, "csp_nonce": nonce}
+    response = render(request, "checkout/embed_approval_complete.html", context)
+    response["Content-Security-Policy"] = security.approval_complete_policy(nonce=nonce, parent_origin=parent_origin)
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     response["X-Content-Type-Options"] = "nosniff"

@@ -105,8 +105,8 @@ def demo_shop(two_origin_server, transactional_db, settings, tmp_path, private_k
     return shop
 
 
-def _new_page(chromium: Browser, *, width: int, height: int) -> Iterator[Page]:
-    context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US")
+def _new_page(chromium: Browser, *, width: int, height: int, bypass_csp: bool = False) -> Iterator[Page]:
+    context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US", bypass_csp=bypass_csp)
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     yield page
@@ -121,6 +121,20 @@ def browser_page(chromium) -> Iterator[Page]:
 @pytest.fixture
 def phone_page(chromium) -> Iterator[Page]:
     yield from _new_page(chromium, width=360, height=740)
+
+
+@pytest.fixture
+def sized_page(chromium, request) -> Iterator[Page]:
+    """A page of the size the test's indirect parameter names: (width, height)."""
+    width, height = request.param
+    yield from _new_page(chromium, width=width, height=height)
+
+
+@pytest.fixture
+def page_without_csp(chromium) -> Iterator[Page]:
+    """A page whose documents' Content-Security-Policy is not enforced: for a test that plays a site the merchant's
+    own policy would keep out, to show what the page's scripts do on their own."""
+    yield from _new_page(chromium, width=1024, height=900, bypass_csp=True)
 
 
 @pytest.fixture(scope="session")

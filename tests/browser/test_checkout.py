@@ -99,6 +99,19 @@ def track_requests(page: Page) -> list[str]:
     return urls
 
 
+def add_frame(page: Page, url: str) -> None:
+    """Put a frame of `url` on the page, as a script of the page would, and wait until it has loaded."""
+    page.evaluate(
+        """(url) => new Promise((resolve) => {
+          const frame = document.createElement('iframe');
+          frame.addEventListener('load', resolve);
+          frame.src = url;
+          document.body.append(frame);
+        })""",
+        url,
+    )
+
+
 def api_calls(urls: list[str], path_end: str) -> list[str]:
     return [url for url in urls if url.split("?")[0].endswith(path_end)]
 
@@ -350,15 +363,7 @@ def test_a_site_the_merchant_does_not_list_can_neither_call_nor_frame_secure_fie
         f"{demo_shop.api_origin}/checkout/secure-fields/frame/?field=number&session_id={session_id}"
         f"&parent_origin={demo_shop.page_origin}#channel=abcdefgh12345678"
     )
-    page.evaluate(
-        """(url) => new Promise((resolve) => {
-          const frame = document.createElement('iframe');
-          frame.addEventListener('load', resolve);
-          frame.src = url;
-          document.body.append(frame);
-        })""",
-        frame_url,
-    )
+    add_frame(page, frame_url)
     assert len(page.frames) == 2
     assert page.frames[1].locator("#sf-input").count() == 0
 

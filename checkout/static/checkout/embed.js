@@ -10,9 +10,15 @@
  *     onError(error) { ... },
  *   });
  *
- * The mounted element gets data-state (loading, ready, processing, approved,
- * declined, error, too-many-attempts) and, once a transaction exists,
+ * The mounted element gets data-state (loading, ready, processing, challenge,
+ * approved, declined, error, too-many-attempts) and, once a transaction exists,
  * data-transaction-id.
+ *
+ * A card payment the issuer wants to check (3-D Secure) answers
+ * buyer_approval_pending: the issuer's page is shown in a frame inside the
+ * checkout; when it ends, the page it returns to (APPROVAL_COMPLETE_PATH, on the
+ * API origin) tells this script, which reads the transaction with the token
+ * and finishes as for any other payment.
  */
 (function (global) {
   'use strict';
@@ -22,6 +28,11 @@
   const MINOR_UNITS = { JPY: 0, KRW: 0, BHD: 3, KWD: 3 };
   const APPROVED = new Set(['authorization_succeeded', 'capture_succeeded']);
   const DECLINED = new Set(['authorization_declined']);
+  const CHALLENGED = 'buyer_approval_pending';
+  const APPROVAL_COMPLETE_PATH = '/embed/approval-complete';
+  const APPROVAL_COMPLETE_MESSAGE = 'gr4vy-embed:approval-complete';
+  // setTimeout's longest delay; a challenge never waits longer than a day.
+  const MAX_TIMER_MS = 2 ** 31 - 1;
   const REQUEST_TIMEOUT_MS = 60000;
   const FIELDS_LOAD_TIMEOUT_MS = 30000;
   const MAX_RETRY_WAIT_SECONDS = 600;
@@ -229,6 +240,10 @@
       this.savedCards = [];
       this.savedChoice = null;
       this.attempt = null;
+      // The 3-D Secure challenge being shown: {transaction, frame, timer}; null otherwise.
+      this.challenge = null;
+      this.channel = null;
+      this.onMessage = (event) => this._onChallengeMessage(event);
       this.timers = new Set();
       this.destroyed = false;
       this.ui = {};
@@ -254,6 +269,7 @@
       if (mounted.get(this.root) === this) mounted.delete(this.root);
       this.timers.forEach((timer) => clearTimeout(timer));
       this.timers.clear();
+      global.removeEventListener('message', this.onMessage);
       if (this.sf) this.sf.destroy();
       this.root.replaceChildren();
       this.root.classList.remove('gr4vy-embed');
@@ -273,6 +289,7 @@
         if (!this.destroyed) fn();
       }, ms);
       this.timers.add(timer);
+      return timer;
     }
 
     _callback(name, value) {
@@ -344,7 +361,45 @@
       ]);
 
       this.root.classList.add('gr4vy-embed');
-      this.root.replaceChildren(ui.heading, ui.form, ui.outcome);
+      this.root.replaceChildren(ui.heading, ui.form, this._buildChallenge(), ui.outcome);
+    }
+
+    // The issuer's check (3-D Secure): its page in a frame, with the amount above it and a way out below.
+    _buildChallenge() {
+      const { id, ui } = this;
+      ui.challengeTitle = h('h2', {
+        class: 'gr4vy-embed__challenge-title',
+        tabindex: '-1',
+        id: `${id}-challenge-title`,
+        text: 'Confirm with your bank',
+      });
+      ui.challengeFrame = h('div', { class: 'gr4vy-embed__challenge-frame' });
+      ui.challenge = h(
+        'section',
+        {
+          class: 'gr4vy-embed__challenge',
+          hidden: true,
+          'aria-labelledby': `${id}-challenge-title`,
+          onkeydown: (event) => {
+            if (event.key === 'Escape') this._challengeClosed('canceled');
+          },
+        },
+        [
+          ui.challengeTitle,
+          h('p', {
+            class: 'gr4vy-embed__challenge-text',
+            text: `Your card issuer asks you to confirm this payment of ${this._format(this.options.amount)}.`,
+          }),
+          ui.challengeFrame,
+          h('button', {
+            type: 'button',
+            class: 'gr4vy-embed__secondary',
+            text: 'Cancel payment',
+            onclick: () => this._challengeClosed('canceled'),
+          }),
+        ],
+      );
+      return ui.challenge;
     }
 
     _buildGiftCards() {
@@ -821,9 +876,13 @@
       // A token pinned to a buyer allows only transactions that name that buyer.
       if (options.buyer) body[options.buyer.field] = options.buyer.value;
       if (cardNeeded && this.savedChoice !== null) {
-        body.payment_method = { method: 'id', id: this.savedChoice };
+        body.payment_method = { method: 'id', id: this.savedChoice, redirect_url: this._approvalCompleteUrl() };
       } else if (cardNeeded) {
-        body.payment_method = { method: 'checkout-session', id: options.sessionId };
+        body.payment_method = {
+          method: 'checkout-session',
+          id: options.sessionId,
+          redirect_url: this._approvalCompleteUrl(),
+        };
         if (this.ui.save && this.ui.save.checked) body.store = true;
       }
       const giftCards = this._allocations()
@@ -874,7 +933,9 @@
         return;
       }
       this.attempt = null;
-      if (!this.destroyed) this._transactionCreated(transaction || {});
+      if (this.destroyed) return;
+      if (transaction && transaction.status === CHALLENGED) this._showChallenge(transaction);
+      else this._transactionCreated(transaction || {});
     }
 
     _cardStoreFailed(error) {
@@ -906,7 +967,7 @@
           message: 'Your payment was declined. Check your details or try another card.',
           retry: this._cardNeeded() ? 'Try another card' : 'Try again',
         });
-      } else if (status === 'processing' || status === 'authorization_pending' || status === 'capture_pending') {
+      } else if (['processing', 'authorization_pending', 'capture_pending', CHALLENGED].includes(status)) {
         // Paying again could charge twice, so no retry is offered.
         this._showOutcome('error', {
           title: 'Payment not confirmed yet',
@@ -920,6 +981,140 @@
         });
       }
       this._callback('onComplete', transaction);
+    }
+
+    // --- 3-D Secure -----------------------------------------------------------
+
+    // Where the issuer's page sends the buyer (the payment's redirect_url): a page of the API origin that tells this
+    // checkout, and only this page's origin, that the challenge is over. One channel per checkout, so a retry of the
+    // same body keeps its idempotency key.
+    _approvalCompleteUrl() {
+      if (!this.channel) this.channel = this.helpers.randomId();
+      const query = new URLSearchParams({ parent_origin: global.location.origin, channel: this.channel });
+      return `${this.options.apiOrigin}${APPROVAL_COMPLETE_PATH}?${query}`;
+    }
+
+    _showChallenge(transaction) {
+      const { ui } = this;
+      const method = transaction.payment_method || {};
+      let approvalUrl = null;
+      try {
+        approvalUrl = new URL(method.approval_url);
+      } catch (_) {
+        approvalUrl = null;
+      }
+      if (!approvalUrl || !['https:', 'http:'].includes(approvalUrl.protocol) || typeof transaction.id !== 'string') {
+        this._transactionCreated(transaction); // waits for a page we cannot show: not confirmed
+        return;
+      }
+      this.root.dataset.transactionId = transaction.id;
+      const frame = h('iframe', {
+        src: approvalUrl.href,
+        title: 'Card issuer authentication',
+        class: 'gr4vy-embed__challenge-page',
+        referrerpolicy: 'no-referrer',
+        // Forms and scripts of its own origin; never navigating this page, opening windows or downloads.
+        sandbox: 'allow-forms allow-scripts allow-same-origin',
+      });
+      // Focus moves into the issuer's page once it is there; the title is announced first.
+      frame.addEventListener('load', () => frame.focus(), { once: true });
+      const expiresAt = Date.parse(transaction.approval_expires_at);
+      const timer = Number.isFinite(expiresAt)
+        ? this._later(() => this._challengeClosed('expired'), Math.min(Math.max(expiresAt - Date.now(), 0), MAX_TIMER_MS))
+        : null;
+      this.challenge = { transaction, frame, timer };
+      global.addEventListener('message', this.onMessage);
+      ui.challengeFrame.replaceChildren(frame);
+      ui.form.hidden = true;
+      ui.challenge.hidden = false;
+      this._setState('challenge');
+      ui.challengeTitle.focus();
+    }
+
+    // Only our completion page, in the frame this checkout made, for the transaction it waits for, is heard.
+    _onChallengeMessage(event) {
+      const { challenge } = this;
+      const data = event.data;
+      if (
+        !challenge ||
+        event.origin !== this.options.apiOrigin ||
+        event.source !== challenge.frame.contentWindow ||
+        !data ||
+        data.type !== APPROVAL_COMPLETE_MESSAGE ||
+        data.channel !== this.channel ||
+        data.transactionId !== challenge.transaction.id
+      ) {
+        return;
+      }
+      this._challengeReturned();
+    }
+
+    // The message only says the buyer is back: the transaction itself says how the payment ended.
+    async _challengeReturned() {
+      const { transaction } = this._endChallenge();
+      this._setState('processing');
+      let current;
+      try {
+        current = await this._request('GET', `/transactions/${encodeURIComponent(transaction.id)}`);
+      } catch (error) {
+        if (!this.destroyed) this._notConfirmed(error);
+        return;
+      }
+      if (!this.destroyed) this._transactionCreated(current || {});
+    }
+
+    // Closed by the buyer (Cancel, Escape) or out of time. The buyer may have finished in the frame a moment before,
+    // so the transaction is read first; while it still waits, the payment is not completed (it fails at its expiry).
+    async _challengeClosed(reason) {
+      if (!this.challenge) return;
+      const { transaction } = this._endChallenge();
+      this._setState('processing');
+      let current = null;
+      try {
+        current = await this._request('GET', `/transactions/${encodeURIComponent(transaction.id)}`);
+      } catch (_) {
+        current = null;
+      }
+      if (this.destroyed) return;
+      if (current && current.status && current.status !== CHALLENGED) {
+        this._transactionCreated(current);
+        return;
+      }
+      const expired = reason === 'expired';
+      const error = new EmbedError(expired ? 'The authentication expired.' : 'The buyer canceled the authentication.', {
+        code: expired ? 'authentication_expired' : 'authentication_canceled',
+      });
+      this.root.dataset.errorCode = error.code;
+      this._showOutcome('error', {
+        title: expired ? 'Time ran out' : 'Payment canceled',
+        message: expired
+          ? 'The time to confirm this payment with your bank ran out, so it was not completed. You can try again.'
+          : 'You closed the check with your bank, so this payment was not completed. You can try again.',
+        retry: 'Try again',
+      });
+      this._callback('onError', error);
+    }
+
+    _endChallenge() {
+      const { challenge, ui } = this;
+      this.challenge = null;
+      global.removeEventListener('message', this.onMessage);
+      if (challenge.timer !== null) {
+        clearTimeout(challenge.timer);
+        this.timers.delete(challenge.timer);
+      }
+      ui.challengeFrame.replaceChildren();
+      ui.challenge.hidden = true;
+      ui.form.hidden = false;
+      return challenge;
+    }
+
+    _notConfirmed(error) {
+      this._showOutcome('error', {
+        title: 'Payment not confirmed yet',
+        message: 'We could not confirm your payment. Please do not pay again; you will be told once it completes.',
+      });
+      this._callback('onError', error);
     }
 
     _failed(error) {
