@@ -15,7 +15,7 @@ from django.db import transaction
 from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount
 from payments.vault import crypto
-from payments.vault.services import RotationBatch
+from payments.vault.services import RotationBatch, sealed_rows_rotate_batch
 from paymentservices.definitions import DEFINITIONS, MOCK_CARD, Definition, all_countries, all_currencies
 from paymentservices.models import PaymentService
 from paymentservices.sandbox import sandbox_payments_allowed, sandbox_require
@@ -302,23 +302,17 @@ def payment_service_credentials_verify(
 
 def payment_service_credentials_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
     """Re-seal under the current key up to `batch_size` services sealed under another, in id order after `after`."""
-    current = crypto.current_key_id()
-    with transaction.atomic():
-        stale = PaymentService.objects.exclude(key_id__in=["", current]).order_by("pk")
-        if after is not None:
-            stale = stale.filter(pk__gt=after)
-        batch = list(stale.select_for_update(skip_locked=True)[:batch_size])
-        rotated, failed = [], []
-        for service in batch:
-            try:
-                values = payment_service_credentials(service=service)
-            except crypto.VaultError:
-                failed.append(service.pk)
-                continue
-            _seal(service, definition_require(service.definition_id), values)
-            rotated.append(service)
-        PaymentService.objects.bulk_update(rotated, ["fields", "sealed_fields", "key_id"])
-    return RotationBatch(rotated=len(rotated), failed=failed, last_id=batch[-1].pk if batch else None)
+    return sealed_rows_rotate_batch(
+        PaymentService.objects.exclude(key_id__in=["", crypto.current_key_id()]),
+        batch_size=batch_size,
+        after=after,
+        reseal=_reseal,
+        fields=["fields", "sealed_fields", "key_id"],
+    )
+
+
+def _reseal(service: PaymentService) -> None:
+    _seal(service, definition_require(service.definition_id), payment_service_credentials(service=service))
 
 
 def payment_service_credentials_count_stale() -> int:

@@ -14,11 +14,13 @@ their own. The contract for callers (checkout today, transactions for raw `card`
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from django.db import transaction
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
@@ -26,6 +28,8 @@ from payments.connectors.base import CardDetails
 from payments.errors import NotFound
 from payments.vault import cards, crypto
 from payments.vault.models import VaultedCard
+
+M = TypeVar("M", bound=Model)
 
 # The longest a security code may wait for its authorization, whatever the card's own expiry: well past a
 # checkout session's 5 minutes after fields arrive and a 3-D Secure challenge, far short of "stored".
@@ -190,28 +194,43 @@ class RotationBatch:
     last_id: uuid.UUID | None = None
 
 
+def sealed_rows_rotate_batch(
+    stale: QuerySet[M], *, batch_size: int, after: uuid.UUID | None, reseal: Callable[[M], None], fields: list[str]
+) -> RotationBatch:
+    """Re-seal with `reseal` up to `batch_size` rows of `stale` in id order after `after`, saving `fields`.
+
+    Rows `reseal` cannot open (their key is no longer configured, or they were tampered with) are listed in
+    `failed` and left as they are; rows locked by requests in flight are skipped for the next run."""
+    with transaction.atomic():
+        ordered = stale.order_by("pk")
+        if after is not None:
+            ordered = ordered.filter(pk__gt=after)
+        batch = list(ordered.select_for_update(skip_locked=True)[:batch_size])
+        rotated, failed = [], []
+        for row in batch:
+            try:
+                reseal(row)
+            except crypto.VaultError:
+                failed.append(row.pk)
+            else:
+                rotated.append(row)
+        stale.model._default_manager.bulk_update(rotated, fields)
+    return RotationBatch(rotated=len(rotated), failed=failed, last_id=batch[-1].pk if batch else None)
+
+
 def vaulted_cards_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
     """Re-seal under the current key up to `batch_size` cards sealed under another, in id order after `after`.
 
     Cards whose ciphertext cannot be opened (its key is no longer configured, or it was tampered with) are
     listed in `failed` and left as they are. Rows locked by another request are skipped for the next run.
     """
-    current = crypto.current_key_id()
-    with transaction.atomic():
-        stale = VaultedCard.objects.exclude(key_id=current).order_by("pk")
-        if after is not None:
-            stale = stale.filter(pk__gt=after)
-        batch = list(stale.select_for_update(skip_locked=True)[:batch_size])
-        rotated, failed = [], []
-        for card in batch:
-            try:
-                _reseal(card)
-            except crypto.VaultError:
-                failed.append(card.pk)
-            else:
-                rotated.append(card)
-        VaultedCard.objects.bulk_update(rotated, ["encrypted_number", "encrypted_security_code", "key_id"])
-    return RotationBatch(rotated=len(rotated), failed=failed, last_id=batch[-1].pk if batch else None)
+    return sealed_rows_rotate_batch(
+        VaultedCard.objects.exclude(key_id=crypto.current_key_id()),
+        batch_size=batch_size,
+        after=after,
+        reseal=_reseal,
+        fields=["encrypted_number", "encrypted_security_code", "key_id"],
+    )
 
 
 def _reseal(card: VaultedCard) -> None:
