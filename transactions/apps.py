@@ -13,6 +13,7 @@ class TransactionsConfig(config.StaffAppConfig):
         from payments.ops import demo
         from payments.staff.search import register_finder
         from payments.staff.site import register_panel
+        from payments.vault import rotation
         from paymentservices import notifications as processor_notifications
         from transactions import notifications, pivots
         from transactions.api.targets import refund_target, transaction_target
@@ -20,6 +21,7 @@ class TransactionsConfig(config.StaffAppConfig):
         from transactions.demo import seed_demo_transactions
         from transactions.desk import find_transactions
         from transactions.models import Transaction
+        from transactions.services.approval_tokens import approval_tokens_count_stale, approval_tokens_rotate_batch
         from transactions.services.inbound import transaction_apply_processor_event
 
         audit_register_resource(self.get_model("Refund"), "refund")
@@ -31,6 +33,7 @@ class TransactionsConfig(config.StaffAppConfig):
         register_panel("transactions", last_24_hours_panel)
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)
+        rotation.register("three-d-secure-challenge", approval_tokens_rotate_batch, approval_tokens_count_stale)
 
         demo.register(
             demo.DemoSeeder(

@@ -223,7 +223,8 @@ class ThreeDSecureChallenge(TimestampedModel):
     """A 3-D Secure challenge a `buyer_approval_pending` transaction waits for: the page the buyer is sent to, how
     the sandbox issuer will end it, and where the buyer goes afterwards.
 
-    The page's token and its form's token are secrets: only their keyed digests are kept (`crypto.keyed_hash`).
+    The page's token and its form's token are secrets: they are found by their keyed digests (`crypto.keyed_hash`);
+    the page's token is also kept sealed with the card vault's keys, so reads answer `approval_url` while it waits.
     """
 
     State = ChallengeState
@@ -231,6 +232,10 @@ class ThreeDSecureChallenge(TimestampedModel):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     transaction = models.OneToOneField(Transaction, on_delete=models.CASCADE, related_name="three_ds_challenge")
     token_digest = models.CharField(max_length=64, unique=True)
+    # The page's token sealed with the vault's keys (`transactions.services.approval_tokens`), bound to this row;
+    # `key_id` names the key, so `rotate_card_keys` finds what to re-seal. Emptied by rotation once it ended.
+    sealed_token = models.TextField(blank=True, default="")
+    key_id = models.CharField(max_length=32, blank=True, default="")
     form_token_digest = models.CharField(max_length=64, null=True, blank=True)
     state = models.CharField(max_length=16, choices=ChallengeState.choices, default=ChallengeState.PENDING)
     redirect_url = models.URLField(max_length=2048)

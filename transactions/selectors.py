@@ -42,7 +42,7 @@ def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transacti
     """The account's transactions with what their representation needs; pagination orders them."""
     return (
         Transaction.objects.filter(merchant_account=merchant_account)
-        .select_related("payment_service")
+        .select_related("payment_service", "three_ds_challenge")
         .prefetch_related("gift_card_redemptions")
     )
 

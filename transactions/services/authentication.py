@@ -23,6 +23,7 @@ from paymentservices.routing import Route
 from threedsecure.authentication import Authentication, authenticate
 from transactions.models import ThreeDSecureChallenge, Transaction, TransactionStatus
 from transactions.requests import PaymentCard, TransactionRequest
+from transactions.services.approval_tokens import approval_token_seal
 from transactions.services.state import SYSTEM, Actor, _event, _locked, _move, _return_gift_cards
 
 S = TransactionStatus
@@ -150,10 +151,10 @@ def challenge_begin(
 ) -> Transaction:
     """The locked transaction waits for the buyer on the challenge page until `approval_expires_at`: the sandbox
     issuer's challenge (its `version` and `result`), or the processor's own authentication (`processor`). The page's
-    token is shown once, in this answer (`txn.approval_token`); only its keyed digest is kept."""
+    token is found by its keyed digest and kept sealed for reads (`approval_tokens`) while the challenge waits."""
     token = secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.THREE_D_SECURE_CHALLENGE_SECONDS)
-    ThreeDSecureChallenge.objects.create(
+    challenge = ThreeDSecureChallenge(
         transaction=txn,
         token_digest=challenge_token_digest(token),
         redirect_url=redirect_url,
@@ -163,6 +164,8 @@ def challenge_begin(
         store_card=store_card,
         expires_at=expires_at,
     )
+    approval_token_seal(challenge, token)
+    challenge.save(force_insert=True)
     txn.three_d_secure = {
         "version": version,
         "status": None,
@@ -179,5 +182,4 @@ def challenge_begin(
         approval_expires_at=expires_at,
         three_d_secure=txn.three_d_secure,
     )
-    txn.approval_token = token  # type: ignore[attr-defined]  # this answer's only: never stored
     return txn

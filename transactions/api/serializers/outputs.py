@@ -32,6 +32,7 @@ from transactions.models import (
     TransactionStatus,
 )
 from transactions.pages.urls import approval_url
+from transactions.services.approval_tokens import approval_token
 from transactions.services.state import ActionResult
 
 # --- outputs --------------------------------------------------------------------------------------------
@@ -104,7 +105,7 @@ class TransactionPaymentMethodOutput(OutputSerializer):
         allow_null=True,
         help_text="The stored payment method that paid, or that store: true made.",
     )
-    # The 3-D Secure challenge page, in the answer that made the challenge only: its token is kept as a digest.
+    # The 3-D Secure challenge page while the transaction waits for the buyer (TransactionSummaryOutput fills it).
     approval_url = ConstantField(None, schema=NULL_STRING)
     country = ConstantField(None, schema=NULL_STRING)
     currency = ConstantField(None, schema=NULL_STRING)
@@ -218,7 +219,7 @@ class TransactionSummaryOutput(OutputSerializer):
         if txn.method != "card":
             return None
         shown = _PAYMENT_METHOD.to_representation(txn)
-        token = getattr(txn, "approval_token", None)  # set by the create that began a challenge, never stored
+        token = approval_token(txn)
         if token is not None:
             shown["approval_url"] = approval_url(token, self.context.get("request"))
         return shown
