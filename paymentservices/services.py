@@ -18,7 +18,7 @@ from payments.vault import crypto
 from payments.vault.services import RotationBatch, sealed_rows_rotate_batch
 from paymentservices.definitions import DEFINITIONS, MOCK_CARD, Definition, all_countries, all_currencies
 from paymentservices.models import PaymentService
-from paymentservices.sandbox import sandbox_payments_allowed, sandbox_require
+from paymentservices.sandbox import THREE_D_SECURE_REFUSAL, sandbox_payments_allowed, sandbox_require
 
 DEFINITION_POINTER = "/payment_service_definition_id"
 
@@ -102,6 +102,10 @@ def _seal(service: PaymentService, definition: Definition, values: Mapping[str, 
     service.key_id = crypto.current_key_id() if service.sealed_fields else ""
 
 
+def _three_d_secure_require() -> None:
+    sandbox_require(pointer="/three_d_secure_enabled", reason=THREE_D_SECURE_REFUSAL)
+
+
 def payment_service_credentials(*, service: PaymentService) -> dict[str, str]:
     """Every credential of the service in clear, for a connector call only: never log, store or render it."""
     opened = {
@@ -136,7 +140,7 @@ def payment_service_create(
     accepted_countries: Sequence[str],
     position: int | None = None,
     active: bool | None = True,
-    three_d_secure_enabled: bool = False,
+    three_d_secure_enabled: bool | None = False,
     merchant_profile: Mapping[str, Any] | None = None,
     payment_method_tokenization_enabled: bool | None = None,
     network_tokens_enabled: bool | None = None,
@@ -147,6 +151,8 @@ def payment_service_create(
     definition = definition_require(definition_id)
     if definition.sandbox:
         sandbox_require(pointer=DEFINITION_POINTER)
+    if three_d_secure_enabled:
+        _three_d_secure_require()
     values = _field_values(definition, fields)
     _check_supported(definition, currencies=accepted_currencies, countries=accepted_countries)
     services = _locked_services(merchant_account)
@@ -158,7 +164,7 @@ def payment_service_create(
         active=True if active is None else active,
         accepted_currencies=list(dict.fromkeys(accepted_currencies)),
         accepted_countries=list(dict.fromkeys(accepted_countries)),
-        three_d_secure_enabled=three_d_secure_enabled,
+        three_d_secure_enabled=bool(three_d_secure_enabled),
         merchant_profile=dict(merchant_profile) if merchant_profile is not None else None,
         payment_method_tokenization_enabled=bool(payment_method_tokenization_enabled),
         network_tokens_enabled=bool(network_tokens_enabled),
@@ -231,6 +237,8 @@ def payment_service_update(
     changes = {name: value for name, value in given.items() if value is not None}
     if definition.sandbox and changes.get("active") and not service.active:
         sandbox_require(pointer="/active")
+    if changes.get("three_d_secure_enabled") and not service.three_d_secure_enabled:
+        _three_d_secure_require()
     _check_supported(
         definition, currencies=changes.get("accepted_currencies"), countries=changes.get("accepted_countries")
     )

@@ -51,9 +51,8 @@ def _codes(child: serializers.Field[Any, Any, Any, Any], **kwargs: Any) -> seria
 class _ServiceSettings(StrictSerializer):
     """What create and update share."""
 
-    three_d_secure_enabled = UnsupportedField(
-        "3-D Secure is not run by payment services of this server yet.", accepts=False
-    )
+    # The sandbox's 3-D Secure runs before this service is asked (docs/three-d-secure.md); null keeps the value.
+    three_d_secure_enabled = StrictBooleanField(required=False, allow_null=True)
     merchant_profile = UnsupportedField(_PROFILE, json_type="object")
     payment_method_tokenization_enabled = UnsupportedField(_TOKENS, accepts=False)
     network_tokens_enabled = UnsupportedField(_TOKENS, accepts=False)

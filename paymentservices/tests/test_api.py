@@ -152,6 +152,35 @@ def _without(name):
     return {key: value for key, value in STRIPE.items() if key != name}
 
 
+def test_three_d_secure_is_switched_on_and_off(writer, merchant_account):
+    sandbox = PaymentService.objects.get(merchant_account=merchant_account, definition_id="mock-card")
+
+    on = writer.put(f"/payment-services/{sandbox.pk}", {"three_d_secure_enabled": True}, format="json")
+    kept = writer.put(f"/payment-services/{sandbox.pk}", {"three_d_secure_enabled": None}, format="json")
+
+    assert (on.status_code, on.json()["three_d_secure_enabled"]) == (200, True)
+    assert kept.json()["three_d_secure_enabled"] is True
+    off = writer.put(f"/payment-services/{sandbox.pk}", {"three_d_secure_enabled": False}, format="json")
+    assert off.json()["three_d_secure_enabled"] is False
+    created = writer.post("/payment-services", {**STRIPE, "three_d_secure_enabled": True}, format="json")
+    assert (created.status_code, created.json()["three_d_secure_enabled"]) == (201, True)
+
+
+def test_three_d_secure_is_refused_on_a_production_server_without_sandbox_payments(writer, merchant_account, settings):
+    # The 3-D Secure this server runs is the sandbox's: its results are no real authentication.
+    settings.DEBUG, settings.SANDBOX_PAYMENTS = False, False
+    sandbox = PaymentService.objects.get(merchant_account=merchant_account, definition_id="mock-card")
+
+    update = writer.put(f"/payment-services/{sandbox.pk}", {"three_d_secure_enabled": True}, format="json")
+    create = writer.post("/payment-services", {**STRIPE, "three_d_secure_enabled": True}, format="json")
+
+    for response in (update, create):
+        body = assert_error(response, 400, "/three_d_secure_enabled")
+        assert "SANDBOX_PAYMENTS" in body["message"]
+    assert not PaymentService.objects.filter(three_d_secure_enabled=True).exists()
+    assert PaymentService.objects.count() == 1
+
+
 @pytest.mark.parametrize(
     ("payload", "pointer"),
     [
@@ -171,7 +200,7 @@ def _without(name):
         (_without("display_name"), "/display_name"),
         ({**STRIPE, "colour": "blue"}, "/colour"),
         ({**STRIPE, "position": 0}, "/position"),
-        ({**STRIPE, "three_d_secure_enabled": True}, "/three_d_secure_enabled"),
+        ({**STRIPE, "three_d_secure_enabled": "yes"}, "/three_d_secure_enabled"),
         ({**STRIPE, "merchant_profile": {"visa": None}}, "/merchant_profile"),
         ({**STRIPE, "active": "yes"}, "/active"),
     ],
