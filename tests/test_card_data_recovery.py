@@ -2,7 +2,7 @@
 
 Real requests store cards, pay with card numbers, security codes and gift card PINs (with `Idempotency-Key`,
 split tender, a checkout session, a stored payment method, stored gift cards, balances, a locked-out gift card, a
-3-D Secure scenario's card condition).
+3-D Secure scenario's card condition, a 3-D Secure challenge whose page token must not be readable either).
 Then the test takes what an attacker with a copy of the storage would have: every text and bytes value of every
 row of every table, and every key and value of both caches (Redis when REDIS_URL is set). It tries what a
 dump was found to give away before: for candidate numbers, codes and PINs around the real ones (the stored
@@ -75,6 +75,8 @@ class Secrets:
     numbers_without_code: list[str] = field(default_factory=list)  # sent alone (a 3-D Secure scenario's condition)
     pins: list[tuple[str, str]] = field(default_factory=list)  # (gift card number, PIN)
     gift_card_numbers: list[str] = field(default_factory=list)
+    # Bearer tokens that are not card data but open a page for the buyer (a 3-D Secure challenge's).
+    page_tokens: list[str] = field(default_factory=list)
     # (method, path, Prefer, body) of every request that carried card data, as sent.
     requests: list[tuple[str, str, str, dict]] = field(default_factory=list)
 
@@ -218,6 +220,13 @@ def make_everything(api_client, anonymous_client, merchant_account) -> Secrets:
     secrets.numbers_without_code.append(number)
     scenario = {"conditions": {"card_number": number}, "outcome": {"authentication": {"transaction_status": "Y"}}}
     send(client, secrets, "POST", "/three-ds-scenarios", scenario)
+
+    # A 3-D Secure challenge (a default test card): its page's token is sealed, found by a keyed digest.
+    sandbox = send(client, secrets, "GET", "/payment-services", {})["items"][0]
+    send(client, secrets, "PUT", f"/payment-services/{sandbox['id']}", {"three_d_secure_enabled": True})
+    challenge_card = {**card, "number": "4000000000003220", "redirect_url": "https://shop.example/back"}
+    challenged = send(client, secrets, "POST", "/transactions", {**payment, "payment_method": challenge_card})
+    secrets.page_tokens.append(challenged["payment_method"]["approval_url"].rsplit("/", 1)[1])
     return secrets
 
 
@@ -419,6 +428,10 @@ def test_a_dump_gives_away_no_number_code_or_pin(api_client, anonymous_client, m
     assert found == []
     for secret in [*secrets.numbers, *secrets.numbers_without_code, *secrets.gift_card_numbers]:
         assert secret not in haystack
+    assert secrets.page_tokens
+    for token in secrets.page_tokens:
+        assert token not in haystack
+        assert not any(needle in haystack for needle in unkeyed_digests(token))
     for secret in [*secrets.codes, *(pin for _, pin in secrets.pins)]:
         assert not holds_in_clear(haystack, secret), secret
 
