@@ -38,6 +38,7 @@ def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
         "BENCH_PRIVATE_KEY_PEM": private_pem,
         "LOG_LEVEL": "INFO",  # the servers log every request, as in production
         "WEBHOOK_ALLOWED_HOSTS": "127.0.0.1",  # the bench's own receiver
+        "SANDBOX_PAYMENTS": "true",  # the creates pay through the sandbox (mock-card) service
     }
 
 
@@ -114,6 +115,7 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
         fixtures["embed_token"] = mint_token(private_pem, scopes=["embed"], expires_in=3600)
         fixtures["balance_body"] = json.dumps({"items": [{"number": card.number, "pin": card.pin}]})
     if _routed("transaction-list"):
+        sandbox_service(account)
         fixtures["transactions_token"] = mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
         fixtures["transaction_body"] = json.dumps(TRANSACTION)
         fixtures["queries_per_transaction"] = str(_queries_per_create(fixtures["transactions_token"]))
@@ -130,6 +132,7 @@ def subscribed_account() -> dict[str, str]:
     from webhooks.services.subscriptions import webhook_subscription_create
 
     account, _ = MerchantAccount.objects.get_or_create(id=SUBSCRIBED_ACCOUNT, defaults={"display_name": "Hooked"})
+    sandbox_service(account)
     port = free_port()
     WebhookSubscription.objects.filter(merchant_account=account).delete()
     webhook_subscription_create(merchant_account=account, url=f"http://127.0.0.1:{port}/hook")
@@ -137,6 +140,22 @@ def subscribed_account() -> dict[str, str]:
     api_key_register(public_key_pem=public_pem(private_key), merchant_account=account)
     token = mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
     return {"subscribed_token": token, "receiver_port": str(port)}
+
+
+def sandbox_service(account) -> None:  # type: ignore[no-untyped-def]
+    """The account's one payment service: the sandbox, taking the bench's USD payments from the US."""
+    from paymentservices.models import PaymentService
+    from paymentservices.services import payment_service_create
+
+    if not PaymentService.objects.filter(merchant_account=account, definition_id="mock-card").exists():
+        payment_service_create(
+            merchant_account=account,
+            definition_id="mock-card",
+            display_name="Sandbox",
+            fields=[],
+            accepted_currencies=["USD"],
+            accepted_countries=["US"],
+        )
 
 
 # What the SDK sends for a card authorization (with its model defaults); 4111... is approved by the sandbox.

@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.cases import Result, buyer_cases, gift_card_cases, transaction_cases
 from bench.fairness import fairness
 from bench.fixtures import ensure_database, prepare, server_environment
+from bench.inprocess import inprocess, profile
 from bench.load import drive, ensure_wrk, start_server, stop_server
 from bench.report import report_targets, summarise, table
 from bench.webhook_load import webhook_deliveries
@@ -34,6 +35,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2 * os.cpu_count() + 1)))
     parser.add_argument("--only", nargs="*", help="run only the cases with these names")
+    parser.add_argument("--inprocess-requests", type=int, default=1000, help="requests per case of the CPU stage")
+    parser.add_argument("--profile", metavar="CASE", help="print where one in-process case's time goes, and stop")
     args = parser.parse_args()
 
     database_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
@@ -47,10 +50,15 @@ def main() -> None:
     fixtures = prepare(args.rows, env)
     every_case = buyer_cases(fixtures) + gift_card_cases(fixtures) + transaction_cases(fixtures)
     cases = [case for case in every_case if not args.only or case.name in args.only]
+    if args.profile:
+        print(profile(fixtures, args.profile, args.inprocess_requests))
+        return
     run_fairness = not args.only or "fair workers" in args.only
+    run_inprocess = not args.only or "in process" in args.only
     run_webhooks = "subscribed_token" in fixtures and (not args.only or "webhook deliveries" in args.only)
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    inprocess_lines = inprocess(fixtures, args.inprocess_requests) if run_inprocess else []
     fairness_lines = fairness(wrk, env, fixtures, 3, args.seconds, workdir) if run_fairness else []
     webhook_lines = webhook_deliveries(env, fixtures, workdir) if run_webhooks else []
     # The limiter counts every embed request but, at this budget, never refuses one.
@@ -83,7 +91,7 @@ def main() -> None:
 
     summaries = {name: summarise(runs) for name, runs in results.items() if runs}
     print()
-    for stage in (fairness_lines, webhook_lines):
+    for stage in (inprocess_lines, fairness_lines, webhook_lines):
         if stage:
             print("\n".join(stage))
             print()
