@@ -201,7 +201,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "payments.rest.pagination.KeysetCursorPagination",
     "DEFAULT_FILTER_BACKENDS": ["payments.rest.filters.QueryFilterBackend"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["payments.rest.renderers.FastJSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["payments.rest.parsers.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "payments.apidoc.autoschema.ApiAutoSchema",
     "EXCEPTION_HANDLER": "payments.rest.envelope.api_exception_handler",

@@ -1,5 +1,6 @@
 """Serializer building blocks every resource app shares."""
 
+import copy
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -30,7 +31,19 @@ else:
 
 class StrictSerializerMixin(_SerializerBase):
     """Unknown body fields are a 400, not silently dropped: a typo must not pass for an empty value. A field of the
-    upstream request this server does not act on is declared as an `UnsupportedField`, which refuses it by name."""
+    upstream request this server does not act on is declared as an `UnsupportedField`, which refuses it by name.
+
+    Its fields are built once per class: each request binds shallow copies of them, where DRF would rebuild every
+    field (and every field of every nested serializer) from its arguments on each request. Fields keep no state
+    of a request; a nested serializer's copy builds its own fields the same way when it is used."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        cls = type(self)
+        prototypes: dict[str, serializers.Field[Any, Any, Any, Any]] | None = cls.__dict__.get("_prototype_fields")
+        if prototypes is None:
+            prototypes = super().get_fields()
+            cls._prototype_fields = prototypes  # type: ignore[attr-defined]
+        return {name: copy.copy(field) for name, field in prototypes.items()}
 
     def to_internal_value(self, data: object) -> dict[str, Any]:
         if not isinstance(data, dict):

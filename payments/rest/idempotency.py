@@ -38,7 +38,6 @@ from django.db.models import F
 from django.http import Http404, HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import APIException
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -47,6 +46,7 @@ from payments.errors import Conflict, DomainError
 from payments.rest.envelope import envelope
 from payments.rest.models import IdempotencyRecord
 from payments.rest.permissions import request_merchant_account
+from payments.rest.renderers import render_json
 from payments.savepoints import savepoint_if_nested
 from payments.vault.crypto import keyed_hash
 
@@ -241,7 +241,7 @@ def _replay(record: IdempotencyRecord) -> HttpResponse:
 
 def _rendered(data: object) -> str:
     # The renderer the API answers with, so the stored text is what the first client received.
-    return JSONRenderer().render(data).decode()
+    return render_json(data).decode()
 
 
 def _stored_headers(response: Response) -> dict[str, str]:

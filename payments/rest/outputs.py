@@ -2,8 +2,8 @@
 
 An output serializer declares every field it renders, with its type, so the OpenAPI schema documents each
 response. Rendering follows those declarations without DRF's per-field machinery: the readable fields are
-turned once per serializer into a plan of (name, read the value, render it) steps, which list pages run
-for every row.
+turned once per serializer class into a plan of (name, read the value, render it) steps, which every response
+(and every row of a list page) runs, without building the serializer's fields again.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import is_simple_callable
 
-Step = tuple[str, Callable[[Any], Any]]
+# (name, step, whether the step takes the serializer): a method field runs on the serializer rendering, whose
+# context is the request's; every other step is bound to the class's prototype, built once.
+Step = tuple[str, Callable[..., Any], bool]
 
 # Marks a constant's schema until `payments.apidoc.hooks.inline_constants` turns it into a one-value enum in place.
 CONSTANT_KEY = "x-constant"
@@ -81,15 +83,13 @@ def _reader(source_attrs: list[str]) -> Callable[[Any], Any]:
     return read_path
 
 
-def _step(
-    serializer: serializers.Serializer[Any], field: serializers.Field[Any, Any, Any, Any]
-) -> Callable[[Any], Any]:
+def _step(field: serializers.Field[Any, Any, Any, Any]) -> tuple[Callable[..., Any], bool]:
     if isinstance(field, serializers.SerializerMethodField):
-        method: Callable[[Any], Any] = getattr(serializer, field.method_name)
-        return method
+        method: Callable[..., Any] = getattr(type(field.parent), field.method_name)
+        return method, True
     render = field.to_representation
     if field.source == "*":
-        return render
+        return render, False
     read = _reader(field.source_attrs)
 
     def step(instance: Any) -> Any:
@@ -98,19 +98,28 @@ def _step(
             value = value()  # a model method named as the source, as DRF allows
         return None if value is None else render(value)
 
-    return step
+    return step, False
+
+
+_plans: dict[type[serializers.Serializer[Any]], list[Step]] = {}
+
+
+def _plan(cls: type[OutputSerializer]) -> list[Step]:
+    """The class's rendering steps, from a prototype whose fields are built once (a serializer takes no arguments
+    that change its fields: `many`, `source` and `allow_null` are its parent's business)."""
+    plan = _plans.get(cls)
+    if plan is None:
+        # Readable fields are bound to the prototype, so every one has its name.
+        plan = [(str(field.field_name), *_step(field)) for field in cls()._readable_fields]
+        _plans[cls] = plan
+    return plan
 
 
 class OutputSerializer(serializers.Serializer[Any]):
-    """A response body: declared, typed fields only, rendered by a plan compiled on first use."""
-
-    def _plan(self) -> list[Step]:
-        plan: list[Step] | None = self.__dict__.get("_render_plan")
-        if plan is None:
-            # Readable fields are bound to this serializer, so every one has its name.
-            plan = [(str(field.field_name), _step(self, field)) for field in self._readable_fields]
-            self.__dict__["_render_plan"] = plan
-        return plan
+    """A response body: declared, typed fields only, rendered by its class's plan (compiled on first use)."""
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
-        return {name: step(instance) for name, step in self._plan()}
+        return {
+            name: step(self, instance) if takes_serializer else step(instance)
+            for name, step, takes_serializer in _plan(type(self))
+        }
