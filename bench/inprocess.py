@@ -52,9 +52,11 @@ def _cases(fixtures: dict[str, str]) -> list[InProcessCase]:
         )
 
         def create(client: Client) -> Send:
-            return lambda: client.post(
-                "/transactions", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=secrets.token_hex(8)
-            ).status_code
+            return lambda: (
+                client.post(
+                    "/transactions", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=secrets.token_hex(8)
+                ).status_code
+            )
 
         def write_floor() -> int:
             request = factory.post(
