@@ -9,15 +9,42 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlparse
 
 from bench.cases import Case, Result
 from bench.fixtures import ROOT, free_port
 
+# The app servers the benchmark can run the project on (the "app servers" stage compares them; every other case runs
+# on CHOSEN, what `make serve` runs). Each is a command line for (WSGI application, workers, port); the project's own
+# gunicorn settings (config/gunicorn.conf.py) underlie every gunicorn variant, which overrides only its worker model.
+GUNICORN = [sys.executable, "-m", "gunicorn", "--config", "config/gunicorn.conf.py"]
+APP_SERVERS: dict[str, Callable[[str, int, int], list[str]]] = {
+    "gunicorn sync": lambda app, workers, port: [*GUNICORN, app],
+    "gthread keep-alive": lambda app, workers, port: [*GUNICORN, "--worker-class", "gthread", "--keep-alive", "5", app],
+    "gthread keep-alive, 2 connections": lambda app, workers, port: [
+        *GUNICORN, "--worker-class", "gthread", "--keep-alive", "5", "--worker-connections", "2", app
+    ],
+    "gthread no keep-alive": lambda app, workers, port: [
+        *GUNICORN, "--worker-class", "gthread", "--keep-alive", "0", "--worker-connections", "1", app
+    ],
+    "granian": lambda app, workers, port: [
+        sys.executable, "-m", "granian", "--interface", "wsgi", "--http", "1", "--no-ws", "--workers", str(workers),
+        "--blocking-threads", "1", "--backpressure", "1", "--log-level", "warning",
+        "--host", "127.0.0.1", "--port", str(port), app,
+    ],
+}  # fmt: skip
+CHOSEN = "gunicorn sync"
+
 
 def start_server(
-    env: dict[str, str], workers: int, log: Path, ready_path: str = "/readyz"
+    env: dict[str, str],
+    workers: int,
+    log: Path,
+    ready_path: str = "/readyz",
+    server: str = CHOSEN,
+    app: str = "bench.counted:application",
 ) -> tuple[subprocess.Popen, str]:
     port = free_port()
     # No recycling of workers during the run: a fresh worker would start with cold caches.
@@ -29,8 +56,7 @@ def start_server(
         "WEB_CONCURRENCY": str(workers),
         "WEB_MAX_REQUESTS": "0",
     }
-    # The project's config plus a per-worker request count (bench/gunicorn.conf.py).
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "--config", "bench/gunicorn.conf.py"]
+    command = APP_SERVERS[server](app, workers, port)
     process = subprocess.Popen(
         command, cwd=ROOT, env=server_env, stdout=subprocess.DEVNULL, stderr=log.open("wb"), start_new_session=True
     )
@@ -47,7 +73,7 @@ def start_server(
             break
         time.sleep(0.5)
     stop_server(process)
-    raise SystemExit(f"gunicorn did not become ready; see {log}")
+    raise SystemExit(f"{server} did not become ready; see {log}")
 
 
 def stop_server(process: subprocess.Popen) -> None:

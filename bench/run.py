@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.cases import Result, buyer_cases, gift_card_cases, transaction_cases
-from bench.fairness import fairness
+from bench.fairness import app_servers
 from bench.fixtures import ensure_database, prepare, server_environment
 from bench.inprocess import inprocess, profile
 from bench.load import drive, ensure_wrk, start_server, stop_server
@@ -53,13 +53,13 @@ def main() -> None:
     if args.profile:
         print(profile(fixtures, args.profile, args.inprocess_requests))
         return
-    run_fairness = not args.only or "fair workers" in args.only
+    run_servers = not args.only or "app servers" in args.only
     run_inprocess = not args.only or "in process" in args.only
     run_webhooks = "subscribed_token" in fixtures and (not args.only or "webhook deliveries" in args.only)
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
     inprocess_lines = inprocess(fixtures, args.inprocess_requests) if run_inprocess else []
-    fairness_lines = fairness(wrk, env, fixtures, 3, args.seconds, workdir) if run_fairness else []
+    server_lines = app_servers(wrk, env, fixtures, 3, args.seconds, workdir) if run_servers else []
     webhook_lines = webhook_deliveries(env, fixtures, workdir) if run_webhooks else []
     # The limiter counts every embed request but, at this budget, never refuses one.
     servers = {}
@@ -67,7 +67,9 @@ def main() -> None:
         servers["main"] = start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")
     if any(case.server == "bare" for case in cases):
         bare = {**env, "DJANGO_SETTINGS_MODULE": "bench.bare_settings"}
-        servers["bare"] = start_server(bare, args.workers, workdir / "bare.log", ready_path="/bare/buyers?limit=1")
+        servers["bare"] = start_server(
+            bare, args.workers, workdir / "bare.log", ready_path="/bare/buyers?limit=1", app="bench.bare_wsgi"
+        )
     if any(case.server == "limits-off" for case in cases):
         servers["limits-off"] = start_server({**env, "RATELIMIT_ENABLE": "false"}, args.workers, workdir / "off.log")
     results: dict[str, list[Result]] = {case.name: [] for case in cases}
@@ -91,7 +93,7 @@ def main() -> None:
 
     summaries = {name: summarise(runs) for name, runs in results.items() if runs}
     print()
-    for stage in (inprocess_lines, fairness_lines, webhook_lines):
+    for stage in (inprocess_lines, server_lines, webhook_lines):
         if stage:
             print("\n".join(stage))
             print()
