@@ -1,5 +1,7 @@
 """The project's WSGI application, counting the requests each worker process serves, whatever the app server
-(`bench/servers.py` compares several): the benchmark reads how evenly the workers share the load.
+(the "app servers" stage compares several): the benchmark reads how evenly the workers share the load. With
+`BENCH_PROCESSOR_TIMES` (a directory) it also writes, per request, the seconds the application took and the seconds
+of it spent in Stripe's library waiting for the processor's HTTP answers (bench/processors.py).
 
 The counts live in a file of 8-byte slots (`BENCH_WORKER_COUNTS`), mapped by every worker. Slot 0 holds the
 next free slot; a worker takes one (under a file lock) at its first request and adds one after each request.
@@ -11,6 +13,11 @@ import mmap
 import os
 import struct
 import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import stripe
 
 from config.wsgi import application as project_application
 
@@ -33,8 +40,34 @@ def _slot() -> tuple[mmap.mmap, int]:
     return _mine["counts"], _mine["offset"]  # type: ignore[return-value]
 
 
+_timings_dir = os.environ.get("BENCH_PROCESSOR_TIMES")
+_processor = threading.local()
+
+
+def _timed(call: Callable[..., Any]) -> Callable[..., Any]:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _processor.seconds += time.perf_counter() - started
+
+    return timed
+
+
+if _timings_dir:
+    # Every HTTP call the stripe library makes goes through this one method of its requests-based client.
+    stripe.RequestsClient._request_internal = _timed(stripe.RequestsClient._request_internal)  # type: ignore[method-assign]
+
+
 def application(environ, start_response):  # type: ignore[no-untyped-def]
+    _processor.seconds = 0.0
+    started = time.perf_counter()
     response = project_application(environ, start_response)
+    if _timings_dir:
+        took = time.perf_counter() - started
+        with open(os.path.join(_timings_dir, f"{os.getpid()}.txt"), "a") as timings:
+            timings.write(f"{took:.6f} {_processor.seconds:.6f}\n")
     if _counts_path:
         with _lock:
             counts, offset = _slot()

@@ -23,6 +23,7 @@ from bench.fairness import app_servers
 from bench.fixtures import ensure_database, prepare, server_environment
 from bench.inprocess import inprocess, profile
 from bench.load import drive, ensure_wrk, start_server, stop_server
+from bench.processors import stripe_payments
 from bench.report import report_targets, summarise, table
 from bench.webhook_load import webhook_deliveries
 
@@ -55,11 +56,13 @@ def main() -> None:
         return
     run_servers = not args.only or "app servers" in args.only
     run_inprocess = not args.only or "in process" in args.only
+    run_stripe = "transactions_token" in fixtures and (not args.only or "stripe payment" in args.only)
     run_webhooks = "subscribed_token" in fixtures and (not args.only or "webhook deliveries" in args.only)
 
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
     inprocess_lines = inprocess(fixtures, args.inprocess_requests) if run_inprocess else []
     server_lines = app_servers(wrk, env, fixtures, 3, args.seconds, workdir) if run_servers else []
+    stripe_lines = stripe_payments(wrk, env, args.workers, 5 * args.seconds, workdir) if run_stripe else []
     webhook_lines = webhook_deliveries(env, fixtures, workdir) if run_webhooks else []
     # The limiter counts every embed request but, at this budget, never refuses one.
     servers = {}
@@ -93,7 +96,7 @@ def main() -> None:
 
     summaries = {name: summarise(runs) for name, runs in results.items() if runs}
     print()
-    for stage in (inprocess_lines, server_lines, webhook_lines):
+    for stage in (inprocess_lines, server_lines, stripe_lines, webhook_lines):
         if stage:
             print("\n".join(stage))
             print()

@@ -1,0 +1,101 @@
+"""Paying through a real processor's library: `POST /transactions` routed to a `stripe-card` payment service whose
+Stripe is localstripe (a fake of Stripe's API, started as the test suite starts it). What matters is the time this
+server adds on top of the processor's own answers: each worker writes, per request, the time the application took
+and the time spent inside Stripe's library waiting for HTTP answers (bench/counted.py); the difference is ours.
+
+localstripe is one Python process on the same two cores, far slower than Stripe: 2 connections keep it from
+becoming a queue that every request waits in (its time is subtracted anyway, but its CPU competes with ours).
+"""
+
+import json
+import statistics
+from pathlib import Path
+
+from bench.cases import Case
+from bench.fixtures import TRANSACTION
+from bench.load import drive, start_server, stop_server
+
+STRIPE_ACCOUNT = "bench-stripe"
+STRIPE_SECRET = "sk_test_bench_0123456789"  # noqa: S105 - localstripe takes any test key
+CONNECTIONS = 2
+
+
+def stripe_account() -> str:
+    """A merchant account whose one payment service is `stripe-card`; a token that may pay for it."""
+    from payments.accounts.keys import generate_private_key, mint_token, public_pem
+    from payments.accounts.models import MerchantAccount
+    from payments.accounts.services import api_key_register
+    from paymentservices.models import PaymentService
+    from paymentservices.services import payment_service_create, payment_service_update
+
+    account, _ = MerchantAccount.objects.get_or_create(id=STRIPE_ACCOUNT, defaults={"display_name": "Stripe"})
+    # A service of an earlier run is sealed with that run's throwaway card keys (bench/fixtures.py): retire it.
+    for earlier in PaymentService.objects.filter(merchant_account=account, definition_id="stripe-card", active=True):
+        payment_service_update(service=earlier, active=False)
+    payment_service_create(
+        merchant_account=account,
+        definition_id="stripe-card",
+        display_name="Stripe",
+        fields=[{"key": "secret_key", "value": STRIPE_SECRET}],
+        accepted_currencies=["USD"],
+        accepted_countries=["US"],
+        position=1,  # before the sandbox service every new account starts with
+    )
+    private_key, private_pem = generate_private_key()
+    api_key_register(public_key_pem=public_pem(private_key), merchant_account=account)
+    return mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def stripe_payments(wrk: str, env: dict[str, str], workers: int, seconds: float, workdir: Path) -> list[str]:
+    """Drive Stripe payments for `seconds`; the table of what the processor took and what this server added."""
+    from tests.servers import localstripe
+
+    token = stripe_account()
+    body = json.dumps(
+        {**TRANSACTION, "payment_method": {**TRANSACTION["payment_method"], "number": "4242424242424242"}}
+    )
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "x-gr4vy-merchant-account-id": STRIPE_ACCOUNT,
+    }
+    case = Case("stripe payment", "/transactions", headers, "POST", body, unique_header="Idempotency-Key")
+    timings = workdir / "processor-times"
+    timings.mkdir()
+    with localstripe() as fake:
+        timed = {**env, "STRIPE_API_BASE": fake.url, "BENCH_PROCESSOR_TIMES": str(timings)}
+        server = start_server(timed, workers, workdir / "stripe.log")
+        try:
+            drive(wrk, server, case, 2, CONNECTIONS, workdir)  # warm: code, caches, connections
+            for warm in timings.iterdir():
+                warm.unlink()
+            result = drive(wrk, server, case, seconds, CONNECTIONS, workdir)
+        finally:
+            stop_server(server[0])
+    pairs = [tuple(map(float, line.split())) for path in timings.iterdir() for line in path.read_text().splitlines()]
+    if not pairs or result.bad:
+        return [f"stripe payment: {len(pairs)} timed requests, {result.bad} errors; see {workdir}"]
+    took, processor = [1000 * t for t, _ in pairs], [1000 * p for _, p in pairs]
+    added = [t - p for t, p in zip(took, processor, strict=True)]
+    rows = [("in the application", took), ("in Stripe's library (the processor's answers)", processor)]
+    rows.append(("added by this server", added))
+    lines = [
+        f"Stripe payments through localstripe: {len(pairs):,} requests, {CONNECTIONS} connections, "
+        f"{result.rps:,.0f} req/s; at the client p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms",
+        "",
+        "| per request | p50 ms | p99 ms | mean ms |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, values in rows:
+        lines.append(
+            f"| {label} | {_percentile(values, 0.5):.2f} | {_percentile(values, 0.99):.2f} "
+            f"| {statistics.mean(values):.2f} |"
+        )
+    verdict = "ok" if _percentile(added, 0.5) < 10 else "MISSED"
+    lines += ["", f"- added by this server, p50 under 10 ms: {_percentile(added, 0.5):.2f} ms {verdict}"]
+    return lines
