@@ -50,7 +50,7 @@ def _timed(call: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return call(*args, **kwargs)
         finally:
-            _processor.seconds += time.perf_counter() - started
+            _processor.seconds = getattr(_processor, "seconds", 0.0) + time.perf_counter() - started
 
     return timed
 
