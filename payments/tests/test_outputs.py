@@ -90,3 +90,31 @@ def test_constants_are_documented_with_their_value_and_type():
 def test_a_none_constant_must_name_its_type():
     with pytest.raises(TypeError, match="schema"):
         ConstantField(None)
+
+
+class ContextOutput(OutputSerializer):
+    name = serializers.CharField(allow_null=True)
+    seen_by = serializers.SerializerMethodField()
+
+    def get_seen_by(self, thing: Thing) -> str:
+        return str(self.context.get("viewer"))
+
+
+def test_a_class_builds_its_fields_once_however_many_responses_it_renders(monkeypatch):
+    ThingOutput(THINGS[0]).data  # the plan exists from here on
+    built: list[object] = []
+    monkeypatch.setattr(serializers.Serializer, "get_fields", lambda self: built.append(self) or {})
+
+    rows = ThingOutput(THINGS, many=True).data
+    single = ThingOutput(THINGS[0]).data
+
+    assert built == []
+    assert [row["id"] for row in rows] == [1, 2, 3]
+    assert single["shouted"] == "ADA"
+
+
+def test_a_method_field_runs_on_the_serializer_rendering_with_its_context():
+    first = ContextOutput(THINGS[0], context={"viewer": "alice"}).data
+    second = ContextOutput(THINGS[1], context={"viewer": "bob"}).data
+
+    assert (first["seen_by"], second["seen_by"]) == ("alice", "bob")
