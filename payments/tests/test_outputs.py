@@ -101,7 +101,7 @@ class ContextOutput(OutputSerializer):
 
 
 def test_a_class_builds_its_fields_once_however_many_responses_it_renders(monkeypatch):
-    ThingOutput(THINGS[0]).data  # the plan exists from here on
+    assert ThingOutput(THINGS[0]).data  # the plan exists from here on
     built: list[object] = []
     monkeypatch.setattr(serializers.Serializer, "get_fields", lambda self: built.append(self) or {})
 
