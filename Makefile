@@ -82,7 +82,13 @@ serve: $(STAMP)
 	$(BIN)/python manage.py collectstatic --no-input
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn config.wsgi --config config/gunicorn.conf.py
 
-bench: install
+# The benchmark's app-server stage also runs granian (the `bench` extra), which the server itself does not need.
+BENCH_STAMP := $(VENV)/.bench-installed
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,bench]"
+	touch $(BENCH_STAMP)
+
+bench: install $(BENCH_STAMP)
 	$(BIN)/python bench/run.py
 
 clean:

@@ -23,7 +23,9 @@ def worker_counts(path: Path) -> list[int]:
 def app_servers(
     wrk: str, env: dict[str, str], fixtures: dict[str, str], rounds: int, seconds: float, workdir: Path
 ) -> list[str]:
-    """Every server of `APP_SERVERS` in every layout: req/s, p99, errors and each worker's share, per round."""
+    """Every server of `APP_SERVERS` in every layout: req/s, p99, errors and each worker's share, per round. The
+    servers of a layout run side by side and take turns, round after round, so a change in the machine's load
+    falls on all of them alike."""
     auth = {"Authorization": f"Bearer {fixtures['token']}"}
     case = Case("fair workers", "/buyers?limit=20", auth)
     lines = [
@@ -31,21 +33,22 @@ def app_servers(
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     worst: dict[str, float] = {}
-    for name in APP_SERVERS:
-        for workers, connections in FAIRNESS_LAYOUTS:
-            counts_path = workdir / f"counts-{workers}.bin"
-            counts_path.write_bytes(bytes(8 * 64))
-            counted = {**env, "BENCH_WORKER_COUNTS": str(counts_path)}
-            server = start_server(counted, workers, workdir / f"servers-{workers}.log", server=name)
-            try:
-                # Warm every worker (its first requests load code, caches and a connection) before counting; a
-                # server that leaves a worker idle may never warm it: then count anyway.
-                for _ in range(5):
-                    drive(wrk, server, case, 1, connections, workdir)
-                    served = worker_counts(counts_path)[1 : workers + 1]
-                    if len(served) == workers and min(served) >= FAIRNESS_WARM_REQUESTS:
-                        break
-                for round_number in range(rounds):
+    for workers, connections in FAIRNESS_LAYOUTS:
+        servers = {}
+        try:
+            for index, name in enumerate(APP_SERVERS):
+                counts_path = workdir / f"counts-{workers}-{index}.bin"
+                counts_path.write_bytes(bytes(8 * 64))
+                counted = {**env, "BENCH_WORKER_COUNTS": str(counts_path)}
+                log = workdir / f"servers-{workers}-{index}.log"
+                servers[name] = (start_server(counted, workers, log, server=name), counts_path)
+            for server, counts_path in servers.values():
+                _warm(wrk, server, case, workers, connections, counts_path, workdir)
+            for round_number in range(rounds):
+                names = list(servers)
+                shift = round_number % len(names)
+                for name in names[shift:] + names[:shift]:
+                    server, counts_path = servers[name]
                     before = worker_counts(counts_path)
                     result = drive(wrk, server, case, seconds, connections, workdir)
                     after = worker_counts(counts_path)
@@ -60,12 +63,25 @@ def app_servers(
                     )
                     print(f"  {name} {workers}w/{connections}c round {round_number + 1}: {result.rps:,.0f} req/s,"
                           f" p99 {result.p99_ms:.1f} ms, {result.bad} errors, {shares} ({spread:.0%})")  # fmt: skip
-            finally:
-                stop_server(server[0])
+        finally:
+            for (process, _), _ in servers.values():
+                stop_server(process)
     lines.append("")
     for name, spread in worst.items():
         verdict = "ok" if spread <= FAIRNESS_TOLERANCE else "MISSED"
         lines.append(
-            f"- {name}: every worker within {FAIRNESS_TOLERANCE:.0%} of the mean? worst {spread:.0%} {verdict}"
+            f"- {name}: every worker within {FAIRNESS_TOLERANCE:.0%} of the mean? worst {spread:.0%}, {verdict}"
         )
     return lines
+
+
+def _warm(
+    wrk: str, server: tuple, case: Case, workers: int, connections: int, counts_path: Path, workdir: Path
+) -> None:
+    """Warm every worker (its first requests load code, caches and a connection) before counting; a server that
+    leaves a worker idle may never warm it: then count anyway."""
+    for _ in range(5):
+        drive(wrk, server, case, 1, connections, workdir)
+        served = worker_counts(counts_path)[1 : workers + 1]
+        if min(served) >= FAIRNESS_WARM_REQUESTS:
+            return
