@@ -5,6 +5,7 @@ import datetime
 import uuid
 
 import pytest
+from rest_framework.fields import Field
 from rest_framework_simplejwt.backends import TokenBackend
 
 from buyers.tests.factories import BuyerFactory
@@ -150,3 +151,48 @@ def test_a_rate_limit_count_is_one_cache_round_trip_once_its_window_started(cach
     assert (first.count, second.count, read.count) == (1, 2, 2)
     assert cache_calls[:started] == ["incr", "add"]  # the window's first request creates the counter
     assert cache_calls[started:] == ["incr", "get"]
+
+
+# A card authorization as the SDK sends it; 4111... is approved by the sandbox.
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
+CREATE = {"amount": 1299, "currency": "USD", "payment_method": CARD}
+# Statements of a warm create inside the test's own transaction, where each of the create's transactions is a
+# savepoint (SAVEPOINT and RELEASE counted); transactions/tests/test_create_cost.py counts them as a server sends
+# them, with real transactions: 15.
+CREATE_QUERIES = 19
+
+
+@pytest.fixture
+def warm_creator(api_client, merchant_account):
+    """A client whose token, key, account and every serializer class of a create are warm."""
+    client = api_client(scopes=["transactions.write", "transactions.read"])
+    response = client.post("/transactions", CREATE, format="json", HTTP_IDEMPOTENCY_KEY="warm-up")
+    assert response.status_code == 201, response.content
+    return client
+
+
+def test_a_warm_create_costs_a_fixed_number_of_queries_and_no_signature_check(
+    warm_creator, django_assert_num_queries, signature_checks
+):
+    with django_assert_num_queries(CREATE_QUERIES):
+        response = warm_creator.post("/transactions", CREATE, format="json", HTTP_IDEMPOTENCY_KEY="order-1")
+
+    assert response.status_code == 201
+    assert response.json()["status"] == "authorization_succeeded"
+    assert signature_checks == []
+
+
+def test_a_warm_create_builds_no_serializer_field(warm_creator, monkeypatch):
+    """Input and output serializers build their fields once per class (payments/rest/fields.py, outputs.py): DRF
+    would deep-copy every declared field of every nested serializer on every request."""
+    rebuilt: list[str] = []
+    deepcopy = Field.__deepcopy__
+    monkeypatch.setattr(
+        Field, "__deepcopy__", lambda self, memo: rebuilt.append(type(self).__name__) or deepcopy(self, memo)
+    )
+
+    response = warm_creator.post("/transactions", CREATE, format="json", HTTP_IDEMPOTENCY_KEY="order-2")
+    replayed = warm_creator.get(f"/transactions/{response.json()['id']}")
+
+    assert (response.status_code, replayed.status_code) == (201, 200)
+    assert rebuilt == []
