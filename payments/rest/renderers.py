@@ -6,6 +6,7 @@ U+2029 escaped for JavaScript); orjson writes the same text several times faster
 refuses (an integer beyond 64 bits, an indented answer asked for in `Accept`) is rendered by DRF itself.
 """
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -35,7 +36,7 @@ class FastJSONRenderer(JSONRenderer):
     """`application/json` answers written by orjson (`render_json`)."""
 
     def render(
-        self, data: Any, accepted_media_type: str | None = None, renderer_context: dict[str, Any] | None = None
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Mapping[str, Any] | None = None
     ) -> bytes:
         if data is None:
             return b""
