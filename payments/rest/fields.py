@@ -35,7 +35,9 @@ class StrictSerializerMixin(_SerializerBase):
 
     Its fields are built once per class: each request binds shallow copies of them, where DRF would rebuild every
     field (and every field of every nested serializer) from its arguments on each request. Fields keep no state
-    of a request; a nested serializer's copy builds its own fields the same way when it is used."""
+    of a request; a nested serializer's copy builds its own fields the same way when it is used. The item field of
+    a list (`many=True`, `ListField`, `DictField`) is shared by the copies: it sees neither the request's context
+    nor `partial`, which no item validation here reads (the top-level serializer's own methods see both)."""
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         cls = type(self)
