@@ -16,7 +16,8 @@ from rest_framework import serializers
 from rest_framework.fields import is_simple_callable
 
 # (name, step, whether the step takes the serializer): a method field runs on the serializer rendering, whose
-# context is the request's; every other step is bound to the class's prototype, built once.
+# context is the request's; every other step is bound to the class's prototype, built once. So a nested output
+# renders through its prototype: its method fields see no request context (those that read it are top-level).
 Step = tuple[str, Callable[..., Any], bool]
 
 # Marks a constant's schema until `payments.apidoc.hooks.inline_constants` turns it into a one-value enum in place.
