@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.db.models.manager import BaseManager
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import is_simple_callable
 
-# (name, step, whether the step takes the serializer): a method field runs on the serializer rendering, whose
-# context is the request's; every other step is bound to the class's prototype, built once. So a nested output
-# renders through its prototype: its method fields see no request context (those that read it are top-level).
+# (name, step, whether the step takes the serializer): a method field, and a nested output, run with the serializer
+# rendering, whose context is the request's (as DRF hands a nested serializer its root's context); every other step
+# is bound to the class's prototype, built once.
 Step = tuple[str, Callable[..., Any], bool]
 
 # Marks a constant's schema until `payments.apidoc.hooks.inline_constants` turns it into a one-value enum in place.
@@ -88,6 +89,9 @@ def _step(field: serializers.Field[Any, Any, Any, Any]) -> tuple[Callable[..., A
     if isinstance(field, serializers.SerializerMethodField):
         method: Callable[..., Any] = getattr(type(field.parent), field.method_name)
         return method, True
+    nested = _nested_output(field)
+    if nested is not None:
+        return _nested_step(field, nested), True
     render = field.to_representation
     if field.source == "*":
         return render, False
@@ -100,6 +104,35 @@ def _step(field: serializers.Field[Any, Any, Any, Any]) -> tuple[Callable[..., A
         return None if value is None else render(value)
 
     return step, False
+
+
+def _nested_output(field: serializers.Field[Any, Any, Any, Any]) -> type[OutputSerializer] | None:
+    """The output class `field` renders, one object or many; None for any other field."""
+    nested = field.child if isinstance(field, serializers.ListSerializer) else field
+    return type(nested) if isinstance(nested, OutputSerializer) else None
+
+
+def _itself(instance: Any) -> Any:
+    return instance
+
+
+def _nested_step(
+    field: serializers.Field[Any, Any, Any, Any], cls: type[OutputSerializer]
+) -> Callable[[Any, Any], Any]:
+    many = isinstance(field, serializers.ListSerializer)
+    read: Callable[[Any], Any] = _itself if field.source == "*" else _reader(field.source_attrs)
+
+    def nested_step(parent: serializers.Serializer[Any], instance: Any) -> Any:
+        value = read(instance)
+        if value is None:
+            return None
+        renderer = cls(context=parent.context)  # no fields are built: its class's plan renders
+        if not many:
+            return renderer.to_representation(value)
+        items = value.all() if isinstance(value, BaseManager) else value
+        return [renderer.to_representation(item) for item in items]
+
+    return nested_step
 
 
 _plans: dict[type[serializers.Serializer[Any]], list[Step]] = {}

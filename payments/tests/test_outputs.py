@@ -118,3 +118,26 @@ def test_a_method_field_runs_on_the_serializer_rendering_with_its_context():
     second = ContextOutput(THINGS[1], context={"viewer": "bob"}).data
 
     assert (first["seen_by"], second["seen_by"]) == ("alice", "bob")
+
+
+@dataclass
+class Wrapper:
+    one: Thing
+    many: list[Thing]
+
+
+class WrapperOutput(OutputSerializer):
+    one = ContextOutput()
+    many = ContextOutput(many=True)
+    itself = ContextOutput(source="one")
+
+
+def test_a_nested_output_sees_the_context_of_the_serializer_rendering_it():
+    wrapper = Wrapper(one=THINGS[0], many=[THINGS[1], THINGS[2]])
+
+    data = WrapperOutput(wrapper, context={"viewer": "carol"}).data
+    rows = WrapperOutput([wrapper], many=True, context={"viewer": "dave"}).data
+
+    assert data["one"] == data["itself"] == {"name": "Ada", "seen_by": "carol"}
+    assert [item["seen_by"] for item in data["many"]] == ["carol", "carol"]
+    assert rows[0]["many"][1]["seen_by"] == "dave"
