@@ -66,17 +66,22 @@ def main() -> None:
     webhook_lines = webhook_deliveries(env, fixtures, workdir) if run_webhooks else []
     # The limiter counts every embed request but, at this budget, never refuses one.
     servers = {}
-    if cases:
-        servers["main"] = start_server({**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log")
-    if any(case.server == "bare" for case in cases):
-        bare = {**env, "DJANGO_SETTINGS_MODULE": "bench.bare_settings"}
-        servers["bare"] = start_server(
-            bare, args.workers, workdir / "bare.log", ready_path="/bare/buyers?limit=1", app="bench.bare_wsgi"
-        )
-    if any(case.server == "limits-off" for case in cases):
-        servers["limits-off"] = start_server({**env, "RATELIMIT_ENABLE": "false"}, args.workers, workdir / "off.log")
     results: dict[str, list[Result]] = {case.name: [] for case in cases}
     try:
+        # Started inside the try: a server that fails to start stops those started before it.
+        if cases:
+            servers["main"] = start_server(
+                {**env, "RATELIMIT_EMBED": "1000000000/m"}, args.workers, workdir / "main.log"
+            )
+        if any(case.server == "bare" for case in cases):
+            bare = {**env, "DJANGO_SETTINGS_MODULE": "bench.bare_settings"}
+            servers["bare"] = start_server(
+                bare, args.workers, workdir / "bare.log", ready_path="/bare/buyers?limit=1", app="bench.bare_wsgi"
+            )
+        if any(case.server == "limits-off" for case in cases):
+            servers["limits-off"] = start_server(
+                {**env, "RATELIMIT_ENABLE": "false"}, args.workers, workdir / "off.log"
+            )
         print(f"warming up {len(cases)} cases")
         for case in cases:
             drive(wrk, servers[case.server], case, 1, args.connections, workdir)
