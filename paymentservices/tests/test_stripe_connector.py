@@ -3,14 +3,22 @@ official library: what the connector did is checked in what Stripe holds, not in
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import pytest
 import requests
 import stripe
 
 from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome
-from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, verify_credentials
+from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, _session, verify_credentials
+from paymentservices.connectors import MIN_CALL_SECONDS
 from tests.servers import localstripe
 
 KEY = "sk_test_connector_0123456789"
@@ -271,3 +279,91 @@ def test_stripes_own_5xx_is_no_answer(connector, monkeypatch):
     result = connector.capture(processor_reference="pi_missing", amount=100, currency="USD", reference="z:capture")
 
     assert (result.outcome, result.raw_response_code) == (Outcome.FAILED, "500")
+
+
+
+@dataclass
+class _Front:
+    url: str
+    accepted: list[socket.socket] = field(default_factory=list)
+
+
+@contextmanager
+def _front(port: int | None) -> Iterator[_Front]:
+    """A TCP front for Stripe at 127.0.0.1:`port` that keeps every connection it accepts (what Stripe's side would
+    count) and passes the bytes through; with no port, it reads what is sent and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    front = _Front(f"http://127.0.0.1:{listener.getsockname()[1]}")
+
+    def pipe(source: socket.socket, sink: socket.socket | None) -> None:
+        with contextlib.suppress(OSError):
+            while chunk := source.recv(65536):
+                if sink is not None:
+                    sink.sendall(chunk)
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # the listener closed: the test is over
+            while True:
+                client, _ = listener.accept()
+                front.accepted.append(client)
+                upstream = None if port is None else socket.create_connection(("127.0.0.1", port))
+                threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+                if upstream is not None:
+                    threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield front
+    finally:
+        listener.close()
+        for client in front.accepted:
+            client.close()
+
+
+def test_payments_in_a_worker_share_one_connection_to_stripe(stripe_api, settings):
+    with _front(stripe_api.port) as front:
+        settings.STRIPE_API_BASE = front.url
+        for _ in range(5):  # five payments, each with its own connector and deadline, as routing makes them
+            connector = StripeConnector(secret_key=KEY, deadline=time.monotonic() + 30)
+            authorized = connector.authorize(_request())
+            assert authorized.outcome is Outcome.APPROVED
+            captured = connector.capture(
+                processor_reference=authorized.processor_reference,
+                amount=1299,
+                currency="USD",
+                reference=f"{uuid.uuid4()}:capture",
+            )
+            assert captured.outcome is Outcome.APPROVED
+
+        assert len(front.accepted) == 1
+
+
+def test_each_thread_and_process_has_its_own_session():
+    here = _session()
+    elsewhere: list[requests.Session] = []
+    thread = threading.Thread(target=lambda: elsewhere.append(_session()))
+    thread.start()
+    thread.join()
+
+    assert _session() is here
+    assert elsewhere[0] is not here
+
+
+def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings, monkeypatch):
+    settings.STRIPE_TIMEOUT_SECONDS = 30
+    waits: list[float] = []
+    original = requests.Session.request
+
+    def spy(self, method, url, **kwargs):
+        waits.append(kwargs["timeout"])
+        return original(self, method, url, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", spy)
+    with _front(None) as silent:  # takes the request and never answers
+        settings.STRIPE_API_BASE = silent.url
+        deadline = time.monotonic() + 1
+        result = StripeConnector(secret_key=KEY, deadline=deadline).authorize(_request())
+
+    assert (result.outcome, result.error_code) == (Outcome.FAILED, "service_error")
+    assert len(waits) == 1
+    assert MIN_CALL_SECONDS <= waits[0] <= 1
