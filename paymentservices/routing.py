@@ -9,6 +9,7 @@ voids, refunds and lookups of the payments it authorized.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -23,7 +24,9 @@ from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import PaymentService
 from paymentservices.sandbox import REFUSAL, sandbox_payments_allowed
 from paymentservices.selectors import payment_service_get
-from paymentservices.services import payment_service_credentials
+from paymentservices.services import CredentialsUnreadable, payment_service_credentials
+
+logger = logging.getLogger(__name__)
 
 SERVICE_POINTER = "/payment_service_id"
 
@@ -107,7 +110,36 @@ def connector_for(service: PaymentService, *, deadline: float | None = None) -> 
 
 def connection_options_keys(route: Route) -> frozenset[str]:
     """The `connection_options` sets some service of the route reads (each connector reads only its own)."""
-    return frozenset().union(*(connector_for(service).connection_options_keys for service in route.services))
+    return frozenset().union(*(_options_keys(service) for service in route.services))
+
+
+def _options_keys(service: PaymentService) -> frozenset[str]:
+    try:
+        return connector_for(service).connection_options_keys
+    except CredentialsUnreadable:  # the service cannot take the payment: it reads nothing (see `_authorize`)
+        return frozenset()
+
+
+# The answer of a service whose credentials cannot be read: no processor was asked, so the payment goes on.
+UNREADABLE_CREDENTIALS = ConnectorResult(
+    outcome=Outcome.FAILED,
+    error_code="invalid_service_configuration",
+    raw_response_code="credentials_unreadable",
+    raw_response_description="The payment service's credentials cannot be read: they must be entered again.",
+)
+
+
+def _authorize(service: PaymentService, request: AuthorizationRequest, deadline: float) -> ConnectorResult:
+    """`service`'s answer; a service whose stored credentials cannot be opened answers as one that gave no answer."""
+    try:
+        connector = connector_for(service, deadline=deadline)
+    except CredentialsUnreadable:
+        logger.error(
+            "Payment service %s: its credentials were sealed with a key that has been removed; enter them again.",
+            service.id,
+        )
+        return UNREADABLE_CREDENTIALS
+    return connector.authorize(request)
 
 
 # Declines worth sending to another processor: the refusal came from the route, not from the card or its holder,
@@ -153,12 +185,12 @@ def authorize_routed(
     """
     deadline = time.monotonic() + settings.PAYMENT_ROUTING_SECONDS
     service = route.first
-    result = connector_for(service, deadline=deadline).authorize(request)
+    result = _authorize(service, request, deadline)
     for following in route.services[1:]:
         if not try_next(result, service) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
             break
         if not next_attempt(service, result, following):
             break
         service = following
-        result = connector_for(service, deadline=deadline).authorize(request)
+        result = _authorize(service, request, deadline)
     return service, result

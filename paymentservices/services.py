@@ -27,6 +27,17 @@ class CredentialsRefused(DomainError):
     """The processor refused a credential (`POST /payment-services/verify`)."""
 
 
+class CredentialsUnreadable(DomainError):
+    """The service's stored credentials cannot be opened: the key they were sealed with is no longer configured."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The payment service's stored credentials can no longer be read (the key they were sealed with has been "
+            "removed): enter them again.",
+            pointer="/fields",
+        )
+
+
 class ProcessorUnavailable(DomainError):
     """The processor could not be asked to check the credentials."""
 
@@ -107,10 +118,15 @@ def _three_d_secure_require() -> None:
 
 
 def payment_service_credentials(*, service: PaymentService) -> dict[str, str]:
-    """Every credential of the service in clear, for a connector call only: never log, store or render it."""
-    opened = {
-        key: crypto.decrypt(token, context=_context(service.id, key)) for key, token in service.sealed_fields.items()
-    }
+    """Every credential of the service in clear, for a connector call only: never log, store or render it. Raises
+    `CredentialsUnreadable` when they were sealed with a key that has since been removed."""
+    try:
+        opened = {
+            key: crypto.decrypt(token, context=_context(service.id, key))
+            for key, token in service.sealed_fields.items()
+        }
+    except crypto.VaultError:
+        raise CredentialsUnreadable from None
     return {**service.fields, **opened}
 
 

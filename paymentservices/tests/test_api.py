@@ -410,3 +410,13 @@ def test_a_deleted_service_cannot_be_updated(writer, merchant_account):
     assert_error(writer.put(f"/payment-services/{service.pk}", {"position": 1}, format="json"), 409)
 
     assert _services(merchant_account) == [("Sandbox", 1)]
+
+
+def test_verify_of_credentials_sealed_with_a_removed_key_asks_for_them_again(writer, settings):
+    service = PaymentServiceFactory()
+    settings.CARD_ENCRYPTION_KEYS = ["k2:" + "A" * 43]  # the key the service was sealed with is gone
+    payload = {"payment_service_definition_id": "stripe-card", "payment_service_id": str(service.pk), "fields": []}
+
+    body = assert_error(writer.post("/payment-services/verify", payload, format="json"), 400, "/fields")
+
+    assert "enter them again" in body["message"]

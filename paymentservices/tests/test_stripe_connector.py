@@ -17,8 +17,8 @@ import requests
 import stripe
 
 from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome
-from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, _session, verify_credentials
 from paymentservices.connectors import MIN_CALL_SECONDS
+from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, _session, verify_credentials
 from tests.servers import localstripe
 
 KEY = "sk_test_connector_0123456789"
@@ -279,7 +279,6 @@ def test_stripes_own_5xx_is_no_answer(connector, monkeypatch):
     result = connector.capture(processor_reference="pi_missing", amount=100, currency="USD", reference="z:capture")
 
     assert (result.outcome, result.raw_response_code) == (Outcome.FAILED, "500")
-
 
 
 @dataclass

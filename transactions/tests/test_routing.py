@@ -283,3 +283,35 @@ def test_the_payment_time_budget_is_checked_at_start(settings, seconds, refused)
     settings.PAYMENT_ROUTING_SECONDS = seconds
 
     assert [message.id for message in routing_time_bounded(None)] == (["paymentservices.E001"] if refused else [])
+
+
+@pytest.fixture
+def sealed_with_a_removed_key(settings, merchant_account) -> PaymentService:
+    """A Stripe service first in the routing order whose credentials were sealed with a key since removed."""
+    service = payment_service_update(service=PaymentServiceFactory(merchant_account=merchant_account), position=1)
+    settings.CARD_ENCRYPTION_KEYS = ["k2:" + "A" * 43]  # a new key only: the one the service was sealed with is gone
+    return service
+
+
+def test_unreadable_credentials_hand_the_payment_on(client, sandbox, sealed_with_a_removed_key, caplog):
+    response = pay(client)
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["status"], body["payment_service"]["id"]) == ("authorization_succeeded", str(sandbox.pk))
+    failed = [details for name, details in events(body["id"]) if name == "authorization_attempt_failed"]
+    assert [(item["payment_service_id"], item["error_code"]) for item in failed] == [
+        (str(sealed_with_a_removed_key.pk), "invalid_service_configuration")
+    ]
+    logged = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert [str(sealed_with_a_removed_key.pk) in record.getMessage() for record in logged] == [True]
+
+
+def test_a_payment_for_only_that_service_fails_with_a_clear_error(client, sandbox, sealed_with_a_removed_key):
+    response = pay(client, payment_service_id=str(sealed_with_a_removed_key.pk))
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["status"], body["error_code"]) == ("authorization_failed", "invalid_service_configuration")
+    assert "sk_" not in response.content.decode()
+    assert Transaction.objects.get().status == "authorization_failed"
