@@ -27,8 +27,9 @@ class CredentialsRefused(DomainError):
     """The processor refused a credential (`POST /payment-services/verify`)."""
 
 
-class CredentialsUnreadable(DomainError):
-    """The service's stored credentials cannot be opened: the key they were sealed with is no longer configured."""
+class CredentialsUnreadable(DomainError, crypto.VaultError):
+    """The service's stored credentials cannot be opened: the key they were sealed with is no longer configured (or
+    the ciphertext is not this service's). Still a `VaultError`, so key rotation lists the service as one it failed."""
 
     def __init__(self) -> None:
         super().__init__(
