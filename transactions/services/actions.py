@@ -19,6 +19,7 @@ from transactions.services.state import (
     _connector,
     _locked,
     _move,
+    _processor_ready,
     _release_on_commit,
     _require,
     _return_gift_cards,
@@ -43,6 +44,7 @@ def _begin_capture(txn: Transaction, *, amount: int | None, actor: Actor) -> tup
 
 def transaction_capture(*, txn: Transaction, actor: Actor, amount: int | None = None) -> ActionResult:
     """Capture `amount` (default: all) of the authorization, once; the gift card debits are captured with it."""
+    _processor_ready(txn)
     txn, amount = _begin_capture(txn, amount=amount, actor=actor)
     result = None
     if txn.authorized_amount:
@@ -85,6 +87,7 @@ def _begin_void(txn: Transaction, *, actor: Actor) -> Transaction:
 
 def transaction_void(*, txn: Transaction, actor: Actor) -> ActionResult:
     """Release the authorization and give every gift card its money back."""
+    _processor_ready(txn)
     txn = _begin_void(txn, actor=actor)
     result = None
     if txn.authorized_amount:

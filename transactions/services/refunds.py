@@ -30,6 +30,7 @@ from transactions.services.state import (
     _connector,
     _event,
     _locked,
+    _processor_ready,
     _redemption_reference,
     _require,
 )
@@ -204,6 +205,8 @@ def refund_create(
     external_identifier: str | None = None,
 ) -> Refund:
     """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more."""
+    if target_type == RefundTargetType.PAYMENT_METHOD:
+        _processor_ready(txn)
     refund = _begin_refund(
         txn,
         actor=actor,
@@ -238,6 +241,7 @@ def refund_all(
     *, txn: Transaction, actor: Actor, reason: str | None = None, external_identifier: str | None = None
 ) -> list[Refund]:
     """Refund everything left on every instrument: the payment method and each gift card."""
+    _processor_ready(txn)
     refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier)
     return [
         _send_refund(refund, actor=actor) if refund.status == RefundStatus.PROCESSING else refund for refund in refunds

@@ -178,6 +178,14 @@ def _connector(txn: Transaction) -> PaymentConnector:
     return connector_for(txn.payment_service)
 
 
+def _processor_ready(txn: Transaction) -> None:
+    """Open the service's credentials before a capture, void or refund writes anything: credentials that cannot be
+    opened (sealed with a removed key) refuse the operation with a 400 instead of leaving it under way, with no one
+    able to send it."""
+    if txn.payment_service_id is not None and txn.authorized_amount:
+        _connector(txn)
+
+
 def _release_on_commit(txn: Transaction, processor_reference: str) -> None:
     """Release what the processor holds for a payment this server ended (best effort, once committed)."""
     connector = _connector(txn)

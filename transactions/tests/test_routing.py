@@ -18,6 +18,7 @@ from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import free_port
 from transactions.models import Transaction, TransactionEvent
 from transactions.tests.conftest import CARD
+from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -315,3 +316,28 @@ def test_a_payment_for_only_that_service_fails_with_a_clear_error(client, sandbo
     assert (body["status"], body["error_code"]) == ("authorization_failed", "invalid_service_configuration")
     assert "sk_" not in response.content.decode()
     assert Transaction.objects.get().status == "authorization_failed"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status"),
+    [
+        ("capture", {}, "authorization_succeeded"),
+        ("void", None, "authorization_succeeded"),
+        ("refunds", {"amount": 100}, "capture_succeeded"),
+        ("refunds/all", None, "capture_succeeded"),
+    ],
+)
+def test_an_operation_on_a_service_whose_credentials_cannot_be_opened_writes_nothing(
+    client, sealed_with_a_removed_key, path, body, status
+):
+    trait = {"captured": True} if status == "capture_succeeded" else {"authorized": True}
+    txn = TransactionFactory(payment_service=sealed_with_a_removed_key, **trait)
+    before = list(TransactionEvent.objects.filter(transaction=txn).values_list("name", flat=True))
+
+    response = client.post(f"/transactions/{txn.pk}/{path}", body, format="json")
+
+    assert_error(response, 400, "/fields")
+    txn.refresh_from_db()
+    assert txn.status == status
+    assert list(TransactionEvent.objects.filter(transaction=txn).values_list("name", flat=True)) == before
+    assert not txn.refunds.exists()
