@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from paymentservices import notifications
 from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
 from tests.servers import FakeStripe, localstripe
 
@@ -40,3 +41,12 @@ def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
     monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
     yield adyen_prism
     assert adyen_prism.violations() == []
+
+
+@pytest.fixture
+def received() -> Iterator[list]:
+    """The events the notification handlers were given, in order."""
+    events: list = []
+    notifications.register(events.append)
+    yield events
+    notifications.unregister(events.append)

@@ -17,7 +17,6 @@ from Adyen.services.checkout import AdyenCheckoutApi
 
 from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome, PaymentConnector, ThreeDSecureData
 from payments.tests.assertions import assert_error
-from paymentservices import notifications
 from paymentservices.connectors.adyen_card import (
     REFUSAL_REASONS,
     AdyenConnector,
@@ -436,14 +435,6 @@ def _signed(item: dict, key: str = HMAC_KEY) -> bytes:
     digest = hmac.new(bytes.fromhex(key), ":".join(fields).encode(), hashlib.sha256).digest()
     signed = {**item, "additionalData": {"hmacSignature": base64.b64encode(digest).decode()}}
     return json.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": signed}]}).encode()
-
-
-@pytest.fixture
-def received():
-    events = []
-    notifications.register(events.append)
-    yield events
-    notifications.unregister(events.append)
 
 
 @pytest.fixture

@@ -25,15 +25,6 @@ WEBHOOK_SECRET = "whsec_test_notifications_0123"
 
 
 @pytest.fixture
-def received():
-    """The events the handlers were given, in order."""
-    events = []
-    notifications.register(events.append)
-    yield events
-    notifications.unregister(events.append)
-
-
-@pytest.fixture
 def service(merchant_account):
     return PaymentServiceFactory(
         fields=[
