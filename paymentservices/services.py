@@ -40,7 +40,8 @@ class CredentialsUnreadable(DomainError, crypto.VaultError):
 
 
 class ProcessorUnavailable(DomainError):
-    """The processor could not be asked to check the credentials."""
+    """The processor could not be asked (to check credentials, or what a buyer's authentication ended with): nothing
+    changed."""
 
     status = 502
 

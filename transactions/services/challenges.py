@@ -22,6 +22,7 @@ from payments.errors import DomainError
 from payments.vault.crypto import keyed_hash_matches
 from payments.vault.services import vaulted_card_reveal
 from paymentservices.routing import Route, authorize_routed
+from paymentservices.services import ProcessorUnavailable
 from threedsecure.authentication import authentication_summary
 from threedsecure.models import ChallengeResult
 from transactions.models import ChallengeState, ThreeDSecureChallenge, Transaction, TransactionStatus
@@ -57,12 +58,6 @@ class ChallengeNotFinished(DomainError):
     """The processor still waits for the buyer (the page never completed its authentication): nothing changed."""
 
     status = 409
-
-
-class ProcessorUnreachable(DomainError):
-    """The processor that runs the authentication cannot be asked now: nothing changed."""
-
-    status = 502
 
 
 @dataclass(frozen=True)
@@ -127,7 +122,7 @@ def challenge_open(*, token: str) -> ChallengePage:
         if found.waiting and txn.status == S.BUYER_APPROVAL_PENDING and txn.payment_service_transaction_id:
             action = _buyer_connector(txn).buyer_action(processor_reference=txn.payment_service_transaction_id)
             if action is None:
-                raise ProcessorUnreachable("The card issuer's authentication cannot be reached now: try again soon.")
+                raise ProcessorUnavailable("The card issuer's authentication cannot be reached now: try again soon.")
     return _open(token, action)
 
 
@@ -234,7 +229,7 @@ def _processor_complete(*, token: str, form_token: str) -> Transaction:
     if result.outcome is Outcome.BUYER_ACTION:
         raise ChallengeNotFinished("The authentication is not finished: nothing was charged or changed.")
     if result.outcome is Outcome.FAILED:
-        raise ProcessorUnreachable("The card issuer's answer cannot be read now: nothing was charged or changed.")
+        raise ProcessorUnavailable("The card issuer's answer cannot be read now: nothing was charged or changed.")
     with transaction.atomic():
         challenge, txn = _waiting(token, now=timezone.now())
         _check_form(challenge, form_token)
