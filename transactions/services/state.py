@@ -181,8 +181,9 @@ def _connector(txn: Transaction) -> PaymentConnector:
 def _processor_ready(txn: Transaction) -> None:
     """Open the service's credentials before a capture, void or refund writes anything: credentials that cannot be
     opened (sealed with a removed key) refuse the operation with a 400 instead of leaving it under way, with no one
-    able to send it."""
-    if txn.payment_service_id is not None and txn.authorized_amount:
+    able to send it. Asked of every payment with a service, not only of one already authorized: the caller's copy may
+    predate its authorization, which is checked under the lock that follows."""
+    if txn.payment_service_id is not None:
         _connector(txn)
 
 
