@@ -297,6 +297,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {
         "card_data": {"()": "payments.ops.logging.CardDataMaskingFilter"},
+        "database_detail": {"()": "payments.ops.logging.DatabaseDetailFilter"},
         "request_id": {"()": "payments.middleware.request_id.RequestIdLogFilter"},
         "request_path": {"()": "payments.ops.logging.RequestPathFilter"},
         "dev_server": {"()": "payments.ops.logging.DevServerRequestFilter"},
@@ -309,13 +310,16 @@ LOGGING = {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": LOG_FORMAT,
-            "filters": ["request_id", "request_path", "dev_server", "card_data"],
+            # `database_detail` before any filter that renders the message: it reads the exceptions among the
+            # arguments.
+            "filters": ["request_id", "request_path", "database_detail", "dev_server", "card_data"],
         },
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # Every handler must carry the `request_path`, `dev_server` and `card_data` filters. Django's default logging
-    # config gives `django` and `django.server` handlers of their own (console, mail_admins) that do not; clearing
-    # them sends those records to the root's filtered handler instead of printing (or mailing) them unmasked.
+    # Every handler must carry the `request_path`, `dev_server`, `database_detail` and `card_data` filters. Django's
+    # default logging config gives `django` and `django.server` handlers of their own (console, mail_admins) that do
+    # not; clearing them sends those records to the root's filtered handler instead of printing (or mailing) them
+    # unmasked.
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},

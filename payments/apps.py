@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_migrate, pre_save
 
 from payments.staff import config
 
@@ -11,9 +11,11 @@ class PaymentsConfig(config.StaffAppConfig):
     verbose_name = "Payments platform"
 
     def ready(self) -> None:
+        from django_tasks_db.models import DBTaskResult
+
         from payments.audit.services import audit_hooks_connect
         from payments.jobs.schedule import scheduled_runs_purge_expired
-        from payments.jobs.tasks import task_results_purge_expired
+        from payments.jobs.tasks import task_result_withhold_database_detail, task_results_purge_expired
         from payments.middleware import cors  # noqa: F401 - connects the CORS origin check
         from payments.ops import checks, purge  # noqa: F401 - checks registers the system checks
         from payments.outbox import outbox_events_purge_expired
@@ -22,6 +24,7 @@ class PaymentsConfig(config.StaffAppConfig):
 
         audit_hooks_connect()
         post_migrate.connect(_sync_roles, dispatch_uid="payments.staff.roles")
+        pre_save.connect(task_result_withhold_database_detail, sender=DBTaskResult, dispatch_uid="payments.jobs.detail")
         purge.register("vaulted-cards", vaulted_cards_purge_expired)
         purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)
         purge.register("idempotency-keys", idempotency_purge_expired)

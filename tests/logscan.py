@@ -7,7 +7,9 @@ The root conftest installs one `LogScan` for the whole session. It
 - learns the credentials as the tests make them: every token signed (`jwt.encode`, which both our minting and
   the official SDK call), every checkout session created, every gift card number and PIN issued, every card
   number sealed in the vault, every secret payment service credential sealed, and the sandbox's test card numbers;
-- at the end of the session, fails if any line holds any of them.
+- at the end of the session, fails if any line holds any of them, or holds a database row: what PostgreSQL's
+  errors quote (`DETAIL:  Failing row contains (...)`, `Key (...)=(...)`), which the logging withholds
+  (`payments.database_detail`).
 
 A credential made only of digits (a PIN, a card number) counts only as a whole run of characters: `12345678`
 inside a longer id or number is not that PIN. Security codes (3 or 4 digits) cannot be told from any other
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +36,9 @@ PLAIN = logging.Formatter("%(asctime)s %(levelname)s %(name)s [%(request_id)s] %
 JSON = JsonFormatter()
 # Shorter values (a 3-digit code, an empty signature) would match by chance; no credential made here is this short.
 MIN_LENGTH = 8
+# A database error's quote of its data: the field PostgreSQL adds (also inside a JSON line, after an escaped
+# newline), or the words it quotes a row or a key with.
+DATABASE_ROW = re.compile(r"(?:^|\\n)\s*(?:DETAIL|CONTEXT):  |Failing row contains \(|\bKey \([^)]*\)=\(")
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,16 @@ def find_leaks(lines: Iterable[tuple[str, str]], credentials: dict[str, str]) ->
             number = bisect.bisect_right(starts, index) - 1
             test, line = lines[number]
             leaks.append(Leak(test, kind, value, line))
+    return leaks
+
+
+def find_database_rows(lines: Iterable[tuple[str, str]]) -> list[Leak]:
+    """Each line of `lines` ((test, text) pairs) that quotes a database row."""
+    leaks = []
+    for test, line in lines:
+        match = DATABASE_ROW.search(line)
+        if match is not None:
+            leaks.append(Leak(test, "database row", match.group(0).strip() or line, line))
     return leaks
 
 
@@ -137,14 +153,14 @@ class LogScan:
         self.lines = [(name, line) for name, line in self.lines if not name.startswith(test)]
 
     def leaks(self) -> list[Leak]:
-        return find_leaks(self.lines, self.credentials)
+        return find_leaks(self.lines, self.credentials) + find_database_rows(self.lines)
 
     def report(self) -> None:
-        """Fail when any line holds a credential."""
+        """Fail when any line holds a credential or a database row."""
         leaks = self.leaks()
         if leaks:
             shown = "\n".join(str(leak) for leak in leaks[:20])
-            pytest.fail(f"{len(leaks)} credential(s) written to the logs:\n{shown}", pytrace=False)
+            pytest.fail(f"{len(leaks)} credential(s) or database row(s) written to the logs:\n{shown}", pytrace=False)
 
     # --- learning credentials as the tests make them ---
 

@@ -5,11 +5,14 @@ its own lines so the end-of-session check judges only the rest of the suite."""
 import logging
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from checkout.services import checkout_session_create
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.accounts.keys import mint_token
-from tests.logscan import find_leaks
+from tests.logscan import find_database_rows, find_leaks
+from transactions.models import Transaction
+from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -87,8 +90,37 @@ def test_the_end_of_session_check_fails_on_a_leak(log_scan, request):
     log_scan.add_lines(["abcdef0123456789"], source="planted")
     log_scan.remember("checkout session id", "abcdef0123456789")
     try:
-        with pytest.raises(pytest.fail.Exception, match=r"credential\(s\) written to the logs"):
+        with pytest.raises(pytest.fail.Exception, match=r"credential\(s\) or database row\(s\) written to the logs"):
             log_scan.report()
     finally:
         log_scan.forget_test_lines(request.node.nodeid)
         del log_scan.credentials["abcdef0123456789"]
+
+
+def test_a_database_row_in_a_line_is_found_in_both_formats():
+    lines = [
+        ("t::plain", "DETAIL:  Failing row contains (0f2c, 1299, USD, 411111, 1111, fingerprint)."),
+        ("t::json", '{"exception":"...IntegrityError: violates check constraint \\"c\\"\\nDETAIL:  Failing row"}'),
+        ("t::key", "psycopg.errors.UniqueViolation: duplicate key value\nKey (card_fingerprint)=(abc) already exists."),
+        ("t::clean", 'IntegrityError: new row violates check constraint "c" [database detail withheld]'),
+        ("t::words", "DETAIL: one space, no database"),
+    ]
+
+    assert [leak.test for leak in find_database_rows(lines)] == ["t::plain", "t::json", "t::key"]
+
+
+@pytest.mark.postgres
+def test_a_constraint_violation_logged_through_the_project_handler_is_not_a_leak(planted, log_scan, merchant_account):
+    TransactionFactory(merchant_account=merchant_account, external_identifier="order-44120")
+    try:
+        with transaction.atomic():
+            Transaction.objects.filter(external_identifier="order-44120").update(amount=-1)
+    except IntegrityError:
+        logger.exception("Could not record the payment")
+    assert planted("database row") == []
+
+    # A server's output the scan reads as written: nobody but the server withholds its rows.
+    log_scan.add_lines(["DETAIL:  Failing row contains (order-44120, -1)."], source="server")
+
+    [leak] = planted("database row")
+    assert "order-44120" in leak.line

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
 from django_tasks import task
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
+from payments.database_detail import withhold_database_detail
 from payments.jobs.schedule import scheduled_jobs
 
 logger = logging.getLogger(__name__)
@@ -42,3 +45,12 @@ def task_results_purge_expired(*, now: datetime, batch_size: int) -> int:
         ids = list((finished | abandoned).select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
         DBTaskResult.objects.filter(pk__in=ids).delete()
     return len(ids)
+
+
+def task_result_withhold_database_detail(sender: type[Any], instance: DBTaskResult[Any, Any], **kwargs: Any) -> None:
+    """`pre_save` of the engine's rows: a failed task's traceback, kept a week and read in the admin, is stored
+    without what a database error in it quotes (a failing row), as the logs show it."""
+    if instance.traceback:
+        # The worker stores the traceback while it handles the task's exception: that error, exactly.
+        handled = sys.exc_info()[1]
+        instance.traceback = withhold_database_detail(instance.traceback, [handled] if handled else [])

@@ -1,15 +1,18 @@
-"""Log filters and formatters: card numbers masked and raw paths replaced on every record, JSON lines for log
-collectors."""
+"""Log filters and formatters: card numbers masked, database rows withheld and raw paths replaced on every record,
+JSON lines for log collectors."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 
 from django.http import HttpRequest
 
+from payments.database_detail import withhold_database_detail
 from payments.middleware.routes import UNMATCHED, loggable_route, route_template
 from payments.vault.masking import mask_card_numbers
 
@@ -23,22 +26,52 @@ def _render_message(record: logging.LogRecord) -> str:
         return f"{record.msg} {record.args!r}"
 
 
-class CardDataMaskingFilter(logging.Filter):
-    """Masks card numbers in a record's message, arguments, exception text and stack text; never drops a record."""
+class _RewritingFilter(logging.Filter):
+    """Rewrites a record's message (its arguments rendered into it), exception text and stack text in place, so no
+    handler can render what the rewriting takes out; never drops a record."""
+
+    def rewriter(self, record: logging.LogRecord) -> Callable[[str], str]:
+        """How to rewrite each text of `record`, decided before anything of it changes."""
+        raise NotImplementedError
 
     def filter(self, record: logging.LogRecord) -> bool:
-        """Rewrite `record` in place so no handler can render a full card number from it."""
-        # Formatting first means numbers passed as arguments, even inside containers, are masked too.
-        record.msg = mask_card_numbers(_render_message(record))
+        rewrite = self.rewriter(record)
+        # Formatting first means values passed as arguments, even inside containers, are rewritten too.
+        record.msg = rewrite(_render_message(record))
         record.args = ()
         if record.exc_info and not record.exc_text:
             # Formatters reuse a cached exc_text, so rendering the traceback here keeps them from rebuilding it raw.
             record.exc_text = logging.Formatter().formatException(record.exc_info)
         if record.exc_text:
-            record.exc_text = mask_card_numbers(record.exc_text)
+            record.exc_text = rewrite(record.exc_text)
         if record.stack_info:
-            record.stack_info = mask_card_numbers(record.stack_info)
+            record.stack_info = rewrite(record.stack_info)
         return True
+
+
+class CardDataMaskingFilter(_RewritingFilter):
+    """Masks card numbers in a record's message, arguments, exception text and stack text."""
+
+    def rewriter(self, record: logging.LogRecord) -> Callable[[str], str]:
+        return mask_card_numbers
+
+
+def _errors_of(record: logging.LogRecord) -> list[BaseException]:
+    """The exceptions a record carries: its exc_info, and any passed as the message or as an argument."""
+    args = record.args.values() if isinstance(record.args, Mapping) else record.args or ()
+    candidates = [record.msg, *args, record.exc_info[1] if record.exc_info else None]
+    return [candidate for candidate in candidates if isinstance(candidate, BaseException)]
+
+
+class DatabaseDetailFilter(_RewritingFilter):
+    """Withholds what a database error quotes (PostgreSQL's DETAIL: the failing row) from a record's message,
+    arguments, exception text and stack text; the error's message, naming its table and constraint, stays.
+
+    Runs before any filter that renders the message: the exceptions among the arguments are read here.
+    """
+
+    def rewriter(self, record: logging.LogRecord) -> Callable[[str], str]:
+        return functools.partial(withhold_database_detail, errors=_errors_of(record))
 
 
 class RequestPathFilter(logging.Filter):
@@ -107,10 +140,15 @@ _NOT_FIELDS = frozenset({"request", "request_id"})
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
+def _redacted(text: str, errors: list[BaseException] | None = None) -> str:
+    """`text` with card numbers masked and what database errors quote withheld, as the filters leave it."""
+    return mask_card_numbers(withhold_database_detail(text, errors or ()))
+
+
 def _masked(value: object) -> object:
-    """Return `value` with card numbers masked in every string it contains."""
+    """Return `value` with every string it contains `_redacted`."""
     if isinstance(value, str):
-        return mask_card_numbers(value)
+        return _redacted(value)
     if isinstance(value, dict):
         return {str(key): _masked(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -129,8 +167,8 @@ def _is_json_value(value: object) -> bool:
 class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, request id, message, then the record's `extra=` fields.
 
-    Only plain JSON values from `extra=` are kept (never an object's repr), and card numbers are masked in
-    them and in the message, as the masking filter does.
+    Only plain JSON values from `extra=` are kept (never an object's repr), and card numbers are masked and
+    database detail withheld in them, in the message and in the exception, as the filters do.
     """
 
     def format(self, record: logging.LogRecord) -> str:
@@ -139,7 +177,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname,
             "logger": record.name,
             "request_id": getattr(record, "request_id", None),
-            "message": mask_card_numbers(record.getMessage()),
+            "message": _redacted(record.getMessage()),
         }
         for name, value in vars(record).items():
             if name not in _RECORD_ATTRIBUTES and name not in _NOT_FIELDS and _is_json_value(value):
@@ -147,9 +185,9 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:
-            entry["exception"] = mask_card_numbers(record.exc_text)
+            entry["exception"] = _redacted(record.exc_text, _errors_of(record))
         if record.stack_info:
-            entry["stack"] = mask_card_numbers(record.stack_info)
+            entry["stack"] = _redacted(record.stack_info)
         return json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
 
     def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:

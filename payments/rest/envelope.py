@@ -14,6 +14,7 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 
+from payments.database_detail import withhold_database_detail
 from payments.errors import DomainError, detail
 from payments.rest.outputs import ConstantField, OutputSerializer
 from payments.vault.masking import mask_card_numbers
@@ -58,18 +59,24 @@ class QueryValidationError(exceptions.ValidationError):
     location = "query"
 
 
+def _shown(text: str) -> str:
+    """`text` as an answer may show it: card numbers masked, and nothing a database error quotes of its data."""
+    return mask_card_numbers(withhold_database_detail(text))
+
+
 def envelope(
     status_code: int, message: str | None = None, details: list[dict[str, str]] | None = None
 ) -> dict[str, Any]:
     """The envelope for `status_code`. Every error answer is rendered here, so this is where card numbers are
-    masked: pointers name the client's keys and some messages quote its values."""
+    masked: pointers name the client's keys and some messages quote its values. A message that quotes a database
+    error (a service's own words never do) keeps its message and loses the row it failed on."""
     return {
         "type": "error",
         "code": CODES.get(status_code, "server_error" if status_code >= 500 else "bad_request"),
         "status": status_code,
-        "message": mask_card_numbers(message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed")),
+        "message": _shown(message or DEFAULT_MESSAGES.get(status_code, "Request could not be processed")),
         "details": [
-            {**entry, "pointer": mask_card_numbers(entry["pointer"]), "message": mask_card_numbers(entry["message"])}
+            {**entry, "pointer": _shown(entry["pointer"]), "message": _shown(entry["message"])}
             for entry in details or []
         ],
     }

@@ -1,14 +1,12 @@
 """Card numbers are masked end to end through the project's LOGGING setting, whatever logger they go to."""
 
-import copy
-import io
 import logging
 
 import pytest
 from django.conf import settings
-from django.utils.log import configure_logging
 
 from payments.ops.logging import CardDataMaskingFilter
+from payments.tests.conftest import is_test_capture
 
 PAN = "4111111111111111"
 MASKED = "411111******1111"
@@ -22,24 +20,6 @@ def handlers_reached_from(logger: logging.Logger) -> list[logging.Handler]:
         found += current.handlers
         current = current.parent if current.propagate else None
     return found
-
-
-def is_test_capture(handler: logging.Handler) -> bool:
-    return type(handler).__module__.startswith("_pytest")
-
-
-@pytest.fixture
-def configured(request):
-    """Apply LOGGING (with the named formatter on the console) exactly as Django does at start-up."""
-    config = copy.deepcopy(settings.LOGGING)
-    config["handlers"]["console"]["formatter"] = getattr(request, "param", "plain")
-    configure_logging(settings.LOGGING_CONFIG, config)
-    stream = io.StringIO()
-    for handler in logging.getLogger().handlers:
-        if isinstance(handler, logging.StreamHandler) and not is_test_capture(handler):
-            handler.setStream(stream)
-    yield stream
-    configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
 
 
 def test_every_configured_handler_carries_the_card_data_filter():
