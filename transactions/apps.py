@@ -11,11 +11,13 @@ class TransactionsConfig(config.StaffAppConfig):
         from payments import outbox
         from payments.audit.services import audit_register_resource
         from payments.ops import demo
+        from payments.rest import idempotency
         from payments.staff.search import register_finder
         from payments.staff.site import register_panel
         from payments.vault import rotation
         from paymentservices import notifications as processor_notifications
         from transactions import notifications, pivots
+        from transactions.api.replays import APPROVAL_URL
         from transactions.api.targets import refund_target, transaction_target
         from transactions.dashboard import last_24_hours_panel
         from transactions.demo import seed_demo_transactions
@@ -34,6 +36,8 @@ class TransactionsConfig(config.StaffAppConfig):
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)
         rotation.register("three-d-secure-challenge", approval_tokens_rotate_batch, approval_tokens_count_stale)
+        # A replayed answer's challenge page is made from the transaction's state, not stored (docs/three-d-secure.md).
+        idempotency.register_live_field("transaction", APPROVAL_URL)
 
         demo.register(
             demo.DemoSeeder(

@@ -18,6 +18,9 @@ Rules (see docs/transactions.md):
 - A request refused with a 4xx (validation, state machine) stores nothing: the row is deleted, the key is
   free again. Services refuse before anything changes, so a retry may run.
 - An unexpected failure stores a 500: the outcome is unknown, so a retry must not run the action again.
+- A field that holds only while the state it came from lasts (a 3-D Secure challenge page's address, whose token
+  opens the page) is not stored: the app whose answer carries it registers it by the answer's `type`
+  (`register_live_field`), and a replay makes it again from the current state, null once that state has passed.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied
@@ -71,6 +75,32 @@ ActionParams = ParamSpec("ActionParams")
 
 class IdempotencyKeyInUse(Conflict):
     """Another request with this key has not finished yet."""
+
+
+Answer = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class LiveField:
+    """A field of an answer that holds only while the state it came from lasts: `withhold` takes it out of the answer
+    before it is stored; `rebuild` puts it back into a replayed answer from the current state (the replaying request
+    gives the host and the merchant account)."""
+
+    withhold: Callable[[Answer], Answer]
+    rebuild: Callable[[Answer, Request], Answer]
+
+
+# By the answer's `type` (`transaction`); registered from the owning app's `ready()`: this package knows no resource.
+_live_fields: dict[str, LiveField] = {}
+
+
+def register_live_field(answer_type: str, field: LiveField) -> None:
+    """Keep `field` of every answer of `answer_type` out of the stored record, and rebuild it on each replay."""
+    _live_fields[answer_type] = field
+
+
+def _live_field_of(answer: object) -> LiveField | None:
+    return _live_fields.get(str(answer.get("type"))) if isinstance(answer, dict) else None
 
 
 def _ttl() -> timedelta:
@@ -232,16 +262,27 @@ def idempotency_resumed(request: Request) -> bool:
     return record is not None and record.attempts > 1
 
 
-def _replay(record: IdempotencyRecord) -> HttpResponse:
-    response = HttpResponse(record.response_body, status=record.response_status, content_type="application/json")
+def _replay(record: IdempotencyRecord, request: Request) -> HttpResponse:
+    body: str | bytes | None = record.response_body
+    if body and _live_fields:
+        answer = json.loads(body)
+        live = _live_field_of(answer)
+        if live is not None:
+            body = render_json(live.rebuild(answer, request))
+    response = HttpResponse(body, status=record.response_status, content_type="application/json")
     for name, value in {**record.response_headers, REPLAYED_HEADER: "true"}.items():
         response[name] = value
     return response
 
 
 def _rendered(data: object) -> str:
-    # The renderer the API answers with, so the stored text is what the first client received.
-    return render_json(data).decode()
+    # The renderer the API answers with, so the stored text is what the first client received, less a live field.
+    text = render_json(data)
+    live = _live_field_of(data)
+    if live is not None:
+        # Withheld from a copy: `data` is still to be rendered for the first client, live field included.
+        text = render_json(live.withhold(json.loads(text)))
+    return text.decode()
 
 
 def _stored_headers(response: Response) -> dict[str, str]:
@@ -270,7 +311,7 @@ def idempotent(
             merchant_account=request_merchant_account(request), key=key, fingerprint=fingerprint
         )
         if not claimed:
-            return _replay(record)
+            return _replay(record, request)
         setattr(request, _RECORD_ATTRIBUTE, record)
         try:
             response = action(view, request, *args, **kwargs)

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conftest import TEST_CARD_KEYS
+from payments.rest.models import IdempotencyRecord
 from payments.vault import crypto
 from transactions.api.targets import transaction_target
 from transactions.models import ThreeDSecureChallenge
 from transactions.services.approval_tokens import approval_tokens_count_stale
 from transactions.services.challenges import challenges_expire
 from transactions.tests.test_challenge_page import form_token
+from transactions.tests.test_three_d_secure import CHALLENGE_Y, pay
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +137,66 @@ def test_a_token_whose_key_was_removed_reads_as_null(challenged, reader, setting
     assert response.status_code == 200
     assert response.json()["payment_method"]["approval_url"] is None
     assert timezone.now() < ThreeDSecureChallenge.objects.get(transaction_id=transaction_id).expires_at
+
+
+def stored_idempotency_rows() -> str:
+    """Every idempotency record as the database holds it, every column."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT * FROM {connection.ops.quote_name(IdempotencyRecord._meta.db_table)}")  # noqa: S608
+        return repr(cursor.fetchall())
+
+
+def test_a_replayed_create_stores_no_token_and_answers_the_page_while_the_challenge_waits(challenged, reader):
+    first = pay(reader, number=CHALLENGE_Y, idempotency_key="order-7")
+    url = first.json()["payment_method"]["approval_url"]
+    token = urlsplit(url).path.rsplit("/", 1)[1]
+
+    # The first answer has the page; the record kept for the key's 24 hours has no token, in any column.
+    assert first.status_code == 201
+    assert url.startswith("http://testserver/three-d-secure/challenges/")
+    assert IdempotencyRecord.objects.get(key="order-7").state == IdempotencyRecord.State.COMPLETED
+    assert token not in stored_idempotency_rows()
+
+    with CaptureQueriesContext(connection) as statements:
+        replay = pay(reader, number=CHALLENGE_Y, idempotency_key="order-7")
+
+    # A replay's two (the claim the key refuses, the stored answer), then the transaction and its challenge.
+    queries = [query["sql"] for query in statements if "SAVEPOINT" not in query["sql"]]
+    assert len(queries) == 4, "\n".join(queries)
+    assert replay.status_code == 201
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay.json() == first.json()  # the same answer, page included
+    page = Client().get(urlsplit(replay.json()["payment_method"]["approval_url"]).path)
+    assert page.status_code == 200
+    assert form_token(page)  # the page works: it asks the buyer
+    assert token not in stored_idempotency_rows()
+
+
+@pytest.mark.parametrize("end", ["complete", "cancel", "expire"])
+def test_a_replay_once_the_challenge_ended_answers_no_page(challenged, reader, end):
+    first = pay(reader, number=CHALLENGE_Y, idempotency_key="order-8").json()
+    path = urlsplit(first["payment_method"]["approval_url"]).path
+    if end == "expire":
+        past = timezone.now() - timedelta(seconds=1)
+        ThreeDSecureChallenge.objects.filter(transaction_id=first["id"]).update(expires_at=past)
+    else:
+        browser = Client()
+        browser.post(path, {"form_token": form_token(browser.get(path)), "action": end})
+
+    replay = pay(reader, number=CHALLENGE_Y, idempotency_key="order-8")
+
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay.json()["payment_method"]["approval_url"] is None
+    # Otherwise the first answer, as sent: a replay is not a read.
+    assert {**replay.json(), "payment_method": None} == {**first, "payment_method": None}
+    assert replay.json()["status"] == "buyer_approval_pending"
+
+
+def test_a_replayed_answer_without_a_challenge_is_the_stored_one(challenged, reader):
+    first = pay(reader, idempotency_key="order-9")  # a frictionless card: no page at any time
+    assert first.json()["payment_method"]["approval_url"] is None
+
+    replay = pay(reader, idempotency_key="order-9")
+
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay.content == first.content

@@ -38,12 +38,15 @@ def sandbox(merchant_account) -> PaymentService:
     return payment_service_update(service=service, three_d_secure_enabled=True)
 
 
-def pay(client, number=CARD["number"], redirect_url: str | None = REDIRECT, **fields):
+def pay(
+    client, number=CARD["number"], redirect_url: str | None = REDIRECT, idempotency_key: str | None = None, **fields
+):
     card = {**CARD, "number": number}
     if redirect_url is not None:
         card["redirect_url"] = redirect_url
     payload = {"amount": 1299, "currency": "USD", "payment_method": card, **SDK_DEFAULTS, **fields}
-    return client.post("/transactions", payload, format="json")
+    headers = {"HTTP_IDEMPOTENCY_KEY": idempotency_key} if idempotency_key else {}
+    return client.post("/transactions", payload, format="json", **headers)
 
 
 def authorizations(connector) -> list:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import prefetch_related_objects
+from django.http import HttpRequest
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -137,6 +138,13 @@ def intent_outcome(txn: Transaction) -> str:
     return "succeeded" if done else "failed"
 
 
+def transaction_approval_url(txn: Transaction, request: HttpRequest | None) -> str | None:
+    """The challenge page's address while `txn` waits for the buyer and the challenge can still be completed, else
+    None (`approval_tokens.approval_token`); `request` gives the host when PUBLIC_BASE_URL is not set."""
+    token = approval_token(txn)
+    return approval_url(token, request) if token is not None else None
+
+
 _PAYMENT_METHOD = TransactionPaymentMethodOutput()
 _BUYER = TransactionBuyerOutput()
 _SHIPPING_DETAILS = ShippingDetailsOutput()
@@ -219,9 +227,7 @@ class TransactionSummaryOutput(OutputSerializer):
         if txn.method != "card":
             return None
         shown = _PAYMENT_METHOD.to_representation(txn)
-        token = approval_token(txn)
-        if token is not None:
-            shown["approval_url"] = approval_url(token, self.context.get("request"))
+        shown["approval_url"] = transaction_approval_url(txn, self.context.get("request"))
         return shown
 
     def get_instrument_type(self, txn: Transaction) -> str | None:
