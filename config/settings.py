@@ -150,8 +150,8 @@ RATELIMIT_EMBED = _rate("RATELIMIT_EMBED", "50/m")
 RATELIMIT_CHECKOUT_FIELDS = _rate("RATELIMIT_CHECKOUT_FIELDS", "20/m")
 # Failed gift card checks per card number, across every token and session.
 RATELIMIT_GIFTCARD_PIN_FAILURES = _rate("RATELIMIT_GIFTCARD_PIN_FAILURES", "5/h")
-# Failed admin sign-ins per user name and per client address (docs/admin.md); at the limit, sign-in is refused,
-# the right password included, until the window ends.
+# Failed admin sign-ins per user name at one client address, and per client address (docs/admin.md); at the limit,
+# sign-in from that address is refused, the right password included, until the window ends.
 ADMIN_LOGIN_FAILURES_PER_USER = _rate("ADMIN_LOGIN_FAILURES_PER_USER", "5/15m")
 ADMIN_LOGIN_FAILURES_PER_ADDRESS = _rate("ADMIN_LOGIN_FAILURES_PER_ADDRESS", "20/15m")
 # With the cache unreachable: false refuses limited requests with 503, true admits them uncounted.

@@ -16,7 +16,7 @@ LOCKED_OUT = "locked_out"
 
 
 def _lockout_error(lock: SignInLock) -> forms.ValidationError:
-    whom = "this user name" if lock.kind == "user" else "your network address"
+    whom = "this user name from your network address" if lock.kind == "user" else "your network address"
     minutes = max(1, math.ceil(lock.seconds_left / 60))
     return forms.ValidationError(
         "Too many failed sign-ins for %(whom)s: signing in is locked, even with the right password. "
@@ -27,8 +27,8 @@ def _lockout_error(lock: SignInLock) -> forms.ValidationError:
 
 
 class LimitedAdminAuthenticationForm(AdminAuthenticationForm):
-    """Django's admin sign-in, refused without checking the password while the user name or the client address
-    is locked; every failed check is counted against both."""
+    """Django's admin sign-in, refused without checking the password while the user name at the client's address, or
+    that address, is locked; every failed check is counted against both."""
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username") or ""

@@ -1,5 +1,6 @@
-"""The admin sign-in's failure limit: per user name and per client address, the right password refused while
-locked, a clear message on the page, an audit entry, nothing served by the API. Across processes:
+"""The admin sign-in's failure limit: per user name at one client address and per client address, the right password
+refused while locked, a clear message on the page, an audit entry, nothing served by the API; and no one who knows
+an admin's user name keeps that admin out from another address. Across processes:
 tests/test_admin_login_processes.py."""
 
 import pytest
@@ -52,21 +53,38 @@ def test_the_right_password_signs_in_below_the_limit(staff):
     assert signed_in(client)
 
 
-def test_a_user_name_is_locked_after_its_failures_even_with_the_right_password(staff):
+def test_a_user_name_is_locked_at_its_address_after_its_failures_even_with_the_right_password(staff):
     staff("dana")
     pages = [sign_in("dana", f"guess-{n}")[1] for n in range(3)]
 
     assert LOCKED not in pages[0]
     assert LOCKED in pages[2]  # the failure that uses up the budget says so at once
-    assert "this user name" in pages[2]
+    assert "this user name from your network address" in pages[2]
     client, page = sign_in("dana", PASSWORD)
     assert not signed_in(client)
     assert LOCKED in page
     assert "even with the right password" in page
-    # The same name in another case, from another address, is the same budget.
-    client, page = sign_in("DANA", PASSWORD, address="198.51.100.1")
+    # The same name in another case, from the same address, is the same budget.
+    client, page = sign_in("DANA", PASSWORD)
     assert not signed_in(client)
     assert LOCKED in page
+
+
+def test_wrong_passwords_from_one_address_do_not_keep_the_admin_out_at_another(staff, settings):
+    settings.ADMIN_LOGIN_FAILURES_PER_USER = "5/15m"
+    settings.ADMIN_LOGIN_FAILURES_PER_ADDRESS = "20/15m"
+    staff("dana")
+    attacker = "198.51.100.66"
+
+    pages = [sign_in("dana", f"guess-{n}", address=attacker)[1] for n in range(20)]
+
+    assert [LOCKED in page for page in pages] == [False] * 4 + [True] * 16
+    client, page = sign_in("dana", PASSWORD, address=attacker)
+    assert not signed_in(client)  # the attacker's address is still limited, the right password included
+    assert LOCKED in page
+    admin, page = sign_in("dana", PASSWORD, address="203.0.113.7")
+    assert signed_in(admin)
+    assert LOCKED not in page
 
 
 def test_an_address_is_locked_after_its_failures_across_user_names(staff):
