@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install run worker test lint serve bench clean chromium
+.PHONY: install run worker test lint serve bench clean chromium contracts
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -72,9 +72,17 @@ chromium:
 		fi; \
 	fi
 
+# The facts-only contracts of the published API documents (contracts/, docs/contracts.md), derived again from
+# ../shared/reference/: run after a document there changes, and commit the result.
+contracts: $(STAMP)
+	$(BIN)/python -m contracts.derive
+
+# `contracts.derive --check` fails when a committed contract is not what its document beside the repository derives;
+# on a clone with nothing beside it, it says there is nothing to compare (never a skip, never a failure).
 test: lint chromium $(NODE_STAMP)
 	mkdir -p .local  # where the embedded database lives; the migration check opens it
 	$(BIN)/python manage.py makemigrations --check --dry-run
+	$(BIN)/python -m contracts.derive --check
 	$(BIN)/pytest
 
 serve: $(STAMP)
