@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev]"
 	touch $(STAMP)
 
-# The test suite's one processor double that is not Python (Prism, which mocks Adyen's API from Adyen's own document)
-# installs from package.json and its lockfile into node_modules/: `make test` needs node and npm, the server does not.
+# The test suite's one processor double that is not Python (Prism, which mocks Adyen's API from the project's contract
+# of it in contracts/) installs from package.json and its lockfile into node_modules/: `make test` needs node and npm,
+# the server does not.
 # .npmrc runs no install scripts. A machine without npm gets Debian's node and npm when we may install them (root with
 # apt-get), as the browser tests get Chromium; otherwise the message says what to run.
 $(NODE_STAMP): package.json package-lock.json

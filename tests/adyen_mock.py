@@ -1,12 +1,13 @@
-"""A mock of Adyen's Checkout API (v72) built from Adyen's own API document, run by Prism as a real process in
-validating mode: every request the official library sends is checked against Adyen's schemas, and a request the real
-Adyen would refuse shows up as a violation (the `sl-violations` header and a "Violation:" line in Prism's log).
+"""A mock of Adyen's Checkout API (v72) built from the project's contract of Adyen's API document
+(contracts/adyen/checkout-v72.json), run by Prism as a real process in validating mode: every request the official
+library sends is checked against Adyen's schemas, and a request the real Adyen would refuse shows up as a violation
+(the `sl-violations` header and a "Violation:" line in Prism's log).
 
-The document is read from ../shared/reference/ and is not copied into the project. The mock serves it as Adyen
-published it, with more named answers for `POST /payments` (one per `resultCode` and per refusal reason the
-document's own examples leave out): only answers are added, the request schemas are Adyen's, untouched. A test names
-the answer it simulates per path (Prism's `Prefer: example=<name>` or `Prefer: code=<status>`), sent by the
-library's own HTTP client through `AdyenTransport`.
+The contract holds Adyen's schemas and no examples, so every answer the mock gives is written here: named answers for
+the operations the connector calls (`ANSWERS`), one per `resultCode` and per refusal reason for `POST /payments`, and
+an error for every error status of every operation (`ERRORS`). Only answers are added; the request schemas are the
+contract's, untouched. A test names the answer it simulates per path (Prism's `Prefer: example=<name>` or
+`Prefer: code=<status>`), sent by the library's own HTTP client through `AdyenTransport`.
 """
 
 from __future__ import annotations
@@ -28,12 +29,22 @@ from typing import IO, Any
 
 from Adyen.httpclient import HTTPClient
 
+import contracts
 from tests.servers import ROOT, free_port, stop_process
 
-DOCUMENT = ROOT.parent / "shared" / "reference" / "adyen-checkout-v72.json"
+DOCUMENT = contracts.ADYEN_CHECKOUT
 PRISM = ROOT / "node_modules" / ".bin" / "prism"
 
-# Adyen's refusal reasons (code, reason), answered as `Refused` by the added examples `refused-<code>`.
+# The pspReferences of the answers below (16 characters, as Adyen's): the payment `card-direct` approves, and the
+# modifications made on a payment (each has its own, as at Adyen).
+PAYMENT_PSP = "SIMPAYMENT000001"
+CAPTURE_PSP = "SIMCAPTURE000001"
+REFUND_PSP = "SIMREFUND0000001"
+CANCEL_PSP = "SIMCANCEL0000001"
+AMOUNT_UPDATE_PSP = "SIMAMOUNTUPDATE1"
+MERCHANT_ACCOUNT = "SimulatedMerchantECOM"
+
+# Adyen's refusal reasons (code, reason), answered as `Refused` by the answers `refused-<code>`.
 REFUSALS: dict[str, str] = {
     "2": "Refused",
     "3": "Referral",
@@ -76,42 +87,172 @@ REFUSALS: dict[str, str] = {
 }
 
 
+MODIFICATION = {"merchantAccount": MERCHANT_ACCOUNT, "paymentPspReference": PAYMENT_PSP, "status": "received"}
+
+# Named answers by operation (path, status code), for the calls the connector makes. Static: Prism does not echo the
+# request, so an amount here is the answer's own.
+ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
+    ("/payments", "200"): {
+        # Adyen asks for the shopper's device fingerprint (3-D Secure 2, native) or sends the shopper to the issuer.
+        "card-3d-secure-2-web": {
+            "resultCode": "IdentifyShopper",
+            "action": {
+                "type": "threeDS2",
+                "subtype": "fingerprint",
+                "paymentMethodType": "scheme",
+                "token": "c2ltdWxhdGVkLWZpbmdlcnByaW50LXRva2Vu",
+                "paymentData": "simulated-payment-data-1",
+                "authorisationToken": "simulated-authorisation-token-1",
+            },
+        },
+        "card-3d-secure-redirect": {
+            "pspReference": "SIMREDIRECT00001",
+            "resultCode": "RedirectShopper",
+            "action": {
+                "type": "redirect",
+                "method": "GET",
+                "paymentMethodType": "scheme",
+                "url": "https://issuer.example/3ds/challenge?session=simulated",
+            },
+        },
+        # An approved card payment, with the checks Adyen reports beside it.
+        "card-direct": {
+            "pspReference": PAYMENT_PSP,
+            "resultCode": "Authorised",
+            "merchantReference": "simulated-order-1",
+            "additionalData": {
+                "authCode": "SIM123",
+                "cvcResult": "1 Matches",
+                "cvcResultRaw": "M",
+                "avsResult": "0 Unknown",
+                "avsResultRaw": "0",
+                "refusalReasonRaw": "AUTHORISED",
+            },
+        },
+    },
+    ("/payments/{paymentPspReference}/captures", "201"): {
+        "capture": {
+            **MODIFICATION,
+            "pspReference": CAPTURE_PSP,
+            "reference": "simulated-capture-1",
+            "amount": {"value": 1000, "currency": "EUR"},
+        },
+    },
+    ("/payments/{paymentPspReference}/refunds", "201"): {
+        "refund": {
+            **MODIFICATION,
+            "pspReference": REFUND_PSP,
+            "reference": "simulated-refund-1",
+            "amount": {"value": 500, "currency": "EUR"},
+        },
+    },
+    ("/payments/{paymentPspReference}/cancels", "201"): {
+        "cancel-with-psp-reference": {**MODIFICATION, "pspReference": CANCEL_PSP, "reference": "simulated-cancel-1"},
+    },
+    ("/cancels", "201"): {
+        # A cancel by our own reference for the payment: Adyen does not say which payment it found.
+        "cancel-with-own-reference": {
+            "merchantAccount": MERCHANT_ACCOUNT,
+            "paymentReference": "simulated-payment-reference",
+            "reference": "simulated-cancel-2",
+            "pspReference": CANCEL_PSP,
+            "status": "received",
+        },
+    },
+    ("/payments/{paymentPspReference}/amountUpdates", "201"): {
+        "amount-update": {
+            **MODIFICATION,
+            "pspReference": AMOUNT_UPDATE_PSP,
+            "reference": "simulated-amount-update-1",
+            "amount": {"value": 1500, "currency": "EUR"},
+        },
+    },
+    ("/paymentMethods", "200"): {
+        "basic": {
+            "paymentMethods": [
+                {"name": "Cards", "type": "scheme", "brands": ["visa", "mc", "amex"]},
+                {"name": "iDEAL", "type": "ideal"},
+            ]
+        },
+    },
+}
+
+# What every operation answers for each error status it declares (its `ServiceError`): Prism gives it for
+# `Prefer: code=<status>`. The codes are Adyen's kinds of error (validation, security, internal); the wording is ours.
+ERRORS: dict[str, dict[str, Any]] = {
+    "400": {"status": 400, "errorCode": "702", "errorType": "validation", "message": "The request is malformed."},
+    "401": {"status": 401, "errorCode": "000", "errorType": "security", "message": "Not authenticated."},
+    "403": {"status": 403, "errorCode": "010", "errorType": "security", "message": "Not allowed."},
+    "422": {
+        "status": 422,
+        "errorCode": "130",
+        "errorType": "validation",
+        "message": "A required field is missing.",
+        "pspReference": "SIMVALIDATION001",
+    },
+    "500": {
+        "status": 500,
+        "errorCode": "000",
+        "errorType": "internal",
+        "message": "Something went wrong on our side.",
+        "pspReference": "SIMINTERNAL00001",
+    },
+}
+
+
+def _contract() -> dict[str, Any]:
+    contract: dict[str, Any] = json.loads(DOCUMENT.read_text())
+    return contract
+
+
 def result_codes() -> list[str]:
-    """Every `resultCode` Adyen's document lists for a payment's answer."""
-    document = json.loads(DOCUMENT.read_text())
-    return list(document["components"]["schemas"]["PaymentResponse"]["properties"]["resultCode"]["enum"])
+    """Every `resultCode` Adyen's contract lists for a payment's answer."""
+    return list(_contract()["components"]["schemas"]["PaymentResponse"]["properties"]["resultCode"]["enum"])
 
 
-def _added_payment_answers() -> dict[str, dict[str, Any]]:
+def _payment_answers() -> dict[str, dict[str, Any]]:
+    """One answer per `resultCode` (`result-<code>`) and per refusal reason (`refused-<code>`)."""
     answers: dict[str, dict[str, Any]] = {}
     for code in result_codes():
         answer: dict[str, Any] = {"pspReference": f"SIM{code.upper()[:13]:0<13}", "resultCode": code}
         if code in ("Refused", "Error"):
             answer |= {"refusalReason": "Acquirer Error", "refusalReasonCode": "4"}
-        answers[f"result-{code}"] = {"summary": f"resultCode {code}", "value": answer}
+        answers[f"result-{code}"] = answer
     for code, reason in REFUSALS.items():
         answers[f"refused-{code}"] = {
-            "summary": f"Refused: {reason}",
-            "value": {
-                "pspReference": f"SIMREFUSED{code:0>6}",
-                "resultCode": "Refused",
-                "refusalReason": reason,
-                "refusalReasonCode": code,
-                "additionalData": {"refusalReasonRaw": f"{reason} (raw)", "cvcResult": "2 Does not match"},
-                "merchantReference": "string",
-            },
+            "pspReference": f"SIMREFUSED{code:0>6}",
+            "resultCode": "Refused",
+            "refusalReason": reason,
+            "refusalReasonCode": code,
+            "additionalData": {"refusalReasonRaw": f"{reason} (raw)", "cvcResult": "2 Does not match"},
+            "merchantReference": "string",
         }
     return answers
 
 
+def added_answers() -> Iterator[tuple[str, str, str, str, dict[str, Any]]]:
+    """Every answer the mock adds: (path, method, status, name, body)."""
+    for (path, status), answers in ANSWERS.items():
+        for name, body in answers.items():
+            yield path, "post", status, name, body
+    for name, body in _payment_answers().items():
+        yield "/payments", "post", "200", name, body
+    for path, item in _contract()["paths"].items():
+        for method, operation in item.items():
+            for status, response in operation["responses"].items():
+                if status in ERRORS and "application/json" in response.get("content", {}):
+                    yield path, method, status, "generic", ERRORS[status]
+
+
 def mock_document() -> dict[str, Any]:
-    """Adyen's document with the added named answers of `POST /payments` (request schemas untouched)."""
-    document = json.loads(DOCUMENT.read_text())
+    """Adyen's contract with the mock's own answers (request schemas untouched)."""
+    document = _contract()
     original = copy.deepcopy(document["paths"]["/payments"]["post"]["requestBody"])
-    examples = document["paths"]["/payments"]["post"]["responses"]["200"]["content"]["application/json"]["examples"]
-    for name, example in _added_payment_answers().items():
-        assert name not in examples
-        examples[name] = example
+    for path, method, status, name, body in added_answers():
+        media = document["paths"][path][method]["responses"][status]["content"]["application/json"]
+        examples = media.setdefault("examples", {})
+        assert name not in examples, f"{path} {status}: two answers named {name}"
+        examples[name] = {"value": body}
     assert document["paths"]["/payments"]["post"]["requestBody"] == original
     return document
 
@@ -159,7 +300,7 @@ class AdyenMock:
         return text
 
     def violations(self) -> list[str]:
-        """Requests Prism found invalid by Adyen's document since the last reset (never expected)."""
+        """Requests Prism found invalid by Adyen's contract since the last reset (never expected)."""
         from_headers = [f"{e.method} {e.url}: {e.violations}" for e in self.exchanges if e.violations]
         from_log = [line for line in self.output().splitlines() if "Violation:" in line and "request" in line]
         return from_headers + from_log
@@ -171,8 +312,6 @@ class AdyenMock:
 @contextmanager
 def prism_adyen() -> Iterator[AdyenMock]:
     """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
-    if not DOCUMENT.exists():
-        raise RuntimeError(f"Adyen's API document is missing: {DOCUMENT}")
     if not PRISM.exists():
         raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
     port = free_port()

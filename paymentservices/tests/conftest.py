@@ -1,5 +1,5 @@
 """Processor doubles for the connector tests, each a real process started once per test session: localstripe (a fake
-Stripe) and Prism serving Adyen's API document (tests/adyen_mock.py)."""
+Stripe) and Prism serving the contract of Adyen's API document (tests/adyen_mock.py)."""
 
 from collections.abc import Iterator
 

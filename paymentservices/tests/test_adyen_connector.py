@@ -1,5 +1,5 @@
-"""The adyen-card connector through Adyen's official library against Prism serving Adyen's own API document in
-validating mode (tests/adyen_mock.py): every request the library sends must be valid by the document (the
+"""The adyen-card connector through Adyen's official library against Prism serving the contract of Adyen's API document
+in validating mode (tests/adyen_mock.py): every request the library sends must be valid by Adyen's schemas (the
 `adyen_mock` fixture fails the test otherwise), and each test names the answer the mock simulates."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from paymentservices.connectors.adyen_card import (
 from paymentservices.definitions import ADYEN_CARD, definition_get
 from paymentservices.models import InboundNotification
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import REFUSALS, AdyenTransport, prism_adyen, result_codes
+from tests.adyen_mock import ERRORS, PAYMENT_PSP, REFUND_PSP, REFUSALS, AdyenTransport, prism_adyen, result_codes
 
 KEY = "AQE_test_adyen_api_key_0123"
 MERCHANT = "TestMerchantECOM"
@@ -68,7 +68,7 @@ def test_authorize_sends_a_manual_capture_card_payment_with_our_reference_as_ide
     result = connector.authorize(request)
 
     assert result.outcome is Outcome.APPROVED
-    assert result.processor_reference == "993617895204576J"
+    assert result.processor_reference == PAYMENT_PSP
     assert result.raw_response_code == "Authorised"
     assert result.cvv_response_code == "match"
     [payment] = _sent(adyen_mock, "/payments")
@@ -112,7 +112,7 @@ def test_a_merchant_initiated_payment_with_3ds_results_is_a_valid_request(connec
     assert payment.body["mpiData"]["dsTransID"] == "c4e59ceb-a382-4d6a-bc87-385d591fa09d"
 
 
-# Every resultCode Adyen's document lists: what the connector makes of it, and whether it releases the payment.
+# Every resultCode Adyen's contract lists: what the connector makes of it, and whether it releases the payment.
 RESULT_CODES = {
     "Authorised": (Outcome.APPROVED, None, False),
     "Refused": (Outcome.DECLINED, "processing_error", False),
@@ -159,9 +159,9 @@ def test_each_result_code(connector, adyen_mock, code):
 @pytest.mark.parametrize(
     "example",
     ["card-3d-secure-2-web", "card-3d-secure-redirect"],
-    ids=["document-first-example-identify-shopper", "redirect-shopper"],
+    ids=["identify-shopper", "redirect-shopper"],
 )
-def test_the_documents_3ds_answers_are_not_approvals(connector, adyen_mock, example):
+def test_3ds_answers_are_not_approvals(connector, adyen_mock, example):
     adyen_mock.answer("/payments", example=example)
     adyen_mock.answer("/cancels", example="cancel-with-own-reference")
 
@@ -201,7 +201,7 @@ def test_a_request_adyen_refuses_is_a_decline_naming_its_code(connector, adyen_m
     result = connector.authorize(_request())
 
     assert result.outcome is Outcome.DECLINED
-    assert (result.error_code, result.raw_response_code) == ("invalid_request", "14_030")
+    assert (result.error_code, result.raw_response_code) == ("invalid_request", ERRORS["422"]["errorCode"])
 
 
 @pytest.mark.parametrize(
@@ -289,7 +289,7 @@ def test_capture_refund_and_cancel_act_on_the_payment(connector, adyen_mock):
     assert (captured.outcome, refunded.outcome, voided.outcome) == (Outcome.APPROVED,) * 3
     assert captured.processor_reference == psp  # later refunds name the payment
     assert voided.processor_reference == psp
-    assert refunded.processor_reference == "993617894906488A"  # the refund's own PSP reference
+    assert refunded.processor_reference == REFUND_PSP  # the refund's own PSP reference
     assert captured.raw_response_code == "received"
     [capture] = _sent(adyen_mock, f"/payments/{psp}/captures")
     [refund] = _sent(adyen_mock, f"/payments/{psp}/refunds")
@@ -308,7 +308,7 @@ def test_capture_refund_and_cancel_act_on_the_payment(connector, adyen_mock):
 def test_a_refused_or_unanswered_capture(connector, adyen_mock, code, outcome):
     adyen_mock.answer("/payments/*/captures", code=code)
 
-    result = connector.capture(processor_reference="993617894903480A", amount=100, currency="EUR", reference="c")
+    result = connector.capture(processor_reference=PAYMENT_PSP, amount=100, currency="EUR", reference="c")
 
     assert result.outcome is outcome
 

@@ -1,6 +1,6 @@
-"""Payments routed to an adyen-card service through the API, against Prism validating every request by Adyen's own
-document (the `adyen_mock` fixture): authorized, captured and refunded through the library; Adyen without an answer
-hands the payment to the next service; Adyen's refusal is final."""
+"""Payments routed to an adyen-card service through the API, against Prism validating every request by the contract of
+Adyen's document (the `adyen_mock` fixture): authorized, captured and refunded through the library; Adyen without an
+answer hands the payment to the next service; Adyen's refusal is final."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from paymentservices.definitions import ADYEN_CARD
 from paymentservices.tests.factories import PaymentServiceFactory
+from tests.adyen_mock import PAYMENT_PSP
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db
@@ -54,14 +55,14 @@ def test_a_payment_routed_to_adyen_is_authorized_captured_and_refunded_there(cli
     body = created.json()
     assert body["status"] == "authorization_succeeded"
     assert body["payment_service"]["payment_service_definition_id"] == "adyen-card"
-    assert body["payment_service_transaction_id"] == "993617895204576J"
+    assert body["payment_service_transaction_id"] == PAYMENT_PSP
     captured = client.post(f"/transactions/{body['id']}/capture", {"amount": 4000}, format="json")
     assert (captured.status_code, captured.json()["status"]) == (200, "capture_succeeded")
     refunded = client.post(f"/transactions/{body['id']}/refunds", {"amount": 1000}, format="json")
     assert refunded.status_code == 201, refunded.content
     sent = [exchange.url.split("?")[0] for exchange in adyen_mock.exchanges]
     assert [url.rsplit("/", 1)[-1] for url in sent] == ["payments", "captures", "refunds"]
-    assert all("/993617895204576J/" in url for url in sent[1:])
+    assert all(f"/{PAYMENT_PSP}/" in url for url in sent[1:])
 
 
 def test_adyen_without_an_answer_hands_the_payment_to_the_next_service(client, adyen_service, adyen_mock):

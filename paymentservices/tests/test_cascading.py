@@ -1,7 +1,7 @@
 """Stripe and Adyen side by side, through the API: Stripe (localstripe, a real process) first, Adyen (Prism validating
-every request by Adyen's own document) second. With Stripe killed a payment fails over to Adyen; a retryable decline
-goes on to the next service only when the declining service allows cascading; a hard decline never does. The events
-and the answer's `payment_service` show which service was asked and which decided."""
+every request by the contract of Adyen's document) second. With Stripe killed a payment fails over to Adyen; a
+retryable decline goes on to the next service only when the declining service allows cascading; a hard decline never
+does. The events and the answer's `payment_service` show which service was asked and which decided."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from paymentservices.models import PaymentService
 from paymentservices.routing import RETRYABLE_DECLINES, try_next
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
+from tests.adyen_mock import PAYMENT_PSP
 from tests.servers import localstripe
 from transactions.models import TransactionEvent
 
@@ -33,7 +34,7 @@ HARD_DECLINES = {
     "4000000000009995": "insufficient_funds",
     "4000000000000002": "issuer_decline",  # generic decline
 }
-ADYEN_PAYMENT = "993617895204576J"  # the pspReference of the document's `card-direct` example
+ADYEN_PAYMENT = PAYMENT_PSP  # the pspReference of the mock's `card-direct` answer
 
 
 @pytest.fixture
