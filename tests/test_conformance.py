@@ -1,7 +1,7 @@
 """Every answer of every implemented operation validates against the upstream document's schema for that operation
 and status: real responses, made through the API with factories and services, in each shape an operation can take.
 
-The document is read from `shared/reference/` beside the repository (never copied into it). It is OpenAPI 3.1, whose
+The schemas are the project's contract of the document (contracts/gr4vy/, docs/contracts.md). It is OpenAPI 3.1, whose
 schemas are JSON Schema 2020-12: each response is validated against its operation's schema for the status, with a
 `referencing` registry resolving `#/components/...`.
 """

@@ -1,28 +1,24 @@
-"""The upstream document and the validation of one answer against it."""
+"""The contract of the upstream document (contracts/gr4vy/) and the validation of one answer against it."""
 
 from __future__ import annotations
 
 import json
 from datetime import date, datetime
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-import pytest
-from django.conf import settings
 from jsonschema import Draft202012Validator, FormatChecker  # type: ignore[import-untyped]
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-REFERENCE = Path(settings.BASE_DIR).parent / "shared" / "reference" / "gr4vy-openapi-subset.json"
+import contracts
+
 DOCUMENT_URI = "urn:upstream-openapi"
 
 
 @cache
 def _document() -> dict[str, Any]:
-    if not REFERENCE.exists():
-        pytest.skip(f"the upstream document is not at {REFERENCE}")
-    document: dict[str, Any] = json.loads(REFERENCE.read_text())
+    document: dict[str, Any] = json.loads(contracts.GR4VY.read_text())
     return document
 
 
