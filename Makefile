@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 HOST ?= 127.0.0.1
 STAMP := $(VENV)/.installed
+# Extra arguments for the suite's pytest (`.ci/run` asks for a JUnit report of each run).
+PYTEST_ARGS ?=
 NODE_STAMP := node_modules/.installed
 
 .PHONY: install run worker test lint serve bench clean chromium contracts
@@ -84,7 +86,7 @@ test: lint chromium $(NODE_STAMP)
 	mkdir -p .local  # where the embedded database lives; the migration check opens it
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python -m contracts.derive --check
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_ARGS)
 
 serve: $(STAMP)
 	$(BIN)/python manage.py migrate --no-input
