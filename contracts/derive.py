@@ -127,12 +127,10 @@ KINDS: dict[str, dict[str, str]] = {
         "parameters": "list:parameter",
         "requestBody": "request-body",
         "responses": "map:response",
-        "callbacks": "map:callback",
         "deprecated": VALUE,
         "security": VALUE,
         "servers": "list:server",
     },
-    "callback": {"$ref": VALUE},  # a callback's own keys are expressions naming path items: see _derive_object
     "parameter": {
         "$ref": VALUE,
         "name": VALUE,
@@ -219,7 +217,10 @@ class ContractError(Exception):
 
 def derive(document: dict[str, Any], *, source: str) -> dict[str, Any]:
     """The facts-only contract of an OpenAPI document; every local `$ref` in it resolves."""
-    contract: dict[str, Any] = _derive(document, "document", "#")
+    try:
+        contract: dict[str, Any] = _derive(document, "document", "#")
+    except ContractError as error:
+        raise ContractError(f"{source}: {error}") from None
     contract.setdefault("info", {})["x-derived-from"] = NOTICE.format(source=source)
     for pointer, reference in _references(contract, "#"):
         if not _resolves(contract, reference):
@@ -273,8 +274,6 @@ def _derive_object(node: dict[str, Any], kind: str, pointer: str) -> dict[str, A
     for key, value in node.items():
         if key in facts:
             derived[key] = _derive(value, facts[key], f"{pointer}/{_escape(key)}")
-        elif kind == "callback" and not key.startswith("x-"):
-            derived[key] = _derive(value, "path", f"{pointer}/{_escape(key)}")
         elif key not in DROPPED and not key.startswith("x-"):
             raise ContractError(
                 f"{pointer}: {key!r} is not a keyword contracts/derive.py knows in a {kind}: "
