@@ -13,6 +13,7 @@ import pycountry
 
 from payments.connectors.base import PaymentConnector
 from paymentservices.connectors import ParsedNotification, adyen_card, mock_card, stripe_card
+from paymentservices.connectors.fields import IDENTIFIER, FieldRule
 
 MOCK_CARD = "mock-card"
 STRIPE_CARD = "stripe-card"
@@ -21,7 +22,9 @@ ADYEN_CARD = "adyen-card"
 
 @dataclass(frozen=True)
 class DefinitionField:
-    """One credential or setting a service of the definition takes. A `secret` one is sealed and never shown."""
+    """One credential or setting a service of the definition takes. A `secret` one is sealed and never shown. `rule`
+    is the one shape its value may have, checked on create, update and verify, and again before a connector is built
+    (a field that declares none is an identifier)."""
 
     key: str
     display_name: str
@@ -30,6 +33,7 @@ class DefinitionField:
     format: str = "text"
     # Whether `POST /payment-services/verify` can check it with the processor.
     verifiable: bool = False
+    rule: FieldRule = IDENTIFIER
 
 
 @dataclass(frozen=True)
@@ -105,11 +109,21 @@ DEFINITIONS: dict[str, Definition] = {
         id=STRIPE_CARD,
         display_name="Stripe",
         fields=(
-            DefinitionField("secret_key", "Secret key", required=True, secret=True, verifiable=True),
-            DefinitionField("webhook_secret", "Webhook signing secret", required=False, secret=True),
+            DefinitionField(
+                "secret_key", "Secret key", required=True, secret=True, verifiable=True, rule=stripe_card.SECRET_KEY
+            ),
+            DefinitionField(
+                "webhook_secret",
+                "Webhook signing secret",
+                required=False,
+                secret=True,
+                rule=stripe_card.WEBHOOK_SECRET,
+            ),
             # Public by design: Stripe.js is loaded with it on the page where the buyer completes Stripe's own 3-D
             # Secure (docs/three-d-secure.md); without it such a payment is declined.
-            DefinitionField("publishable_key", "Publishable key", required=False, secret=False),
+            DefinitionField(
+                "publishable_key", "Publishable key", required=False, secret=False, rule=stripe_card.PUBLISHABLE_KEY
+            ),
         ),
         supported_features={**_CARD_FEATURES, "webhooks": True},
         connector=stripe_card.connector,
@@ -121,11 +135,22 @@ DEFINITIONS: dict[str, Definition] = {
         id=ADYEN_CARD,
         display_name="Adyen",
         fields=(
-            DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True),
-            DefinitionField("merchant_account", "Merchant account", required=True, secret=False, verifiable=True),
+            DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=adyen_card.API_KEY),
+            DefinitionField(
+                "merchant_account",
+                "Merchant account",
+                required=True,
+                secret=False,
+                verifiable=True,
+                rule=adyen_card.MERCHANT_ACCOUNT,
+            ),
             # Set for a live account (Adyen's "live URL prefix"); left out, the service uses Adyen's test platform.
-            DefinitionField("live_url_prefix", "Live URL prefix", required=False, secret=False),
-            DefinitionField("hmac_key", "HMAC key (notifications)", required=False, secret=True),
+            DefinitionField(
+                "live_url_prefix", "Live URL prefix", required=False, secret=False, rule=adyen_card.LIVE_URL_PREFIX
+            ),
+            DefinitionField(
+                "hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=adyen_card.HMAC_KEY
+            ),
         ),
         # Adyen's 3-D Secure and redirect flows are not run yet: a payment asking for them is declined by name.
         supported_features={**_CARD_FEATURES, "transaction_sync": False, "webhooks": True},

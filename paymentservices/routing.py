@@ -24,7 +24,7 @@ from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import PaymentService
 from paymentservices.sandbox import REFUSAL, sandbox_payments_allowed
 from paymentservices.selectors import payment_service_get
-from paymentservices.services import CredentialsUnreadable, payment_service_credentials
+from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -102,10 +102,11 @@ def route(
 
 
 def connector_for(service: PaymentService, *, deadline: float | None = None) -> PaymentConnector:
-    """The connector that speaks for `service`, built with its credentials (revealed for this connector only), whose
-    calls wait no later than `deadline` (a `time.monotonic()` value) when one is given."""
+    """The connector that speaks for `service`, built with its credentials (revealed for this connector only, each held
+    to its field's rule again), whose calls wait no later than `deadline` (a `time.monotonic()` value) when one is
+    given. Raises `CredentialsUnusable` when they cannot be used."""
     definition = DEFINITIONS[service.definition_id]
-    return definition.connector(payment_service_credentials(service=service), deadline=deadline)
+    return definition.connector(payment_service_connector_credentials(service=service), deadline=deadline)
 
 
 def connection_options_keys(route: Route) -> frozenset[str]:
@@ -116,29 +117,29 @@ def connection_options_keys(route: Route) -> frozenset[str]:
 def _options_keys(service: PaymentService) -> frozenset[str]:
     try:
         return connector_for(service).connection_options_keys
-    except CredentialsUnreadable:  # the service cannot take the payment: it reads nothing (see `_authorize`)
+    except CredentialsUnusable:  # the service cannot take the payment: it reads nothing (see `_authorize`)
         return frozenset()
 
 
-# The answer of a service whose credentials cannot be read: no processor was asked, so the payment goes on.
-UNREADABLE_CREDENTIALS = ConnectorResult(
-    outcome=Outcome.FAILED,
-    error_code="invalid_service_configuration",
-    raw_response_code="credentials_unreadable",
-    raw_response_description="The payment service's credentials cannot be read: they must be entered again.",
-)
+def _unusable(exc: CredentialsUnusable) -> ConnectorResult:
+    """The answer of a service whose credentials cannot be used: no processor was asked, so the payment goes on."""
+    return ConnectorResult(
+        outcome=Outcome.FAILED,
+        error_code="invalid_service_configuration",
+        raw_response_code=exc.code,
+        raw_response_description=exc.message,
+    )
 
 
 def _authorize(service: PaymentService, request: AuthorizationRequest, deadline: float) -> ConnectorResult:
-    """`service`'s answer; a service whose stored credentials cannot be opened answers as one that gave no answer."""
+    """`service`'s answer; a service whose stored credentials cannot be opened, or break their fields' rules, answers
+    as one that gave no answer, and sends nothing."""
     try:
         connector = connector_for(service, deadline=deadline)
-    except CredentialsUnreadable:
-        logger.error(
-            "Payment service %s: its credentials were sealed with a key that has been removed; enter them again.",
-            service.id,
-        )
-        return UNREADABLE_CREDENTIALS
+    except CredentialsUnusable as exc:
+        # The message names the field, never its value.
+        logger.error("Payment service %s: %s", service.id, exc.message)
+        return _unusable(exc)
     return connector.authorize(request)
 
 

@@ -27,14 +27,36 @@ class CredentialsRefused(DomainError):
     """The processor refused a credential (`POST /payment-services/verify`)."""
 
 
-class CredentialsUnreadable(DomainError, crypto.VaultError):
+class CredentialsUnusable(DomainError):
+    """The service's stored credentials cannot be used: no connector is built and nothing is sent to its processor
+    until they are entered again (a 400 naming `/fields`). `code` is the FAILED answer a payment routed to it gets."""
+
+    code = "credentials_unusable"
+
+
+class CredentialsUnreadable(CredentialsUnusable, crypto.VaultError):
     """The service's stored credentials cannot be opened: the key they were sealed with is no longer configured (or
     the ciphertext is not this service's). Still a `VaultError`, so key rotation lists the service as one it failed."""
+
+    code = "credentials_unreadable"
 
     def __init__(self) -> None:
         super().__init__(
             "The payment service's stored credentials can no longer be read (the key they were sealed with has been "
             "removed): enter them again.",
+            pointer="/fields",
+        )
+
+
+class CredentialsMalformed(CredentialsUnusable):
+    """A stored credential does not have its field's shape (stored before the field had its rule, or written past
+    these services): it is never used, above all never in a URL."""
+
+    code = "credentials_malformed"
+
+    def __init__(self, key: str) -> None:
+        super().__init__(
+            f"The payment service's stored '{key}' does not have the shape its field requires: enter it again.",
             pointer="/fields",
         )
 
@@ -66,8 +88,10 @@ def definition_require(definition_id: str) -> Definition:
 def _field_values(
     definition: Definition, fields: Sequence[Mapping[str, str]], *, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The credential values `fields` give, over `base`; an unknown or repeated key is a 400 naming it, an empty
-    value clears an optional field (updates only send one)."""
+    """The credential values `fields` give, over `base`; an unknown or repeated key, or a value that breaks its
+    field's rule, is a 400 naming it, an empty value clears an optional field (updates only send one). A value kept
+    from `base` is held to its rule as well (a 400 naming `/fields`): nothing written or verified carries a value
+    its field refuses."""
     values = dict(base or {})
     seen: set[str] = set()
     for index, item in enumerate(fields):
@@ -85,12 +109,27 @@ def _field_values(
             if field.required:
                 raise DomainError(f"'{key}' is required by {definition.id}.", pointer=f"/fields/{index}/value")
             values.pop(key, None)
-        else:
-            values[key] = value
+            continue
+        refusal = field.rule.refusal(value)
+        if refusal is not None:
+            raise DomainError(f"'{key}' {refusal}.", pointer=f"/fields/{index}/value")
+        values[key] = value
     for field in definition.fields:
         if field.required and field.key not in values:
             raise DomainError(f"The field '{field.key}' is required by {definition.id}.", pointer="/fields")
+    malformed = _malformed_field(definition, {key: value for key, value in values.items() if key not in seen})
+    if malformed is not None:
+        raise CredentialsMalformed(malformed)
     return values
+
+
+def _malformed_field(definition: Definition, values: Mapping[str, str]) -> str | None:
+    """The first key of `values` whose value its field's rule refuses (a key that is no field is read by no one)."""
+    for key, value in values.items():
+        field = definition.field_named(key)
+        if field is not None and field.rule.refusal(value) is not None:
+            return key
+    return None
 
 
 def _check_supported(
@@ -130,6 +169,17 @@ def payment_service_credentials(*, service: PaymentService) -> dict[str, str]:
     except crypto.VaultError:
         raise CredentialsUnreadable from None
     return {**service.fields, **opened}
+
+
+def payment_service_connector_credentials(*, service: PaymentService) -> dict[str, str]:
+    """The service's credentials in clear for its connector, each held to its field's rule again: a value that
+    reached the database without passing it (a row stored before the rule, or written past these services) raises
+    `CredentialsMalformed`, so it is never put in a URL or a request. Never log, store or render the answer."""
+    credentials = payment_service_credentials(service=service)
+    malformed = _malformed_field(definition_require(service.definition_id), credentials)
+    if malformed is not None:
+        raise CredentialsMalformed(malformed)
+    return credentials
 
 
 def _locked_services(account: MerchantAccount) -> list[PaymentService]:

@@ -42,6 +42,8 @@ from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
 from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.connectors.fields import OPAQUE_SECRET, FieldRule
+from paymentservices.connectors.hosts import url_allowed
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +141,42 @@ CVC_RESULTS = {
 # A card payment's `returnUrl` (the document requires one): used only by redirect flows, which this server refuses.
 DEFAULT_RETURN_PATH = "/adyen/return"
 
+# The domains Adyen serves its APIs from: `checkout-test.adyen.com` (test) and
+# `<prefix>-checkout-live.adyenpayments.com` (live), as Adyen's "Live endpoints" page gives them. No call goes anywhere
+# else but ADYEN_API_BASE (docs/payment-services.md, "Where a connector may send").
+ADYEN_DOMAINS = ("adyenpayments.com", "adyen.com")
+# A FAILED result's code when the URL the connector built is not Adyen's: nothing was sent.
+HOST_REFUSED = "host_refused"
+
+# The fields' shapes (`paymentservices.definitions`), from what Adyen documents of each.
+# The API key: Adyen documents no format for it (its keys carry any printable character), and it only ever travels in
+# the `X-API-Key` header of a call to a checked host.
+API_KEY = OPAQUE_SECRET
+# The merchant account code: Adyen gives account codes as ASCII letters, digits and underscores (a dash is let through:
+# it is harmless in a JSON body, and refusing a real account code would be worse).
+MERCHANT_ACCOUNT = FieldRule(
+    pattern=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    max_length=255,
+    shape="is an Adyen merchant account code: ASCII letters, digits, '_' and '-'",
+    example="YourCompanyECOM",
+)
+# The live URL prefix: "a hex-encoded random part and your company name" joined by a dash (Adyen's "Live endpoints"),
+# the first label of the host `<prefix>-checkout-live.adyenpayments.com`; at most 49 characters, so that label stays
+# within DNS's 63.
+LIVE_URL_PREFIX = FieldRule(
+    pattern=r"[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*",
+    max_length=63 - len("-checkout-live"),
+    shape="is Adyen's live URL prefix (Developers > API URLs): ASCII letters and digits in parts joined by single '-'",
+    example="1797a841fbb37ca7-AdyenDemo",
+)
+# The HMAC key of a standard webhook: hexadecimal bytes (Adyen's library decodes it with `binascii.a2b_hex`).
+HMAC_KEY = FieldRule(
+    pattern=r"(?:[0-9A-Fa-f]{2})+",
+    max_length=128,
+    shape="is the webhook's HMAC key: hexadecimal digits, two per byte",
+    example="44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056",
+)
+
 
 @dataclass(frozen=True)
 class CredentialProblem:
@@ -171,6 +209,25 @@ def _base_url(api_base: str, live_url_prefix: str | None) -> str:
     return "https://checkout-test.adyen.com/v72"
 
 
+def _adyen_url(url: str) -> bool:
+    """Whether a call may go to `url`: one of Adyen's hosts, or under ADYEN_API_BASE exactly as configured."""
+    return url_allowed(url, domains=ADYEN_DOMAINS, configured=settings.ADYEN_API_BASE)
+
+
+class HostRefused(AdyenError):  # type: ignore[misc] # the library is untyped
+    """The URL a call was about to go to is not Adyen's (nor ADYEN_API_BASE): it was not sent."""
+
+
+class _Client(AdyenClient):  # type: ignore[misc] # the library is untyped
+    """Adyen's client, calling each URL as the connector built it and only when it is Adyen's. (The library itself
+    would rewrite `-live` to `-test` in every URL of its test platform, and `-test` to `-live` on its live one.)"""
+
+    def _determine_api_url(self, platform: str, endpoint: str) -> str:
+        if not _adyen_url(endpoint):
+            raise HostRefused("The URL is not one of Adyen's.")
+        return endpoint
+
+
 class AdyenConnector:
     """One Adyen merchant account (its API key and merchant account code). Reads no connection options."""
 
@@ -182,22 +239,26 @@ class AdyenConnector:
         api_key: str,
         merchant_account: str,
         live_url_prefix: str | None = None,
-        api_base: str | None = None,
         timeout: float | None = None,
         deadline: float | None = None,
     ) -> None:
         self._merchant_account = merchant_account
         self._timeout = timeout or settings.ADYEN_TIMEOUT_SECONDS
         self._deadline = deadline
-        self._client = client = AdyenClient(
-            xapikey=api_key,
-            merchant_account=merchant_account,
-            # "test" leaves the URL as set below; the live URL is made here from the prefix, not by the library.
-            platform="test",
-            http_timeout=self._timeout,
+        self._client = client = _Client(
+            xapikey=api_key, merchant_account=merchant_account, platform="test", http_timeout=self._timeout
         )
         self._checkout = AdyenCheckoutApi(client=client)
-        base = _base_url(settings.ADYEN_API_BASE if api_base is None else api_base, live_url_prefix)
+        base = _base_url(settings.ADYEN_API_BASE, live_url_prefix)
+        # Checked once here (and again by the client for every URL it calls): a service whose URL is not Adyen's
+        # sends nothing, and each call answers FAILED at once.
+        self._host_refused = not _adyen_url(base)
+        if self._host_refused:
+            logger.warning(
+                "Adyen connector for merchant account %s: its live URL prefix makes a URL that is not Adyen's; no call "
+                "is sent",
+                merchant_account if MERCHANT_ACCOUNT.refusal(merchant_account) is None else "(malformed)",
+            )
         self._checkout.payments_api.baseUrl = base
         self._checkout.modifications_api.baseUrl = base
 
@@ -218,6 +279,8 @@ class AdyenConnector:
     def _call(self, call: Callable[..., Any], *args: Any, idempotency_key: str | None = None) -> dict[str, Any]:
         """One call through the library: Adyen's answer (2xx body), `AdyenAPIResponseError` for a 4xx that is
         Adyen's word on the request, `_NoAnswer` for anything else."""
+        if self._host_refused:
+            raise _NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True)
         self._limit_to_deadline()
         try:
             result = call(*args, idempotency_key=idempotency_key)
@@ -236,6 +299,8 @@ class AdyenConnector:
                 raise
             # 404 (a wrong base URL), 429, 5xx: no word on the request; a 5xx may have acted on it.
             raise _NoAnswer(sent=status >= 500, code=str(status), misconfigured=status == 404) from None
+        except HostRefused:
+            raise _NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True) from None
         except AdyenError as exc:
             raise _NoAnswer(sent=False, code=type(exc).__name__, misconfigured=True) from None
         message = result.message
@@ -429,6 +494,8 @@ class AdyenConnector:
                 return CredentialProblem(
                     "merchant_account", "Adyen does not let this API key use this merchant account."
                 )
+            if exc.code == HOST_REFUSED:
+                return CredentialProblem("live_url_prefix", "It does not make a URL of Adyen's.")
             raise ConnectionError("Adyen gave no answer.") from None
         except AdyenAPIResponseError:
             return CredentialProblem("merchant_account", "Adyen does not take this merchant account with this key.")
@@ -449,11 +516,15 @@ def _describe(reason: Any, raw: Any) -> str | None:
 
 
 def _no_answer(exc: _NoAnswer) -> ConnectorResult:
+    if exc.code == HOST_REFUSED:
+        description = "The service's live URL prefix does not make a URL of Adyen's: nothing was sent."
+    else:
+        description = "Adyen refused the credentials." if exc.misconfigured else "Adyen gave no answer."
     return ConnectorResult(
         outcome=Outcome.FAILED,
         error_code=MISCONFIGURED if exc.misconfigured else NO_ANSWER,
         raw_response_code=exc.code,
-        raw_response_description="Adyen refused the credentials." if exc.misconfigured else "Adyen gave no answer.",
+        raw_response_description=description,
     )
 
 
@@ -486,26 +557,9 @@ def connector(credentials: Mapping[str, str], *, deadline: float | None = None) 
 
 
 def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | None:
-    """Check the fields' shapes here, then the key and merchant account with Adyen; unreachable Adyen raises."""
-    api_key, merchant_account, live_url_prefix = _settings(credentials)
-    if not api_key.strip():
-        return CredentialProblem("api_key", "An Adyen API key is required.")
-    if not merchant_account.strip():
-        return CredentialProblem("merchant_account", "The Adyen merchant account code is required.")
-    if live_url_prefix is not None and not all(c.isalnum() or c == "-" for c in live_url_prefix):
-        return CredentialProblem("live_url_prefix", "A live URL prefix has only letters, digits and dashes.")
-    hmac_key = credentials.get("hmac_key")
-    if hmac_key is not None and not _is_hex(hmac_key):
-        return CredentialProblem("hmac_key", "An Adyen HMAC key is a hexadecimal string.")
+    """Check the key and merchant account with Adyen (the fields' shapes were checked by their rules before);
+    unreachable Adyen raises."""
     return connector(credentials).verify()
-
-
-def _is_hex(value: str) -> bool:
-    try:
-        binascii.a2b_hex(value)
-    except (binascii.Error, ValueError):
-        return False
-    return bool(value)
 
 
 ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"

@@ -30,6 +30,8 @@ from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
 from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.connectors.fields import FieldRule
+from paymentservices.connectors.hosts import url_allowed
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +91,31 @@ DEFAULT_DECLINE = "issuer_decline"
 NO_ANSWER = "service_error"
 MISCONFIGURED = "invalid_service_configuration"
 
+# Stripe's API host: no call goes anywhere else but STRIPE_API_BASE as the operator configured it.
+STRIPE_DOMAINS = ("api.stripe.com",)
+
+# The fields' shapes (`paymentservices.definitions`), as Stripe's "API keys" page and its webhook docs give the keys:
+# a prefix naming the kind and mode, then ASCII letters and digits (underscores let through); bounded.
+SECRET_KEY = FieldRule(
+    pattern=r"(?:sk|rk)_(?:test|live)_[A-Za-z0-9_]+",
+    max_length=255,
+    shape="is a Stripe secret key: sk_test_ or sk_live_ (rk_test_ or rk_live_ for a restricted key), then ASCII "
+    "letters and digits",
+    example="sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+)
+PUBLISHABLE_KEY = FieldRule(
+    pattern=r"pk_(?:test|live)_[A-Za-z0-9_]+",
+    max_length=255,
+    shape="is a Stripe publishable key: pk_test_ or pk_live_, then ASCII letters and digits",
+    example="pk_test_TYooMQauvdEDq54NiTphI7jx",
+)
+WEBHOOK_SECRET = FieldRule(
+    pattern=r"whsec_[A-Za-z0-9_]+",
+    max_length=255,
+    shape="is a Stripe webhook signing secret: whsec_, then ASCII letters and digits",
+    example="whsec_5f8d3e3b1c4a4e0f9a7b6c5d4e3f2a1b",
+)
+
 
 class OutcomeUnknown(Exception):
     """A write may have reached Stripe and Stripe cannot be asked now: the caller must find out later (lookup)."""
@@ -105,6 +132,23 @@ class CredentialProblem:
 _sessions = threading.local()
 
 
+class HostRefused(stripe.APIConnectionError):
+    """The URL a call was about to go to is not Stripe's (nor STRIPE_API_BASE): it was not sent."""
+
+
+class _CheckedClient(stripe.RequestsClient):
+    """Stripe's HTTP client, sending a request only to Stripe's API host or under STRIPE_API_BASE exactly as the
+    operator configured it."""
+
+    def request(  # type: ignore[override] # RequestsClient's own signature, which its base's does not match
+        self, method: str, url: str, headers: Mapping[str, str] | None, post_data: Any = None
+    ) -> tuple[bytes, int, Mapping[str, str]]:
+        if not url_allowed(url, domains=STRIPE_DOMAINS, configured=settings.STRIPE_API_BASE):
+            logger.warning("Refused to send a Stripe call to a host that is not Stripe's (nor STRIPE_API_BASE)")
+            raise HostRefused("The URL is not Stripe's.")  # type: ignore[no-untyped-call]
+        return super().request(method, url, headers, post_data)
+
+
 def _session() -> requests.Session:
     """This thread's HTTP session for Stripe: its pool keeps connections to Stripe open from one call, and one payment,
     to the next, so a call pays no TCP (or TLS) handshake. One per thread, since a `requests.Session` is not promised
@@ -115,15 +159,15 @@ def _session() -> requests.Session:
     return cast(requests.Session, _sessions.session)
 
 
-def _client(secret_key: str, *, api_base: str | None = None, timeout: float | None = None) -> stripe.StripeClient:
+def _client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeClient:
     """A client for one account, cheap to make (about 10 µs): the connections are the thread's session's, and the
     timeout is this client's own, so each call can carry what is left of its payment's time."""
     return stripe.StripeClient(
         secret_key,
-        base_addresses={"api": api_base or settings.STRIPE_API_BASE},
+        base_addresses={"api": settings.STRIPE_API_BASE},
         # Retries are ours to decide (failover to the next service): one call, one bounded wait.
         max_network_retries=0,
-        http_client=stripe.RequestsClient(timeout=timeout or settings.STRIPE_TIMEOUT_SECONDS, session=_session()),
+        http_client=_CheckedClient(timeout=timeout or settings.STRIPE_TIMEOUT_SECONDS, session=_session()),
     )
 
 
@@ -138,6 +182,8 @@ def _get(obj: Any, key: str) -> Any:
 
 def _never_sent(exc: stripe.APIConnectionError) -> bool:
     """The connection was never made (refused, or no answer to connecting): Stripe cannot have seen the request."""
+    if isinstance(exc, HostRefused):
+        return True
     cause = exc.__cause__
     if isinstance(cause, requests.exceptions.ConnectTimeout):
         return True
@@ -149,7 +195,7 @@ def _never_sent(exc: stripe.APIConnectionError) -> bool:
 
 def _no_answer(exc: stripe.StripeError) -> ConnectorResult:
     status = exc.http_status
-    misconfigured = isinstance(exc, stripe.AuthenticationError | stripe.PermissionError)
+    misconfigured = isinstance(exc, stripe.AuthenticationError | stripe.PermissionError | HostRefused)
     return ConnectorResult(
         outcome=Outcome.FAILED,
         error_code=MISCONFIGURED if misconfigured else NO_ANSWER,
@@ -292,24 +338,22 @@ class StripeConnector:
         *,
         secret_key: str,
         publishable_key: str | None = None,
-        api_base: str | None = None,
         timeout: float | None = None,
         deadline: float | None = None,
     ) -> None:
         self._secret_key = secret_key
         self._publishable_key = publishable_key
-        self._api_base = api_base
         self._timeout = timeout
         # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
         self._deadline = deadline
-        self._client = _client(secret_key, api_base=api_base, timeout=timeout)
+        self._client = _client(secret_key, timeout=timeout)
 
     def _api(self) -> stripe.StripeClient:
         """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
         if self._deadline is None:
             return self._client
         timeout = min(self._timeout or settings.STRIPE_TIMEOUT_SECONDS, self._deadline - time.monotonic())
-        return _client(self._secret_key, api_base=self._api_base, timeout=max(MIN_CALL_SECONDS, timeout))
+        return _client(self._secret_key, timeout=max(MIN_CALL_SECONDS, timeout))
 
     def __repr__(self) -> str:  # never the key
         return "StripeConnector()"
@@ -522,17 +566,9 @@ def _operation_result(intent: Any, operation: str) -> ConnectorResult | None:
 
 
 def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | None:
-    """Check the secret key's shape here, then with Stripe; unreachable Stripe raises `stripe.StripeError`."""
-    secret_key = credentials.get("secret_key", "")
-    if not secret_key.startswith(("sk_", "rk_")):
-        return CredentialProblem("secret_key", "A Stripe secret key starts with sk_ (or rk_ for a restricted key).")
-    webhook_secret = credentials.get("webhook_secret")
-    if webhook_secret is not None and not webhook_secret.startswith("whsec_"):
-        return CredentialProblem("webhook_secret", "A Stripe webhook signing secret starts with whsec_.")
-    publishable_key = credentials.get("publishable_key")
-    if publishable_key is not None and not publishable_key.startswith("pk_"):
-        return CredentialProblem("publishable_key", "A Stripe publishable key starts with pk_.")
-    return StripeConnector(secret_key=secret_key).verify()
+    """Check the secret key with Stripe (the fields' shapes were checked by their rules before); unreachable Stripe
+    raises `stripe.StripeError`."""
+    return StripeConnector(secret_key=credentials["secret_key"]).verify()
 
 
 def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> StripeConnector:

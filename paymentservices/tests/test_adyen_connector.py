@@ -16,6 +16,7 @@ import pytest
 from Adyen.services.checkout import AdyenCheckoutApi
 
 from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome, PaymentConnector, ThreeDSecureData
+from payments.errors import DomainError
 from payments.tests.assertions import assert_error
 from paymentservices.connectors.adyen_card import (
     REFUSAL_REASONS,
@@ -25,6 +26,7 @@ from paymentservices.connectors.adyen_card import (
 )
 from paymentservices.definitions import ADYEN_CARD, definition_get
 from paymentservices.models import InboundNotification
+from paymentservices.services import payment_service_credentials_verify
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.adyen_mock import ERRORS, PAYMENT_PSP, REFUND_PSP, REFUSALS, AdyenTransport, prism_adyen, result_codes
 
@@ -338,18 +340,37 @@ def test_verify_names_the_field_adyen_refused(adyen_mock, code, field):
     assert KEY not in problem.message
 
 
+@pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("credentials", "field"),
+    ("fields", "pointer"),
     [
-        ({"api_key": "", "merchant_account": MERCHANT}, "api_key"),
-        ({"api_key": KEY, "merchant_account": " "}, "merchant_account"),
-        ({"api_key": KEY, "merchant_account": MERCHANT, "live_url_prefix": "bad/prefix"}, "live_url_prefix"),
-        ({"api_key": KEY, "merchant_account": MERCHANT, "hmac_key": "not-hex"}, "hmac_key"),
+        ([{"key": "api_key", "value": ""}, {"key": "merchant_account", "value": MERCHANT}], "/fields/0/value"),
+        ([{"key": "api_key", "value": KEY}, {"key": "merchant_account", "value": " "}], "/fields/1/value"),
+        (
+            [
+                {"key": "api_key", "value": KEY},
+                {"key": "merchant_account", "value": MERCHANT},
+                {"key": "live_url_prefix", "value": "bad/prefix"},
+            ],
+            "/fields/2/value",
+        ),
+        (
+            [
+                {"key": "api_key", "value": KEY},
+                {"key": "merchant_account", "value": MERCHANT},
+                {"key": "hmac_key", "value": "not-hex"},
+            ],
+            "/fields/2/value",
+        ),
     ],
     ids=["no-key", "blank-account", "bad-prefix", "hmac-not-hex"],
 )
-def test_verify_refuses_malformed_fields_without_asking_adyen(adyen_mock, credentials, field):
-    assert verify_credentials(credentials).field == field
+def test_verify_refuses_malformed_fields_without_asking_adyen(adyen_mock, merchant_account, fields, pointer):
+    """The fields' rules (paymentservices/tests/test_field_rules.py) are checked before Adyen is asked."""
+    with pytest.raises(DomainError) as refused:
+        payment_service_credentials_verify(merchant_account=merchant_account, definition_id=ADYEN_CARD, fields=fields)
+
+    assert refused.value.details[0]["pointer"] == pointer
     assert adyen_mock.exchanges == []
 
 

@@ -222,11 +222,9 @@ def test_every_write_carries_an_idempotency_key_made_from_our_reference(connecto
     ("credentials", "field"),
     [
         ({"secret_key": "sk_test_good_key_0123"}, None),
-        ({"secret_key": "not-a-secret-key"}, "secret_key"),
-        ({"secret_key": "sk_"}, "secret_key"),  # the right shape, refused by Stripe itself
-        ({"secret_key": "sk_test_good_key_0123", "webhook_secret": "nope"}, "webhook_secret"),
+        ({"secret_key": "sk_"}, "secret_key"),  # refused by Stripe itself (the fields' shapes are their rules': below)
     ],
-    ids=["accepted", "wrong-shape", "refused-by-stripe", "bad-webhook-secret"],
+    ids=["accepted", "refused-by-stripe"],
 )
 def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
     problem = verify_credentials(credentials)

@@ -6,6 +6,7 @@ inside the transaction that records the notification once.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from typing import Any
 
@@ -17,6 +18,7 @@ from payments.connectors import ConnectorResult
 from paymentservices.connectors import PaymentChange
 from paymentservices.notifications import ProcessorEvent
 from paymentservices.routing import connector_for
+from paymentservices.services import CredentialsUnusable
 from transactions.models import Refund, RefundStatus, Transaction, TransactionStatus
 from transactions.notifications import refund_notify
 from transactions.services.authorization import _record_authorization
@@ -24,6 +26,7 @@ from transactions.services.recovery import _card_amount
 from transactions.services.refunds import card_refund_book
 from transactions.services.state import SYSTEM, _event, _move, _return_gift_cards
 
+logger = logging.getLogger(__name__)
 S = TransactionStatus
 
 
@@ -86,7 +89,12 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
         return
     if result.approved and result.processor_reference:
         _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
-        connector, psp, reference = connector_for(event.payment_service), result.processor_reference, f"{txn.pk}:void"
+        try:
+            connector = connector_for(event.payment_service)
+        except CredentialsUnusable as exc:  # nothing can be sent through this service until its credentials are fixed
+            logger.error("Payment service %s: %s; the payment stays held there", event.payment_service.pk, exc.message)
+            return
+        psp, reference = result.processor_reference, f"{txn.pk}:void"
         transaction.on_commit(lambda: connector.void(processor_reference=psp, reference=reference))
 
 
