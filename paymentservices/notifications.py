@@ -16,14 +16,12 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
 
 from django.db import IntegrityError, transaction
 
-from payments.connectors.base import ConnectorResult
 from payments.errors import DomainError, NotFound
-from paymentservices.connectors import NotificationRefused
+from paymentservices.connectors import NotificationRefused, ParsedNotification
 from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import InboundNotification, PaymentService
 from paymentservices.selectors import payment_service_for_notification
@@ -32,24 +30,17 @@ from paymentservices.services import payment_service_credentials
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ProcessorEvent:
-    """A verified notification of `payment_service`'s processor about one of its objects."""
+@dataclass(frozen=True, kw_only=True)
+class ProcessorEvent(ParsedNotification):
+    """A verified notification of `payment_service`'s processor about one of its objects (what it says:
+    `ParsedNotification`)."""
 
     payment_service: PaymentService
-    event_id: str
-    event_type: str
-    # The processor's id of the object (a Stripe PaymentIntent id) and our reference for it, when it carries one.
-    object_id: str
-    reference: str | None
-    data: Mapping[str, Any]
-    # What it means for a payment (a `PaymentChange`), how much, and the processor's id of the payment; whether a
-    # refund's amount is all refunded so far (Stripe) or that refund's (Adyen); an authorization's decision.
-    change: str | None = None
-    amount: int | None = None
-    payment_reference: str | None = None
-    amount_is_total: bool = True
-    authorization: ConnectorResult | None = None
+
+    @classmethod
+    def of(cls, parsed: ParsedNotification, *, payment_service: PaymentService) -> ProcessorEvent:
+        said = {item.name: getattr(parsed, item.name) for item in fields(ParsedNotification)}
+        return cls(payment_service=payment_service, **said)
 
 
 Handler = Callable[[ProcessorEvent], None]
@@ -92,20 +83,7 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
         if exc.pointer is None:  # a signature header (Stripe's)
             raise NotificationRejected(str(exc), pointer="/stripe-signature", location="header") from None
         raise NotificationRejected(str(exc), pointer=exc.pointer, location=exc.location) from None
-    event = ProcessorEvent(
-        payment_service=service,
-        event_id=parsed.event_id,
-        event_type=parsed.event_type,
-        object_id=parsed.object_id,
-        reference=parsed.reference,
-        data=parsed.data,
-        change=parsed.change,
-        amount=parsed.amount,
-        payment_reference=parsed.payment_reference,
-        amount_is_total=parsed.amount_is_total,
-        authorization=parsed.authorization,
-    )
-    return _record(event)
+    return _record(ProcessorEvent.of(parsed, payment_service=service))
 
 
 def _record(event: ProcessorEvent) -> bool:

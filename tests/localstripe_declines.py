@@ -1,7 +1,8 @@
 """localstripe as the suite runs it (`python -m tests.localstripe_declines`): localstripe itself, with the decline test
-cards Stripe documents declining when charged as Stripe does, each with the codes Stripe gives it. Unchanged,
-localstripe declines those cards only when they are attached to a customer, and every decline as `card_declined`
-without a `decline_code`; nothing else of it changes.
+cards Stripe documents declining when charged as Stripe does, each with the codes Stripe gives it, and the amounts
+Stripe's objects carry of a capture (a PaymentIntent's `amount_received`, a charge's `amount_captured`). Unchanged,
+localstripe declines those cards only when they are attached to a customer, every decline as `card_declined` without
+a `decline_code`, and says nothing of what a (partial) capture took; nothing else of it changes.
 """
 
 from __future__ import annotations
@@ -58,7 +59,38 @@ def last_payment_error(self: Any) -> Any:
     return {**error, "decline_code": decline} if decline else error
 
 
+_capture = resources.Charge._capture
+
+
+def capture(self: Any, amount: Any, on_success: Any = None) -> None:
+    """localstripe's capture, remembering how much it took (its release of the rest is localstripe's own)."""
+    taken = self.amount if amount is None else resources.try_convert_to_int(amount)
+
+    def captured() -> None:
+        self._amount_captured = taken
+        if on_success:
+            on_success()
+
+    _capture(self, amount, on_success=captured)
+
+
+def amount_captured(self: Any) -> int:
+    """Stripe's `amount_captured`: what the charge captured (all of it when it was captured at once), else 0."""
+    if not self.captured or self.status != "succeeded":
+        return 0
+    return int(getattr(self, "_amount_captured", self.amount))
+
+
+def amount_received(self: Any) -> int:
+    """Stripe's `amount_received`: what the PaymentIntent's charge captured."""
+    charge = self.latest_charge
+    return amount_captured(charge) if charge is not None else 0
+
+
 resources.PaymentMethod._charging_is_declined = charging_is_declined
+resources.Charge._capture = capture
+resources.Charge.amount_captured = property(amount_captured)
+resources.PaymentIntent.amount_received = property(amount_received)
 resources.Charge._set_auth_failure = set_auth_failure
 resources.Charge._raise_failure = raise_failure
 resources.PaymentIntent.last_payment_error = property(last_payment_error)

@@ -35,13 +35,34 @@ class PaymentChange:
 
 
 @dataclass(frozen=True)
+class NotifiedRefund:
+    """One refund the processor holds for a payment, as its notification lists it: the processor's id of it, its
+    amount, our reference when we made it, whether it stands (succeeded, or on its way) and when it was made (the
+    processor's clock, seconds). `by_processor`: made by the processor itself, not asked by anyone (Stripe's
+    `expired_uncaptured_charge`)."""
+
+    id: str
+    amount: int
+    reference: str | None
+    stands: bool
+    created: int
+    by_processor: bool = False
+
+
+@dataclass(frozen=True)
 class ParsedNotification:
     """A processor's notification, once its signature is verified: its id (for duplicates), its type, the processor's
     id of the object it is about and our reference for it (when the object carries one). `change` (a
     `PaymentChange`), `amount` and `payment_reference` (the processor's id of the payment, our transaction's
-    `payment_service_transaction_id`) say what it means for a payment, when it is about one. A refund's `amount` is
-    everything refunded so far (`amount_is_total`, Stripe's) or this one refund (Adyen's). `authorization` is the
-    processor's decision on an authorization, when the notification tells it (Adyen's AUTHORISATION)."""
+    `payment_service_transaction_id`) say what it means for a payment, when it is about one.
+
+    `amount` is what the processor says: None when it says nothing (never a stand-in), never negative (a notification
+    with an impossible amount is refused by its parser). A refund's `amount` is everything refunded so far
+    (`amount_is_total`, Stripe's) or this one refund (Adyen's); a total may count what a partial capture released of
+    the authorization (`released`, when the notification tells it), as Stripe's did before its API version
+    2025-03-31. `refunds` lists the processor's refund objects when the notification carries them (Stripe's charge):
+    each is booked on its own, and the total is not used. `authorization` is the processor's decision on an
+    authorization, when the notification tells it (Adyen's AUTHORISATION)."""
 
     event_id: str
     event_type: str
@@ -52,4 +73,6 @@ class ParsedNotification:
     amount: int | None = None
     payment_reference: str | None = None
     amount_is_total: bool = True
+    released: int | None = None
+    refunds: tuple[NotifiedRefund, ...] | None = None
     authorization: ConnectorResult | None = None

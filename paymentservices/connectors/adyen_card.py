@@ -28,6 +28,7 @@ from __future__ import annotations
 import binascii
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -567,8 +568,9 @@ HMAC_POINTER = ITEM_POINTER + "/additionalData/hmacSignature"
 
 
 def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
-    """The notification item Adyen signed with the service's HMAC key (checked by Adyen's library); anything else
-    raises `NotificationRefused`. Adyen sends one item per notification; a batch of several is refused."""
+    """The notification item Adyen signed with the service's HMAC key (checked by Adyen's library), once every signed
+    field has its shape; anything else raises `NotificationRefused`. Adyen sends one item per notification; a batch
+    of several is refused."""
     try:
         body = json.loads(payload)
     except ValueError:
@@ -583,17 +585,14 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         raise NotificationRefused(
             "The notification is unsigned or not an Adyen notification item.", pointer=HMAC_POINTER
         )
+    _check_signed_fields(item, amount)
     try:
         valid = is_valid_hmac_notification(item, secret)
     except (binascii.Error, ValueError, KeyError, TypeError):
         valid = False
     if not valid:
         raise NotificationRefused("The HMAC signature does not match.", pointer=HMAC_POINTER)
-    event_code = str(_get(item, "eventCode") or "")
-    psp = str(_get(item, "pspReference") or "")
-    if not event_code or not psp:
-        raise NotificationRefused("The notification names no event or payment.", pointer=ITEM_POINTER)
-    success = str(_get(item, "success") or "")
+    event_code, psp, success = item["eventCode"], item["pspReference"], item["success"]
     data = {key: value for key, value in item.items() if key != "additionalData"}
     payment = str(_get(item, "originalReference") or psp)
     return ParsedNotification(
@@ -606,11 +605,55 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         reference=str(_get(item, "merchantReference") or "") or None,
         data=data,
         change=_NOTIFIED_CHANGES.get((event_code, success == "true")),
-        amount=_minor_units(_get(amount, "value")),
+        amount=amount["value"],
         payment_reference=payment,
         amount_is_total=False,  # Adyen notifies each refund (and capture) on its own
         authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
     )
+
+
+# The shapes of the fields Adyen's HMAC signs, joined by ':' (Adyen's webhook document and its "Verify HMAC
+# signatures" page). Only `merchantReference` may hold a ':' (ours do: `<transaction>:capture`); every other signed
+# field is colon-free, so no field's boundary can move while the signed string stays the same.
+_SIGNED_SHAPES: dict[str, str] = {
+    # "Adyen's 16-character unique reference" for every event about a payment this server acts on.
+    "pspReference": r"[A-Za-z0-9]{16}",
+    "originalReference": r"(?:[A-Za-z0-9]{16})?",
+    "merchantAccountCode": MERCHANT_ACCOUNT.pattern,
+    # Ours, or one given in the Customer Area: Adyen's `reference` has at most 80 characters.
+    "merchantReference": r"[\x20-\x7e]{0,80}",
+    "eventCode": r"[A-Z][A-Z_]{0,63}",
+    "success": r"true|false",
+}
+# Events this server does not act on may name other objects in `pspReference` (a report's file name, a stored
+# payment's token): any printable ASCII but the space and ':'.
+_OTHER_REFERENCE = r"[\x21-\x39\x3b-\x7e]{1,255}"
+_CURRENCY = r"[A-Z]{3}"
+# `amount.value`: minor units, an int64 in Adyen's document; never negative.
+MAX_NOTIFIED_AMOUNT = 2**63 - 1
+
+
+def _check_signed_fields(item: Mapping[str, Any], amount: Mapping[str, Any]) -> None:
+    """Refuse (naming it) the first signed field without its shape, before the signature or anything else trusts it."""
+    event_code = item.get("eventCode")
+    acted_on = event_code == "AUTHORISATION" or any(event_code == code for code, _ in _NOTIFIED_CHANGES)
+    for name, shape in _SIGNED_SHAPES.items():
+        value = item.get(name, "")
+        if name in ("pspReference", "originalReference") and not acted_on:
+            shape = _OTHER_REFERENCE if name == "pspReference" else f"(?:{_OTHER_REFERENCE})?"
+        if not isinstance(value, str) or re.fullmatch(shape, value, flags=re.ASCII) is None:
+            raise NotificationRefused(f"`{name}` is not what Adyen sends.", pointer=f"{ITEM_POINTER}/{name}")
+    value = amount.get("value")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_NOTIFIED_AMOUNT:
+        raise NotificationRefused(
+            "`amount.value` is not an amount Adyen sends (minor units, never negative).",
+            pointer=f"{ITEM_POINTER}/amount/value",
+        )
+    currency = amount.get("currency")
+    if not isinstance(currency, str) or re.fullmatch(_CURRENCY, currency, flags=re.ASCII) is None:
+        raise NotificationRefused(
+            "`amount.currency` is not a currency code.", pointer=f"{ITEM_POINTER}/amount/currency"
+        )
 
 
 # What a notification (its event code and success flag) means for a payment. A failed cancel changes nothing: the
@@ -625,10 +668,6 @@ _NOTIFIED_CHANGES: dict[tuple[str, bool], str] = {
     ("REFUND_FAILED", True): PaymentChange.REFUND_FAILED,
     ("REFUNDED_REVERSED", True): PaymentChange.REFUND_FAILED,
 }
-
-
-def _minor_units(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _notified_authorization(item: Mapping[str, Any], payment: str) -> ConnectorResult:

@@ -29,7 +29,13 @@ import stripe
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
-from paymentservices.connectors import MIN_CALL_SECONDS, NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.connectors import (
+    MIN_CALL_SECONDS,
+    NotificationRefused,
+    NotifiedRefund,
+    ParsedNotification,
+    PaymentChange,
+)
 from paymentservices.connectors.fields import FieldRule
 from paymentservices.connectors.hosts import url_allowed
 
@@ -579,7 +585,8 @@ def connector(credentials: Mapping[str, str], *, deadline: float | None = None) 
 
 def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
     """The event Stripe signed with the service's webhook secret (the `Stripe-Signature` header, checked by Stripe's
-    library, timestamp tolerance included); anything else raises `NotificationRefused`."""
+    library, timestamp tolerance included); anything else, or an amount no Stripe object carries (negative, not an
+    integer), raises `NotificationRefused`."""
     try:
         event = stripe.Webhook.construct_event(payload, headers.get("stripe-signature"), secret)
     except stripe.SignatureVerificationError:
@@ -591,37 +598,87 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
     event_id, event_type = _get(event, "id"), _get(event, "type")
     if not event_id or not event_type:
         raise NotificationRefused("The body is not a Stripe event.")
-    change, amount, payment = _payment_change(str(event_type), obj)
     return ParsedNotification(
         event_id=str(event_id),
         event_type=str(event_type),
         object_id=str(_get(obj, "id") or ""),
         reference=str(reference) if reference else None,
         data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
-        change=change,
-        amount=amount,
-        payment_reference=payment,
+        **_payment_change(str(event_type), obj),
     )
 
 
-def _amount(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+# Amounts in a notification: Stripe's are integers of minor units, never negative.
+MAX_NOTIFIED_AMOUNT = 2**63 - 1
 
 
-def _payment_change(event_type: str, obj: Any) -> tuple[str | None, int | None, str | None]:
-    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: what it received),
-    canceled, or refunded (a charge refunded: all refunded so far); None for events about nothing we track."""
+def _amount(obj: Any, key: str, *, pointer: str = "/data/object") -> int | None:
+    """The amount `obj` gives under `key`, or None when it gives none (missing, zero and negative are different facts:
+    none stands in for another). Anything but a non-negative integer is refused, naming it."""
+    value = _get(obj, key)
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_NOTIFIED_AMOUNT:
+        return value
+    raise NotificationRefused(f"`{key}` is not an amount Stripe sends.", pointer=f"{pointer}/{key}")
+
+
+def _payment_change(event_type: str, obj: Any) -> dict[str, Any]:
+    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: `amount_received`,
+    what Stripe received, or None when the event does not say), canceled, or refunded (a charge refunded: its refund
+    objects when the charge lists them, else the total Stripe counts as refunded, and what a partial capture released
+    of the authorization); nothing for events about nothing we track."""
     if event_type == "payment_intent.succeeded":
-        received = _amount(_get(obj, "amount_received"))
-        return (
-            PaymentChange.CAPTURED,
-            received if received is not None else _amount(_get(obj, "amount")),
-            _get(obj, "id"),
-        )
+        return {
+            "change": PaymentChange.CAPTURED,
+            "amount": _amount(obj, "amount_received"),
+            "payment_reference": _get(obj, "id"),
+        }
     if event_type == "payment_intent.canceled":
-        return PaymentChange.VOIDED, None, _get(obj, "id")
+        return {"change": PaymentChange.VOIDED, "payment_reference": _get(obj, "id")}
     if event_type == "charge.refunded":
         intent = _get(obj, "payment_intent")
-        intent_id = intent if isinstance(intent, str) else _get(intent, "id")
-        return PaymentChange.REFUNDED, _amount(_get(obj, "amount_refunded")), intent_id
-    return None, None, None
+        return {
+            "change": PaymentChange.REFUNDED,
+            "amount": _amount(obj, "amount_refunded"),
+            "payment_reference": intent if isinstance(intent, str) else _get(intent, "id"),
+            "released": _released(obj),
+            "refunds": _refunds(obj),
+        }
+    return {}
+
+
+def _released(charge: Any) -> int | None:
+    """What a partial capture released of the charge's authorization (`amount` less `amount_captured`), when the
+    charge was captured and says both."""
+    amount, captured = _amount(charge, "amount"), _amount(charge, "amount_captured")
+    if _get(charge, "captured") is not True or amount is None or captured is None or captured > amount:
+        return None
+    return amount - captured
+
+
+def _refunds(charge: Any) -> tuple[NotifiedRefund, ...] | None:
+    """The charge's refund objects, when the event carries them (`refunds.data`: Stripe's API versions before
+    2022-11-15 list them on a charge, later ones only when expanded)."""
+    listed = _get(_get(charge, "refunds"), "data")
+    if not isinstance(listed, list):
+        return None
+    refunds = []
+    for index, refund in enumerate(listed):
+        pointer = f"/data/object/refunds/data/{index}"
+        refund_id, created = _get(refund, "id"), _get(refund, "created")
+        amount = _amount(refund, "amount", pointer=pointer)
+        if not isinstance(refund_id, str) or not refund_id or amount is None or not isinstance(created, int):
+            raise NotificationRefused("A refund of the charge is not a Stripe refund.", pointer=pointer)
+        reference = _get(_get(refund, "metadata"), REFERENCE_KEY)
+        refunds.append(
+            NotifiedRefund(
+                id=refund_id,
+                amount=amount,
+                reference=str(reference) if reference else None,
+                stands=_get(refund, "status") in ("succeeded", "pending"),
+                created=created,
+                by_processor=_get(refund, "reason") == "expired_uncaptured_charge",
+            )
+        )
+    return tuple(refunds)

@@ -453,7 +453,7 @@ def _signed(item: dict, key: str = HMAC_KEY) -> bytes:
         item.get("eventCode", ""),
         item.get("success", ""),
     ]
-    digest = hmac.new(bytes.fromhex(key), ":".join(fields).encode(), hashlib.sha256).digest()
+    digest = hmac.new(bytes.fromhex(key), ":".join(map(str, fields)).encode(), hashlib.sha256).digest()
     signed = {**item, "additionalData": {"hmacSignature": base64.b64encode(digest).decode()}}
     return json.dumps({"live": "false", "notificationItems": [{"NotificationRequestItem": signed}]}).encode()
 
@@ -501,19 +501,21 @@ def test_a_signed_notification_reaches_the_handlers_once(client, adyen_service, 
 
 @pytest.mark.django_db
 def test_an_authorisation_names_the_payment_itself(client, adyen_service, received):
-    item = _item(eventCode="AUTHORISATION", originalReference="", pspReference="PSPAUTH", merchantReference="txn-2")
+    item = _item(
+        eventCode="AUTHORISATION", originalReference="", pspReference="PSPAUTH000000000", merchantReference="txn-2"
+    )
     del item["originalReference"]
 
     assert _post(client, adyen_service, _signed(item)).status_code == 200
 
     assert (received[0].object_id, received[0].reference, received[0].payment_reference) == (
-        "PSPAUTH",
+        "PSPAUTH000000000",
         "txn-2",
-        "PSPAUTH",
+        "PSPAUTH000000000",
     )
     assert (received[0].authorization.outcome, received[0].authorization.processor_reference) == (
         Outcome.APPROVED,
-        "PSPAUTH",
+        "PSPAUTH000000000",
     )
 
 
@@ -583,6 +585,78 @@ def test_a_forged_or_unsigned_notification_is_refused_and_changes_nothing(
     assert_error(response, 400, pointer, location="body")
     assert received == []
     assert InboundNotification.objects.count() == 0
+
+
+ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"
+
+
+@pytest.mark.django_db
+def test_a_colon_cannot_move_a_signed_fields_boundary(client, adyen_service, received):
+    """Adyen's HMAC signs the fields joined by ':'. Moving part of `merchantReference` into `merchantAccountCode` keeps
+    the signed string, and so the signature: the library takes it; the field's shape does not."""
+    from Adyen.util import is_valid_hmac_notification
+
+    signed = json.loads(_signed(_item(merchantReference="txn-1:capture")))
+    item = signed["notificationItems"][0]["NotificationRequestItem"]
+    shifted = {**item, "merchantAccountCode": f"{MERCHANT}:txn-1", "merchantReference": "capture"}
+    assert is_valid_hmac_notification(shifted, HMAC_KEY)
+    payload = json.dumps({"notificationItems": [{"NotificationRequestItem": shifted}]}).encode()
+
+    response = _post(client, adyen_service, payload)
+
+    assert_error(response, 400, f"{ITEM_POINTER}/merchantAccountCode", location="body")
+    assert received == []
+    assert InboundNotification.objects.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("overrides", "field"),
+    [
+        ({"pspReference": "99361789:4906488"}, "pspReference"),
+        ({"pspReference": "PSPSHORT"}, "pspReference"),
+        ({"pspReference": "993617894906488A0"}, "pspReference"),
+        ({"pspReference": "99361789490648٨A"}, "pspReference"),
+        ({"originalReference": "993617895204:76J"}, "originalReference"),
+        ({"originalReference": None}, "originalReference"),
+        ({"merchantAccountCode": "Test:Merchant"}, "merchantAccountCode"),
+        ({"merchantAccountCode": ""}, "merchantAccountCode"),
+        ({"merchantReference": "txn-1\ncapture"}, "merchantReference"),
+        ({"merchantReference": "r" * 81}, "merchantReference"),
+        ({"eventCode": "CAPTURE:true"}, "eventCode"),
+        ({"eventCode": "capture"}, "eventCode"),
+        ({"success": "true:"}, "success"),
+        ({"success": True}, "success"),
+        ({"amount": {"value": "1299", "currency": "EUR"}}, "amount/value"),
+        ({"amount": {"value": 12.99, "currency": "EUR"}}, "amount/value"),
+        ({"amount": {"value": True, "currency": "EUR"}}, "amount/value"),
+        ({"amount": {"value": -700, "currency": "EUR"}}, "amount/value"),
+        ({"amount": {"value": 2**63, "currency": "EUR"}}, "amount/value"),
+        ({"amount": {"value": 1299, "currency": "EU:"}}, "amount/currency"),
+        ({"amount": {"value": 1299, "currency": "eur"}}, "amount/currency"),
+    ],
+    ids=lambda value: value if isinstance(value, str) else "",
+)
+def test_every_signed_field_has_its_shape_before_anything_trusts_it(client, adyen_service, received, overrides, field):
+    """Signed with the service's key, so only the shape can refuse it (Adyen's webhook document: a 16-character
+    `pspReference`, a three-letter currency, minor units, ...)."""
+    payload = _signed(_item(**overrides))
+
+    response = _post(client, adyen_service, payload)
+
+    assert_error(response, 400, f"{ITEM_POINTER}/{field}", location="body")
+    assert received == []
+    assert InboundNotification.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_an_event_this_server_does_not_act_on_may_name_another_object(client, adyen_service, received):
+    """A report's notification names its file in `pspReference`: acknowledged (nothing to change), not refused."""
+    payload = _signed(_item(eventCode="REPORT_AVAILABLE", pspReference="settlement_detail_report_batch_7.csv"))
+
+    assert _post(client, adyen_service, payload).status_code == 200
+
+    assert (received[0].event_type, received[0].change) == ("REPORT_AVAILABLE", None)
 
 
 # --- through the API ---------------------------------------------------------------------------------------------

@@ -117,13 +117,13 @@ def test_an_authorisation_for_a_payment_that_went_elsewhere_is_cancelled_at_adye
     txn = TransactionFactory(merchant_account=merchant_account, authorized=True)  # at the account's sandbox
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert _post(client, adyen, _authorisation(txn, psp="PSPELSEWHERE")).status_code == 200
+        assert _post(client, adyen, _authorisation(txn, psp="PSPELSEWHERE0000")).status_code == 200
 
     txn.refresh_from_db()
     assert txn.status == "authorization_succeeded"  # the sandbox's authorization stands
     assert _names(txn) == ["authorization_after_cancel"]
     assert [exchange.url.split("?")[0].removeprefix(adyen_mock.url) for exchange in adyen_mock.exchanges] == [
-        "/payments/PSPELSEWHERE/cancels"
+        "/payments/PSPELSEWHERE0000/cancels"
     ]
 
 
@@ -136,10 +136,15 @@ def test_an_authorisation_that_is_not_ours_changes_nothing(client, adyen):
 
 
 def test_a_capture_and_a_cancel_in_adyens_customer_area_reach_the_transaction(client, adyen):
-    captured, voided = _at(adyen, authorized=True), _at(adyen, authorized=True, payment_service_transaction_id="PSPV")
+    captured, voided = (
+        _at(adyen, authorized=True),
+        _at(adyen, authorized=True, payment_service_transaction_id="PSPV000000000000"),
+    )
 
-    _post(client, adyen, _modification("CAPTURE", captured, psp="PSPCAPTURE1", amount=1000))
-    cancel = _signed(_item(eventCode="CANCELLATION", pspReference="PSPCANCEL1", originalReference="PSPV"))
+    _post(client, adyen, _modification("CAPTURE", captured, psp="PSPCAPTURE100000", amount=1000))
+    cancel = _signed(
+        _item(eventCode="CANCELLATION", pspReference="PSPCANCEL1000000", originalReference="PSPV000000000000")
+    )
     _post(client, adyen, cancel)
 
     captured.refresh_from_db()
@@ -151,7 +156,7 @@ def test_a_capture_and_a_cancel_in_adyens_customer_area_reach_the_transaction(cl
 def test_a_failed_capture_makes_the_payment_authorized_again(client, adyen):
     txn = _at(adyen, captured=True)
 
-    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE2", amount=txn.amount))
+    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE200000", amount=txn.amount))
 
     txn.refresh_from_db()
     assert (txn.status, txn.captured_amount, txn.captured_at) == ("authorization_succeeded", 0, None)
@@ -160,24 +165,24 @@ def test_a_failed_capture_makes_the_payment_authorized_again(client, adyen):
 
 def test_each_refund_at_adyen_is_booked_for_its_own_amount_once(client, adyen):
     txn = _at(adyen, captured=True)  # 1299 captured
-    first = _modification("REFUND", txn, psp="PSPREFUND1", amount=300, ref="refund in the Customer Area")
-    second = _modification("REFUND", txn, psp="PSPREFUND2", amount=200, ref="another")
+    first = _modification("REFUND", txn, psp="PSPREFUND1000000", amount=300, ref="refund in the Customer Area")
+    second = _modification("REFUND", txn, psp="PSPREFUND2000000", amount=200, ref="another")
 
     for payload in (first, second, second):
         assert _post(client, adyen, payload).status_code == 200
 
     assert sorted(Refund.objects.filter(transaction=txn).values_list("amount", "payment_service_refund_id")) == [
-        (200, "PSPREFUND2"),
-        (300, "PSPREFUND1"),
+        (200, "PSPREFUND2000000"),
+        (300, "PSPREFUND1000000"),
     ]
     assert Transaction.objects.get(pk=txn.pk).refunded_amount == 500
 
 
 def test_the_notification_of_our_own_refund_books_nothing_more(client, adyen):
     txn = _at(adyen, captured=True, refunded_amount=400)
-    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS")
+    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS000000000")
 
-    _post(client, adyen, _modification("REFUND", txn, psp="PSPOURS", amount=400, ref=str(ours.pk)))
+    _post(client, adyen, _modification("REFUND", txn, psp="PSPOURS000000000", amount=400, ref=str(ours.pk)))
 
     assert list(Refund.objects.filter(transaction=txn)) == [ours]
     assert Transaction.objects.get(pk=txn.pk).refunded_amount == 400
@@ -185,10 +190,14 @@ def test_the_notification_of_our_own_refund_books_nothing_more(client, adyen):
 
 def test_a_failed_refund_gives_its_amount_back_to_what_may_be_refunded(client, adyen):
     txn = _at(adyen, captured=True, refunded_amount=400)
-    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS")
+    ours = RefundFactory(transaction=txn, amount=400, payment_service_refund_id="PSPOURS000000000")
 
-    _post(client, adyen, _modification("REFUND_FAILED", txn, psp="PSPOURS", amount=400, ref=str(ours.pk)))
-    _post(client, adyen, _modification("REFUND", txn, psp="PSPOURS", amount=400, ref=str(ours.pk), success="false"))
+    _post(client, adyen, _modification("REFUND_FAILED", txn, psp="PSPOURS000000000", amount=400, ref=str(ours.pk)))
+    _post(
+        client,
+        adyen,
+        _modification("REFUND", txn, psp="PSPOURS000000000", amount=400, ref=str(ours.pk), success="false"),
+    )
 
     ours.refresh_from_db()
     assert ours.status == "failed"
@@ -196,12 +205,52 @@ def test_a_failed_refund_gives_its_amount_back_to_what_may_be_refunded(client, a
     assert _names(txn) == ["refund_failed"]
 
 
+ITEM = "/notificationItems/0/NotificationRequestItem"
+
+
+@pytest.mark.parametrize("event_code", ["CAPTURE", "REFUND"])
+def test_a_signed_notification_with_a_negative_amount_is_refused_and_changes_nothing(client, adyen, event_code):
+    """Correctly signed, impossible: a 400 naming the amount, never a 500 (nor a row the database's checks refuse)."""
+    txn = _at(adyen, authorized=True) if event_code == "CAPTURE" else _at(adyen, captured=True)
+    before = Transaction.objects.values().get(pk=txn.pk)
+
+    response = _post(client, adyen, _modification(event_code, txn, psp="PSPNEGATIVE00000", amount=-700))
+
+    assert_error(response, 400, f"{ITEM}/amount/value", location="body")
+    assert Transaction.objects.values().get(pk=txn.pk) == before
+    assert (InboundNotification.objects.count(), Refund.objects.count(), _names(txn)) == (0, 0, [])
+
+
+def test_a_capture_of_nothing_is_acknowledged_and_captures_nothing(client, adyen):
+    txn = _at(adyen, authorized=True)
+
+    assert _post(client, adyen, _modification("CAPTURE", txn, psp="PSPZERO000000000", amount=0)).status_code == 200
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.captured_amount) == ("authorization_succeeded", 0)
+    event = TransactionEvent.objects.get(transaction=txn)
+    assert (event.name, event.details["unapplied"], event.details["notification"]) == (
+        "processor_notification",
+        "it captured 0",
+        "CAPTURE",
+    )
+
+
+def test_a_refund_of_nothing_books_nothing(client, adyen):
+    txn = _at(adyen, captured=True)
+
+    assert _post(client, adyen, _modification("REFUND", txn, psp="PSPZERO000000000", amount=0)).status_code == 200
+
+    assert (Refund.objects.count(), Transaction.objects.get(pk=txn.pk).refunded_amount) == (0, 0)
+    assert _names(txn) == ["processor_notification"]
+
+
 def test_a_notification_signed_with_another_services_key_changes_nothing(client, adyen, merchant_account):
     """Valid HMAC, but from another Adyen service's key (another merchant's Adyen account)."""
     _adyen(merchant_account, hmac_key=OTHER_KEY, name="Adyen (other account)")
     txn = _at(adyen, authorized=True)
     forged = _signed(
-        _item(eventCode="CANCELLATION", pspReference="PSPFORGED", originalReference=PAYMENT), key=OTHER_KEY
+        _item(eventCode="CANCELLATION", pspReference="PSPFORGED0000000", originalReference=PAYMENT), key=OTHER_KEY
     )
 
     response = _post(client, adyen, forged)

@@ -15,7 +15,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from payments.connectors import ConnectorResult
-from paymentservices.connectors import PaymentChange
+from paymentservices.connectors import NotifiedRefund, PaymentChange
 from paymentservices.notifications import ProcessorEvent
 from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
@@ -44,17 +44,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         return
     noted = {"notification": event.event_type, "notification_id": event.event_id}
     if event.change == PaymentChange.CAPTURED and txn.status == S.AUTHORIZATION_SUCCEEDED:
-        amount = min(event.amount or txn.authorized_amount, txn.authorized_amount)
-        _move(
-            txn,
-            S.CAPTURE_SUCCEEDED,
-            name="capture_succeeded",
-            actor=SYSTEM,
-            amount=amount,
-            details=noted,
-            captured_amount=amount,
-            captured_at=timezone.now(),
-        )
+        _captured_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.CAPTURE_FAILED and txn.status == S.CAPTURE_SUCCEEDED and not txn.refunded_amount:
         # The capture it had accepted did not happen: the payment is authorized (uncaptured) again.
         _move(
@@ -70,7 +60,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
     elif event.change == PaymentChange.VOIDED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         _move(txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now())
         _return_gift_cards(txn, actor=SYSTEM, card_part_refused=False)
-    elif event.change == PaymentChange.REFUNDED and txn.status == S.CAPTURE_SUCCEEDED and event.amount is not None:
+    elif event.change == PaymentChange.REFUNDED and txn.status == S.CAPTURE_SUCCEEDED:
         _refunded_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.REFUND_FAILED:
         _refund_failed_at_processor(txn, event=event, noted=noted)
@@ -118,28 +108,112 @@ def _is_uuid(value: str) -> bool:
     return True
 
 
+def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
+    """A capture made at the processor is recorded at the amount the processor says it captured (at most what was
+    authorized). A notification that says no amount, or nothing captured, records no capture: a missing amount, a
+    zero and the authorized amount are different facts, and none stands in for another. It is kept in the history
+    for the operator."""
+    if not event.amount:
+        _unapplied(txn, noted=noted, why="it says no amount captured" if event.amount is None else "it captured 0")
+        return
+    amount = min(event.amount, txn.authorized_amount)
+    _move(
+        txn,
+        S.CAPTURE_SUCCEEDED,
+        name="capture_succeeded",
+        actor=SYSTEM,
+        amount=amount,
+        details=noted,
+        captured_amount=amount,
+        captured_at=timezone.now(),
+    )
+
+
+def _unapplied(txn: Transaction, *, noted: dict[str, Any], why: str) -> None:
+    """A notification about the transaction that changes nothing: in its history (and the log) for the operator."""
+    logger.warning("Notification %s about transaction %s changed nothing: %s", noted["notification"], txn.pk, why)
+    _event(txn, name="processor_notification", actor=SYSTEM, from_status=txn.status, unapplied=why, **noted)
+
+
 def _refunded_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
     """Money the processor refunded that our own refunds (recorded or on their way) do not account for becomes a
-    succeeded refund here. Stripe tells everything refunded so far; Adyen each refund, ours included (named by its
-    own id or our reference)."""
-    amount = event.amount or 0
-    if event.amount_is_total:
-        missing = min(amount, txn.captured_amount) - txn.refunded_amount
-    elif _notified_refund(txn, event).exists():
+    succeeded refund here, never more than is left to refund. A refund the processor lists (Stripe's charge, when it
+    carries its refunds) is booked on its own, at its amount, once. Otherwise Stripe tells everything refunded so far,
+    which may count what a partial capture released (`_refunded_in_total`), and Adyen each refund, ours included
+    (named by its own id or our reference)."""
+    if event.refunds is not None:
+        for refund in _refunds_to_book(txn, event):
+            _book_refund(txn, amount=refund.amount, noted=noted, refund_id=refund.id)
         return
-    else:
-        missing = min(amount, txn.captured_amount - txn.refunded_amount)
-    if missing <= 0:
+    if event.amount is None:
+        _unapplied(txn, noted=noted, why="it says no amount refunded")
+        return
+    if event.amount_is_total:
+        _book_refund(txn, amount=_refunded_in_total(txn, event) - txn.refunded_amount, noted=noted, refund_id=None)
+    elif not event.amount:
+        _unapplied(txn, noted=noted, why="it refunded 0")
+    elif not _notified_refund(txn, event).exists():
+        _book_refund(txn, amount=event.amount, noted=noted, refund_id=event.object_id or None)
+
+
+def _book_refund(txn: Transaction, *, amount: int, noted: dict[str, Any], refund_id: str | None) -> None:
+    amount = min(amount, txn.captured_amount - txn.refunded_amount)
+    if amount <= 0:
         return
     card_refund_book(
         txn,
-        amount=missing,
+        amount=amount,
         actor=SYSTEM,
         event="refund_succeeded",
         details=noted,
         status=RefundStatus.SUCCEEDED,
-        payment_service_refund_id=event.object_id or None,
+        payment_service_refund_id=refund_id,
     )
+
+
+def _released(txn: Transaction, event: ProcessorEvent) -> int:
+    """What a partial capture released of the authorization: as the notification tells it, else by our records."""
+    if event.released is not None:
+        return event.released
+    return max(txn.authorized_amount - txn.captured_amount, 0)
+
+
+def _refunded_in_total(txn: Transaction, event: ProcessorEvent) -> int:
+    """What the processor refunded, by a total that may count the uncaptured remainder a partial capture released (as
+    Stripe's `amount_refunded` did for captures made before its API version 2025-03-31, and no longer does). A total
+    below that remainder cannot count it: it is all refunds. Otherwise it is read net of the remainder, the least the
+    processor may have refunded, so no refund is ever booked that did not happen; the refund objects (`refunds`)
+    decide where the notification lists them."""
+    total, released = event.amount or 0, _released(txn, event)
+    return total if total < released else total - released
+
+
+def _refunds_to_book(txn: Transaction, event: ProcessorEvent) -> list[NotifiedRefund]:
+    """The refunds the processor lists that stand and that the transaction does not have yet (ours by the processor's
+    id of them or by our reference in their metadata; others booked from an earlier notification by that id),
+    without what a partial capture released: a refund made by the processor itself, or (Stripe before its API version
+    2025-03-31) the earliest refund of exactly the released remainder that no one here asked for."""
+    listed = [refund for refund in event.refunds or () if refund.stands and not refund.by_processor]
+    known = _known_refunds(txn, listed)
+    unknown = [refund for refund in listed if refund.id not in known]
+    released = _released(txn, event)
+    remainder = [refund for refund in unknown if released and refund.amount == released]
+    if remainder:
+        unknown.remove(min(remainder, key=lambda refund: refund.created))
+    return sorted(unknown, key=lambda refund: refund.created)
+
+
+def _known_refunds(txn: Transaction, refunds: list[NotifiedRefund]) -> set[str]:
+    """The processor's ids of the refunds in `refunds` that the transaction already has."""
+    references = [refund.reference for refund in refunds if refund.reference and _is_uuid(refund.reference)]
+    rows = Refund.objects.filter(
+        Q(payment_service_refund_id__in=[refund.id for refund in refunds]) | Q(pk__in=references),
+        transaction=txn,
+        redemption__isnull=True,
+    ).values_list("pk", "payment_service_refund_id")
+    ours = {str(pk) for pk, _ in rows}
+    booked = {refund_id for _, refund_id in rows if refund_id}
+    return {refund.id for refund in refunds if refund.id in booked or refund.reference in ours}
 
 
 def _refund_failed_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
