@@ -80,6 +80,9 @@ def test_a_payment_sent_to_stripe_is_authorized_captured_and_partly_refunded_the
     assert (captured.status, captured.captured_amount) == ("capture_succeeded", 1000)
     intent = at_stripe(fake).v1.payment_intents.retrieve(created.payment_service_transaction_id)
     assert intent.status == "succeeded"
+    # The capture's own answer, as Stripe gave it (no words: Stripe gives none), no longer the authorization's.
+    read = sdk.transactions.get(transaction_id=created.id)
+    assert (read.raw_response_code, read.raw_response_description) == ("succeeded", None)
 
     refund = sdk.transactions.refunds.create(transaction_id=created.id, amount=400)
     assert (refund.status, refund.amount) == ("succeeded", 400)

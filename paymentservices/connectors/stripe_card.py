@@ -451,6 +451,8 @@ class StripeConnector:
     # --- capture, void, refund --------------------------------------------------------------------------------
 
     def capture(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
+        """The capture's own answer: the PaymentIntent's status after it (`succeeded`), which Stripe gives no words
+        for."""
         return self._act(
             lambda: self._api().v1.payment_intents.capture(
                 processor_reference,
@@ -459,6 +461,7 @@ class StripeConnector:
             ),
             reference,
             processor_reference,
+            description=None,
         )
 
     def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
@@ -482,7 +485,9 @@ class StripeConnector:
             processor_reference,
         )
 
-    def _act(self, call: Any, reference: str, processor_reference: str) -> ConnectorResult:
+    def _act(
+        self, call: Any, reference: str, processor_reference: str, *, description: str | None = "Approved"
+    ) -> ConnectorResult:
         try:
             obj = call()
         except stripe.StripeError as exc:
@@ -493,7 +498,7 @@ class StripeConnector:
             outcome=Outcome.APPROVED,
             processor_reference=_get(obj, "id") or processor_reference,
             raw_response_code=str(_get(obj, "status") or "succeeded"),
-            raw_response_description="Approved",
+            raw_response_description=description,
         )
 
     # --- lookup -----------------------------------------------------------------------------------------------
@@ -567,7 +572,7 @@ def _operation_result(intent: Any, operation: str) -> ConnectorResult | None:
         outcome=Outcome.APPROVED,
         processor_reference=_get(intent, "id"),
         raw_response_code=str(status),
-        raw_response_description="Approved",
+        raw_response_description=None if operation == "capture" else "Approved",
     )
 
 

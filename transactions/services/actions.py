@@ -16,6 +16,7 @@ from transactions.models import (
 from transactions.services.state import (
     ActionResult,
     Actor,
+    _answer,
     _connector,
     _locked,
     _move,
@@ -63,6 +64,8 @@ def _finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount:
     if txn.status != S.CAPTURE_PENDING:
         return txn  # a sync recorded the processor's answer first
     if result is None or result.approved:
+        # The processor's answer is now the capture's (Stripe's `succeeded`), no longer the authorization's.
+        answer = _answer(result) if result is not None else {}
         _move(
             txn,
             S.CAPTURE_SUCCEEDED,
@@ -71,6 +74,7 @@ def _finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount:
             amount=amount,
             captured_amount=amount,
             captured_at=timezone.now(),
+            **answer,
         )
     else:
         _move(txn, S.AUTHORIZATION_SUCCEEDED, name=f"capture_{result.outcome}", actor=actor, amount=amount)
