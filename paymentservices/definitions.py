@@ -99,7 +99,8 @@ DEFINITIONS: dict[str, Definition] = {
     MOCK_CARD: Definition(
         id=MOCK_CARD,
         display_name="Mock card (sandbox)",
-        fields=(),
+        # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
+        fields=(DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),),
         supported_features={**_CARD_FEATURES, "three_d_secure_pass_through": True, "webhooks": False},
         connector=mock_card.connector,
         verify_credentials=mock_card.verify_credentials,

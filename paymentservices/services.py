@@ -21,6 +21,8 @@ from paymentservices.models import PaymentService
 from paymentservices.sandbox import THREE_D_SECURE_REFUSAL, sandbox_payments_allowed, sandbox_require
 
 DEFINITION_POINTER = "/payment_service_definition_id"
+# The merchant ID of the sandbox service every new account gets (`mock-card` requires one; nothing reads it).
+SANDBOX_MERCHANT_ID = "sandbox"
 
 
 class CredentialsRefused(DomainError):
@@ -342,7 +344,7 @@ def payment_service_default_create(*, merchant_account: MerchantAccount) -> Paym
         merchant_account=merchant_account,
         definition_id=MOCK_CARD,
         display_name="Sandbox",
-        fields=[],
+        fields=[{"key": "merchant_id", "value": SANDBOX_MERCHANT_ID}],
         accepted_currencies=all_currencies(),
         accepted_countries=all_countries(),
     )

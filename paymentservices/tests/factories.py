@@ -25,7 +25,9 @@ class PaymentServiceFactory(DjangoModelFactory[PaymentService]):
     active = True
 
     class Params:
-        mock_card = factory.Trait(definition_id="mock-card", fields=factory.LazyFunction(list))
+        mock_card = factory.Trait(
+            definition_id="mock-card", fields=factory.LazyFunction(lambda: [{"key": "merchant_id", "value": "test"}])
+        )
 
     @classmethod
     def _create(cls, model_class, **kwargs) -> PaymentService:

@@ -21,6 +21,8 @@ STRIPE = {
     "accepted_currencies": ["USD"],
     "accepted_countries": ["US"],
 }
+# Upstream's simulator field, as the official SDK's own end-to-end suite sends it.
+MOCK_MERCHANT_ID = {"key": "merchant_id", "value": "test"}
 # What the official SDK adds to every create.
 SDK_DEFAULTS = {"active": True, "three_d_secure_enabled": False, "settlement_reporting_enabled": False}
 
@@ -234,7 +236,7 @@ def test_bad_creates_are_refused_by_name_and_write_nothing(writer, merchant_acco
 
 def test_mock_card_is_refused_on_a_production_server_without_sandbox_payments(writer, merchant_account, settings):
     settings.DEBUG, settings.SANDBOX_PAYMENTS = False, False
-    payload = {**STRIPE, "payment_service_definition_id": "mock-card", "fields": []}
+    payload = {**STRIPE, "payment_service_definition_id": "mock-card", "fields": [MOCK_MERCHANT_ID]}
 
     body = assert_error(writer.post("/payment-services", payload, format="json"), 400, "/payment_service_definition_id")
 
@@ -331,6 +333,42 @@ def test_sessions_are_refused_by_name(api_client):
     assert_error(client.post("/payment-service-definitions/nope/sessions", {}, format="json"), 404)
 
 
+def test_mock_card_takes_upstreams_merchant_id_shown_and_required(writer, merchant_account, api_client):
+    mock = {**STRIPE, **SDK_DEFAULTS, "display_name": "Simulator", "payment_service_definition_id": "mock-card"}
+
+    created = writer.post("/payment-services", {**mock, "fields": [MOCK_MERCHANT_ID]}, format="json")
+    definition = api_client(scopes=["payment-service-definitions.read"]).get("/payment-service-definitions/mock-card")
+
+    assert created.status_code == 201, created.content
+    assert created.json()["fields"] == [MOCK_MERCHANT_ID]  # not secret: shown as given
+    assert payment_service_credentials(service=PaymentService.objects.get(pk=created.json()["id"])) == {
+        "merchant_id": "test"
+    }
+    assert [
+        (f["key"], f["display_name"], f["required"], f["secret"], f["format"]) for f in definition.json()["fields"]
+    ] == [("merchant_id", "Merchant ID", True, False, "text")]
+    assert_error(writer.post("/payment-services", {**mock, "fields": []}, format="json"), 400, "/fields")
+    assert_error(
+        writer.post("/payment-services", {**mock, "fields": [{"key": "merchant_id", "value": ""}]}, format="json"),
+        400,
+        "/fields/0/value",
+    )
+    assert PaymentService.objects.filter(merchant_account=merchant_account).count() == 2  # the sandbox and one more
+
+
+def test_a_new_accounts_sandbox_has_a_merchant_id_so_it_updates_like_any_mock_card(writer, merchant_account):
+    (sandbox,) = PaymentService.objects.filter(merchant_account=merchant_account)
+
+    renamed = writer.put(f"/payment-services/{sandbox.pk}", {"display_name": "Sandbox 2"}, format="json")
+    changed = writer.put(
+        f"/payment-services/{sandbox.pk}", {"fields": [{"key": "merchant_id", "value": "mine"}]}, format="json"
+    )
+
+    assert renamed.status_code == 200, renamed.content
+    assert renamed.json()["fields"] == [{"key": "merchant_id", "value": "sandbox"}]
+    assert changed.json()["fields"] == [{"key": "merchant_id", "value": "mine"}]
+
+
 def test_definitions_are_listed_paged_and_fetched(api_client):
     client = api_client(scopes=["payment-service-definitions.read"])
 
@@ -398,7 +436,11 @@ def test_non_secret_fields_are_left_out_when_asked(writer):
     with_fields = writer.get("/payment-services", {"include_fields": "true"}).json()["items"]
     without = writer.get("/payment-services", {"include_fields": "false"}).json()["items"]
 
-    assert [item["fields"] for item in with_fields] == [[], []]
+    # The account's sandbox shows its merchant id; the factory's Stripe service shows no secret.
+    assert {item["payment_service_definition_id"]: item["fields"] for item in with_fields} == {
+        "mock-card": [{"key": "merchant_id", "value": "sandbox"}],
+        "stripe-card": [],
+    }
     assert [item["fields"] for item in without] == [None, None]
     assert_error(writer.get("/payment-services", {"include_fields": "no"}), 400, "/include_fields")
 

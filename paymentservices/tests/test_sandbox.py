@@ -55,6 +55,21 @@ def test_the_data_migration_gives_existing_accounts_the_sandbox_once(merchant_ac
     ]
 
 
+def test_the_data_migration_gives_older_sandboxes_upstreams_merchant_id_and_keeps_a_chosen_one(
+    merchant_account, other_merchant_account
+):
+    PaymentService.objects.filter(merchant_account=merchant_account).update(fields={})
+    PaymentService.objects.filter(merchant_account=other_merchant_account).update(fields={"merchant_id": "mine"})
+    migration = importlib.import_module("paymentservices.migrations.0004_mock_card_merchant_id")
+
+    migration.give_merchant_id(apps, None)
+
+    assert sorted(PaymentService.objects.values_list("merchant_account_id", "fields")) == [
+        ("default", {"merchant_id": "sandbox"}),
+        ("other", {"merchant_id": "mine"}),
+    ]
+
+
 def test_the_check_names_sandbox_services_a_production_server_will_refuse(settings, merchant_account):
     settings.DEBUG, settings.SANDBOX_PAYMENTS = False, False
 

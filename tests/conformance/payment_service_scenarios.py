@@ -94,7 +94,10 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         "/payment-services/verify",
         "POST",
         "mock-card",
-        lambda w: w.post("/payment-services/verify", {"payment_service_definition_id": "mock-card", "fields": []}),
+        lambda w: w.post(
+            "/payment-services/verify",
+            {"payment_service_definition_id": "mock-card", "fields": [{"key": "merchant_id", "value": "test"}]},
+        ),
     ),
     (
         "/payment-services/verify",
