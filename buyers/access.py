@@ -8,7 +8,9 @@ buyer in its `embed` claim (`buyer_id`, `buyer_external_identifier`):
   something is created for a buyer; naming another is a 403;
 - anything of a buyer it names (a stored payment method, a stored gift card, shipping details, the buyer in a URL)
   must be the pinned buyer's: another buyer's answers exactly as a missing one (existence does not leak);
-- a confined token that pins no buyer names no buyer and nothing of one (403), and lists nothing of any buyer.
+- a confined token that pins no buyer names no buyer and nothing of one (403), and lists nothing of any buyer;
+- a thing of no buyer (a stored payment method kept with none, as upstream allows) is no buyer's, so a restricted
+  request touches none: lists leave it out, and naming it answers as a missing one.
 
 Views build one `BuyerAccess` per request (`buyer_access`) and hand it to the selectors and services that resolve
 what the request names; nothing else decides it.

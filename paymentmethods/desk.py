@@ -21,9 +21,15 @@ def find_payment_methods(term: str) -> list[Hit]:
         Hit(
             "Payment methods",
             reverse("admin:paymentmethods_paymentmethod_change", args=[method.pk]),
-            format_html("{} · {} · used {} time(s)", method.card, method.buyer.display_name or "-", method.usage_count),
+            format_html("{} · {} · used {} time(s)", method.card, _owner(method), method.usage_count),
             VIEW,
         )
         for method in rows
     ]
-    return hits + [buyer_hit(method.buyer) for method in rows]
+    return hits + [buyer_hit(method.buyer) for method in rows if method.buyer is not None]
+
+
+def _owner(method: PaymentMethod) -> str:
+    if method.buyer is None:
+        return "no buyer"
+    return method.buyer.display_name or "-"

@@ -20,21 +20,25 @@ class PaymentMethodStatus(models.TextChoices):
 
 
 class PaymentMethod(TimestampedModel):
-    """A buyer's card, kept for later payments: the card itself is a `VaultedCard` (number sealed, never the
-    security code); this row holds what the merchant sees and counts of its use.
+    """A card kept for later payments, a buyer's or (as upstream allows) the merchant's with no buyer: the card itself
+    is a `VaultedCard` (number sealed, never the security code); this row holds what the merchant sees and counts of
+    its use.
 
-    One card (by fingerprint) is one method per buyer: a unique constraint decides between concurrent stores.
-    Deleting the method deletes its vaulted card (`paymentmethods.signals`); a card the vault purges takes its
-    method with it.
+    One card (by fingerprint) is one method per buyer, and one among an account's methods without a buyer: unique
+    constraints decide between concurrent stores. Deleting the method deletes its vaulted card
+    (`paymentmethods.signals`); a card the vault purges takes its method with it.
     """
 
     Status = PaymentMethodStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payment_methods")
-    buyer = models.ForeignKey("buyers.Buyer", on_delete=models.CASCADE, related_name="payment_methods")
+    # None: stored with no buyer; only a caller free of any buyer (`buyers.access.UNRESTRICTED`) touches it.
+    buyer = models.ForeignKey(
+        "buyers.Buyer", on_delete=models.CASCADE, null=True, blank=True, related_name="payment_methods"
+    )
     card = models.OneToOneField(VaultedCard, on_delete=models.CASCADE, related_name="payment_method")
-    # The card's keyed fingerprint, copied here so the database itself keeps one method per card and buyer.
+    # The card's keyed fingerprint, copied here so the database itself keeps one method per card and owner.
     fingerprint = models.CharField(max_length=64)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     status = models.CharField(max_length=32, choices=PaymentMethodStatus.choices, default=PaymentMethodStatus.SUCCEEDED)
@@ -53,6 +57,12 @@ class PaymentMethod(TimestampedModel):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["buyer", "fingerprint"], name="payment_method_one_per_card_and_buyer"),
+            # NULLs are distinct to the constraint above, so methods without a buyer need one of their own.
+            models.UniqueConstraint(
+                fields=["merchant_account", "fingerprint"],
+                condition=models.Q(buyer__isnull=True),
+                name="payment_method_one_per_card_without_buyer",
+            ),
         ]
         indexes = [
             models.Index(fields=["merchant_account", "-created_at", "-id"], name="payment_method_page"),

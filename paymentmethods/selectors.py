@@ -73,7 +73,8 @@ def payment_method_for_payment(
     *, merchant_account: MerchantAccount, id: UUID, buyer_id: UUID | None, pointer: str
 ) -> PaymentMethod:
     """The method a payment names: not found unless it is the account's and, when the payment names a buyer, that
-    buyer's (another buyer's method answers exactly as a missing one); an expired card is refused."""
+    buyer's (another buyer's method, or a method of no buyer, answers exactly as a missing one); an expired card is
+    refused."""
     queryset = payment_method_list(merchant_account=merchant_account).filter(id=id)
     if buyer_id is not None:
         queryset = queryset.filter(buyer_id=buyer_id)

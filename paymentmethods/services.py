@@ -1,9 +1,9 @@
 """Writes of stored payment methods: the API, the admin and transactions (`store: true`) all come through here.
 
-A stored method is a vaulted card (`payments.vault`) kept for one buyer: the number sealed under the rotating keys,
-never a security code. The card is kept until the method is deleted (or its buyer is), and at the latest
-`RETENTION_AFTER_EXPIRY` after the end of its expiry month, when the vault's purge deletes it and the method with
-it (docs/payment-methods.md).
+A stored method is a vaulted card (`payments.vault`) kept for one buyer, or for none (the merchant's, as upstream
+allows): the number sealed under the rotating keys, never a security code. The card is kept until the method is
+deleted (or its buyer is), and at the latest `RETENTION_AFTER_EXPIRY` after the end of its expiry month, when the
+vault's purge deletes it and the method with it (docs/payment-methods.md).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from checkout.selectors import checkout_session_card
 from paymentmethods.models import PaymentMethod
 from paymentmethods.notifications import CREATED, DELETED, UPDATED, payment_method_notify
 from payments.accounts.models import MerchantAccount
-from payments.errors import DomainError
+from payments.errors import Forbidden
 from payments.partial import UNCHANGED, Unchanged, changed_fields
 from payments.vault import crypto
 from payments.vault.models import VaultedCard
@@ -60,8 +60,12 @@ def card_retention_deadline(*, expiration_month: int, expiration_year: int) -> d
     return datetime(year, month, 1, tzinfo=UTC) + RETENTION_AFTER_EXPIRY
 
 
-def _existing(buyer: Buyer, fingerprint: str) -> PaymentMethod | None:
-    return PaymentMethod.objects.select_related("card", "buyer").filter(buyer=buyer, fingerprint=fingerprint).first()
+def _existing(merchant_account: MerchantAccount, buyer: Buyer | None, fingerprint: str) -> PaymentMethod | None:
+    """The method that already keeps this card for `buyer` (None: among the account's methods of no buyer)."""
+    methods = PaymentMethod.objects.select_related("card", "buyer").filter(fingerprint=fingerprint)
+    if buyer is None:
+        return methods.filter(merchant_account=merchant_account, buyer__isnull=True).first()
+    return methods.filter(buyer=buyer).first()
 
 
 def payment_method_create(
@@ -75,15 +79,17 @@ def payment_method_create(
     access: BuyerAccess = UNRESTRICTED,
 ) -> PaymentMethod:
     """`POST /payment-methods`: keep `card`, or the card a checkout session holds, for the buyer the body names (one
-    `access` allows; a missing buyer is a 400 at the field naming it, a missing session a 404)."""
+    `access` allows; a missing buyer is a 400 at the field naming it, a missing session a 404), or for no buyer when
+    it names none. Only an unrestricted caller stores a method of no buyer: an embed token stores for its pinned
+    buyer alone."""
     buyer = buyer_named(
         merchant_account=merchant_account,
         buyer_id=buyer_id,
         buyer_external_identifier=buyer_external_identifier,
         access=access,
     )
-    if buyer is None:
-        raise DomainError("Give buyer_id or buyer_external_identifier.", pointer="/buyer_id")
+    if buyer is None and access.restricted:
+        raise Forbidden("This token stores payment methods for the buyer it was issued for only.", pointer="/buyer_id")
     if checkout_session_id is not None:
         card = card_to_store_from_vault(
             checkout_session_card(merchant_account=merchant_account, session_id=checkout_session_id)
@@ -98,15 +104,15 @@ def payment_method_create(
 def payment_method_store(
     *,
     merchant_account: MerchantAccount,
-    buyer: Buyer,
+    buyer: Buyer | None,
     card: CardToStore,
     external_identifier: str | None = None,
 ) -> PaymentMethod:
-    """Keep `card` for `buyer`; the same card (by fingerprint) stored again is the same method, its expiry date and
-    external identifier brought up to date. Two concurrent stores of one card make one method (the unique
-    constraint decides)."""
+    """Keep `card` for `buyer` (None: for no buyer); the same card (by fingerprint) stored again for the same owner is
+    the same method, its expiry date and external identifier brought up to date. Two concurrent stores of one card
+    make one method (the unique constraints decide)."""
     fingerprint = crypto.fingerprint(card.number)
-    existing = _existing(buyer, fingerprint)
+    existing = _existing(merchant_account, buyer, fingerprint)
     if existing is not None:
         return _restore(existing, card=card, external_identifier=external_identifier)
     try:
@@ -130,7 +136,7 @@ def payment_method_store(
             payment_method_notify(method, name=CREATED)
             return method
     except IntegrityError:
-        existing = _existing(buyer, fingerprint)  # a concurrent store of the same card committed first
+        existing = _existing(merchant_account, buyer, fingerprint)  # a concurrent store of the card committed first
         if existing is None:
             raise
         return _restore(existing, card=card, external_identifier=external_identifier)

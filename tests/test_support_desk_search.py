@@ -166,6 +166,17 @@ def test_odd_terms_are_searched_not_failed(support_client, people, term):
     assert response.status_code in (200, 400)
 
 
+def test_a_method_of_no_buyer_is_found_and_shown_as_such(support_client, people, merchant_account):
+    unowned = PaymentMethodFactory(merchant_account=merchant_account, buyer=None, number="378282246310005")
+
+    response = support_client.get(START, {"q": "0005"})
+    page = support_client.get(f"/admin/paymentmethods/paymentmethod/{unowned.pk}/change/")
+
+    assert found(response) == {"payment-methods": [method_url(unowned)]}  # and no buyer beside it
+    assert "no buyer" in response.content.decode()
+    assert page.status_code == 200
+
+
 def test_payment_methods_admin_searches_by_last4_and_buyer_email(support_client, people):
     listed = support_client.get("/admin/paymentmethods/paymentmethod/", {"q": "4444"})
     assert [m.pk for m in listed.context["cl"].result_list] == [people["stored"].pk]

@@ -1,8 +1,8 @@
 """Payment method input and output shapes, field for field as the upstream schemas.
 
 `POST /payment-methods` takes a card (`method: card`) or the card a checkout session holds
-(`method: checkout-session`), for a buyer named by id or external identifier. Outputs never carry the number or a
-security code: the label is the last 4 digits, `details.bin` the first 6.
+(`method: checkout-session`), for a buyer named by id or external identifier, or for none (as upstream allows).
+Outputs never carry the number or a security code: the label is the last 4 digits, `details.bin` the first 6.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ _NULL_STRING = {"type": "string", "nullable": True}
 
 
 class _ForBuyer(StrictSerializer):
-    """The buyer a method is stored for (exactly one of the two), and the merchant's reference for it."""
+    """The buyer a method is stored for (one of the two, or neither: a method of no buyer), and the merchant's
+    reference for it."""
 
     method = serializers.ChoiceField(choices=STORE_METHODS)
     buyer_id = serializers.UUIDField(required=False, allow_null=True)
@@ -42,11 +43,9 @@ class _ForBuyer(StrictSerializer):
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         attrs = super().validate(attrs)
-        named = [name for name in ("buyer_id", "buyer_external_identifier") if attrs.get(name) is not None]
-        if len(named) != 1:
-            pointer = named[1] if named else "buyer_id"
+        if attrs.get("buyer_id") is not None and attrs.get("buyer_external_identifier") is not None:
             raise serializers.ValidationError(
-                {pointer: ["A payment method is stored for one buyer: give buyer_id or buyer_external_identifier."]}
+                {"buyer_external_identifier": ["A payment method is stored for one buyer: give only one of the two."]}
             )
         return attrs
 
@@ -152,9 +151,10 @@ class PaymentMethodSummaryOutput(OutputSerializer):
 
 
 class PaymentMethodOutput(PaymentMethodSummaryOutput):
-    """The upstream `PaymentMethod`: the summary, its buyer, reference, status and times."""
+    """The upstream `PaymentMethod`: the summary, its buyer (null for a method stored with none), reference, status
+    and times."""
 
-    buyer = BuyerOutput()
+    buyer = BuyerOutput(allow_null=True)
     external_identifier = serializers.CharField(allow_null=True)
     status = serializers.ChoiceField(choices=PaymentMethodStatus.choices)
     created_at = TimestampField()

@@ -3,6 +3,7 @@
 import uuid
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from buyers.tests.factories import BuyerFactory
 from checkout.tests.factories import CheckoutSessionFactory
@@ -91,8 +92,84 @@ def test_the_card_a_checkout_session_holds_is_kept_and_the_session_keeps_its_own
     assert vaulted_card_reveal(card=method.card).number == vaulted_card_reveal(card=session.card).number
 
 
+# --- methods of no buyer ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("body", [CARD, {**CARD, "buyer_id": None, "buyer_external_identifier": None}])
+def test_a_card_is_stored_with_no_buyer_as_upstream_allows(writer, body):
+    response = store(writer, **body, security_code="123", external_identifier="shop-card")
+
+    assert response.status_code == 201, response.content
+    assert (response.json()["buyer"], response.json()["external_identifier"]) == (None, "shop-card")
+    method = PaymentMethod.objects.get()
+    assert (method.buyer, method.card.encrypted_security_code) == (None, None)
+
+
+def test_a_method_of_no_buyer_is_listed_read_updated_and_deleted(writer, buyer, merchant_account):
+    owned = PaymentMethodFactory(merchant_account=merchant_account, buyer=buyer)
+    unowned = store(writer, **CARD).json()
+    path = f"/payment-methods/{unowned['id']}"
+
+    listed = writer.get("/payment-methods").json()["items"]
+    by_buyer = writer.get("/payment-methods", {"buyer_id": str(buyer.pk)}).json()["items"]
+    read = writer.get(path)
+    updated = writer.put(path, {"expiration_date": "10/40"}, format="json")
+    wallet = writer.get("/buyers/payment-methods", {"buyer_id": str(buyer.pk)}).json()["items"]
+
+    assert [(item["id"], item["buyer"] and item["buyer"]["id"]) for item in listed] == [
+        (unowned["id"], None),
+        (str(owned.pk), str(buyer.pk)),
+    ]
+    assert [item["id"] for item in by_buyer] == [str(owned.pk)]  # a buyer's filter leaves it out
+    assert [item["id"] for item in wallet] == [str(owned.pk)]  # and so does the buyer's wallet
+    assert (read.status_code, read.json()["buyer"]) == (200, None)
+    assert (updated.status_code, updated.json()["expiration_date"]) == (200, "10/40")
+    assert writer.delete(path).status_code == 204
+    assert list(PaymentMethod.objects.values_list("pk", flat=True)) == [owned.pk]
+    assert VaultedCard.objects.count() == 1  # its card went with it
+
+
+def test_the_same_card_stored_again_with_no_buyer_is_the_same_method_and_a_buyers_is_another(
+    writer, buyer, other_merchant_account
+):
+    first = store(writer, **CARD).json()
+    again = store(writer, **{**CARD, "expiration_date": "01/40"}, external_identifier="renewed")
+    for_buyer = store(writer, **CARD, buyer_id=str(buyer.pk)).json()
+    elsewhere = PaymentMethodFactory(merchant_account=other_merchant_account, buyer=None)
+
+    assert again.status_code == 201
+    assert (again.json()["id"], again.json()["expiration_date"], again.json()["external_identifier"]) == (
+        first["id"],
+        "01/40",
+        "renewed",
+    )
+    assert len({first["id"], for_buyer["id"], str(elsewhere.pk)}) == 3  # one per owner, and per account
+    assert PaymentMethod.objects.filter(buyer=None).count() == 2
+
+
+def test_the_database_keeps_one_method_per_card_of_no_buyer_in_an_account(merchant_account):
+    method = PaymentMethodFactory(merchant_account=merchant_account, buyer=None)
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        PaymentMethod.objects.create(
+            merchant_account=merchant_account,
+            buyer=None,
+            card=VaultedCard.objects.create(
+                merchant_account=merchant_account,
+                encrypted_number="x",
+                key_id="k",
+                fingerprint=method.fingerprint,
+                bin="411111",
+                last4="1111",
+                expiration_month=12,
+                expiration_year=2039,
+                expires_at=method.card.expires_at,
+            ),
+            fingerprint=method.fingerprint,
+        )
+
+
 BAD_BODIES = [
-    ({**CARD}, "/buyer_id"),
     ({**CARD, "buyer_id": "{buyer}", "buyer_external_identifier": "x"}, "/buyer_external_identifier"),
     ({**CARD, "buyer_id": str(uuid.uuid4())}, "/buyer_id"),
     ({**CARD, "buyer_external_identifier": "nobody"}, "/buyer_external_identifier"),
@@ -271,6 +348,43 @@ def test_an_embed_token_lists_and_deletes_only_its_pinned_buyers_methods(api_cli
     assert_error(embed.delete(f"/payment-methods/{theirs.pk}"), 404)
     assert embed.delete(f"/payment-methods/{mine.pk}").status_code == 204
     assert list(PaymentMethod.objects.values_list("pk", flat=True)) == [theirs.pk]
+
+
+def test_an_embed_token_touches_no_method_of_no_buyer(api_client, merchant_account):
+    """Decided in docs/payment-methods.md: a method of no buyer is the merchant's, so no embed token (pinned to a
+    buyer or not, read scopes or not) lists, reads, deletes, stores or pays with one; it answers like a missing one."""
+    unowned = PaymentMethodFactory(merchant_account=merchant_account, buyer=None)
+    mine = PaymentMethodFactory(merchant_account=merchant_account)
+    pinned = {"amount": 100, "currency": "USD", "buyer_id": str(mine.buyer_id)}
+    reader = api_client(scopes=["embed", "payment-methods.read"], embed=pinned)
+    storer = api_client(scopes=["embed", "payment-methods.write"], embed=pinned)
+    payer = api_client(scopes=["embed"], embed=pinned)
+
+    assert [item["id"] for item in reader.get("/payment-methods").json()["items"]] == [str(mine.pk)]
+    assert [item["id"] for item in reader.get("/buyers/payment-methods").json()["items"]] == [str(mine.pk)]
+    assert reader.get(f"/payment-methods/{unowned.pk}").json() == reader.get(f"/payment-methods/{uuid.uuid4()}").json()
+    assert_error(reader.get(f"/payment-methods/{unowned.pk}"), 404)
+    assert_error(payer.delete(f"/payment-methods/{unowned.pk}"), 404)
+    assert_error(storer.post("/payment-methods", {**CARD, "number": "5555555555554444"}, format="json"), 403)
+    paid = payer.post(
+        "/transactions",
+        {
+            "amount": 100,
+            "currency": "USD",
+            "buyer_id": str(mine.buyer_id),
+            "payment_method": {"method": "id", "id": str(unowned.pk)},
+        },
+        format="json",
+    )
+    assert_error(paid, 404, "/payment_method/id")
+    assert PaymentMethod.objects.filter(buyer=None).count() == 1
+
+
+def test_an_embed_token_without_a_buyer_stores_no_method_of_no_buyer(api_client, merchant_account):
+    unpinned = api_client(scopes=["embed"], embed={"amount": 100, "currency": "USD"})
+
+    assert_error(unpinned.post("/payment-methods", CARD, format="json"), 403)
+    assert not PaymentMethod.objects.exists()
 
 
 def test_an_embed_token_without_a_buyer_sees_no_methods(api_client, merchant_account):

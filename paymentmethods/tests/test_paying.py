@@ -130,13 +130,33 @@ def test_an_expired_card_is_refused_at_use(client, method):
     assert pay(client, by_id(method)).status_code == 201
 
 
-@pytest.mark.parametrize("case", ["another-buyer", "another-account", "deleted-method", "deleted-buyer", "session-id"])
+def test_a_method_of_no_buyer_pays_for_no_buyer(client, merchant_account):
+    method = PaymentMethodFactory(merchant_account=merchant_account, buyer=None)
+
+    response = pay(client, by_id(method, security_code="123"))
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert (body["status"], body["payment_method"]["id"], body["buyer"]) == (
+        "authorization_succeeded",
+        str(method.pk),
+        None,
+    )
+    method.refresh_from_db()
+    assert (method.usage_count, method.cit_usage_count) == (1, 1)
+
+
+@pytest.mark.parametrize(
+    "case", ["another-buyer", "no-buyer", "another-account", "deleted-method", "deleted-buyer", "session-id"]
+)
 def test_a_method_that_is_not_yours_answers_exactly_like_a_missing_one(
     client, merchant_account, other_merchant_account, case
 ):
-    method = PaymentMethodFactory(merchant_account=merchant_account)
+    """`no-buyer`: a payment naming a buyer pays with that buyer's methods only, not the merchant's methods of no
+    buyer (docs/payment-methods.md)."""
+    method = PaymentMethodFactory(merchant_account=merchant_account, **({"buyer": None} if case == "no-buyer" else {}))
     fields: dict = {}
-    if case == "another-buyer":
+    if case in ("another-buyer", "no-buyer"):
         fields = {"buyer_id": str(BuyerFactory(merchant_account=merchant_account).pk)}
     elif case == "another-account":
         method = PaymentMethodFactory(merchant_account=other_merchant_account)

@@ -256,7 +256,7 @@ def transaction_create(
     if card is not None and card.payment_method is not None:
         if not access.owns(card.payment_method.buyer):  # resolve looked among the named buyer's: never, kept so
             raise NotFound("The payment method could not be found.", pointer="/payment_method/id")
-        buyer = card.payment_method.buyer  # a stored method pays for its own buyer
+        buyer = card.payment_method.buyer  # a stored method pays for its own buyer (none, for a method of none)
     shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     _check_store(request, card=card, buyer=buyer)
