@@ -1,4 +1,5 @@
-"""Checkout sessions for support staff: look one up and see its card as scheme, BIN and last 4, nothing more.
+"""Checkout sessions for support staff: look one up and see its card (or the stored method's) as scheme, BIN and last 4,
+nothing more.
 
 Sessions are read-only here; deleting one goes through `checkout_session_delete`, so its card goes too.
 """
@@ -37,7 +38,7 @@ class CheckoutSessionAdmin(admin.ModelAdmin):
     list_filter = ("merchant_account",)
     search_fields = ("=id",)
     search_help_text = "A checkout session id."
-    list_select_related = ("card",)
+    list_select_related = ("card", "stored_card")
     ordering = ("-created_at", "-id")
     show_full_result_count = False
     fields = readonly_fields = _SHOWN_FIELDS
@@ -48,7 +49,10 @@ class CheckoutSessionAdmin(admin.ModelAdmin):
 
     @admin.display(description="Card")
     def card_summary(self, session: CheckoutSession) -> str:
-        return str(session.card) if session.card is not None else "—"
+        held = session.held_payment_method
+        if held is None:
+            return "—"
+        return str(held.card) if held.id is None else f"{held.card} (stored payment method {held.id})"
 
     @admin.display(description="Live", boolean=True)
     def is_live(self, session: CheckoutSession) -> bool:

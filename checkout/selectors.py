@@ -11,7 +11,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_delete
 from payments.accounts.models import MerchantAccount
-from payments.errors import NotFound
+from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 
 _NOT_FOUND = "The checkout session could not be found."
@@ -30,8 +30,10 @@ def _live(sessions: QuerySet[CheckoutSession], id: uuid.UUID | str) -> CheckoutS
 
 
 def checkout_session_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> CheckoutSession:
-    """The account's live session with its card; another account's session is not found, like a missing one."""
-    return _live(CheckoutSession.objects.filter(merchant_account=merchant_account).select_related("card"), id)
+    """The account's live session with its card (or its stored method's); another account's session is not found,
+    like a missing one."""
+    sessions = CheckoutSession.objects.filter(merchant_account=merchant_account).select_related("card", "stored_card")
+    return _live(sessions, id)
 
 
 def checkout_session_get_by_id(*, id: uuid.UUID | str) -> CheckoutSession:
@@ -50,10 +52,16 @@ def checkout_session_merchant_account_id(*, id: uuid.UUID | str) -> str | None:
 def checkout_session_card(*, merchant_account: MerchantAccount, session_id: uuid.UUID | str) -> VaultedCard:
     """The card Secure Fields stored on the account's live session, for a transaction to pay with.
 
-    NotFound when the session is missing, expired, another account's, or has no card yet. Pass the card to
+    NotFound when the session is missing, expired, another account's, or has no card yet; a 400 when it holds a
+    stored payment method instead (that card is stored already, and may be another buyer's). Pass the card to
     `payments.vault.services.vaulted_card_reveal(card=..., consume_security_code=True)` to authorize.
     """
     session = checkout_session_get(merchant_account=merchant_account, id=session_id)
+    if session.payment_method_id is not None:
+        raise DomainError(
+            "The checkout session holds a stored payment method, not new card details: that card is stored already.",
+            pointer="/id",
+        )
     if session.card is None:
         raise NotFound("The checkout session has no card details yet.")
     return session.card

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -9,14 +11,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from checkout.models import CheckoutSession
+from checkout.stored_methods import stored_method_card
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
 from payments.partial import UNCHANGED, Unchanged, changed_fields
+from payments.vault import cards
 from payments.vault.services import (
-    vaulted_card_delete,
     vaulted_card_shorten_expiry,
     vaulted_card_store,
     vaulted_cards_delete,
+    vaulted_security_code_store,
+    vaulted_security_codes_delete,
 )
 
 DEFAULT_EXPIRES_IN = 3600
@@ -116,8 +121,9 @@ def checkout_session_update(
     update_fields = [*changes, "updated_at"]
     if expires_in is not None:
         expires_at = now + _lifetime(expires_in)
-        if session.card is not None:
+        if session.card is not None or session.payment_method_id is not None:  # fields arrived: never past their TTL
             expires_at = min(expires_at, session.expires_at)
+        if session.card is not None:
             vaulted_card_shorten_expiry(card=session.card, expires_at=expires_at)
         session.expires_at = expires_at
         update_fields.append("expires_at")
@@ -135,10 +141,10 @@ def checkout_session_store_fields(
     security_code: str | None = None,
     postal_code: str | None = None,
 ) -> CheckoutSession:
-    """Vault the card in place of any earlier one; the session then expires within `FIELDS_TTL`."""
+    """Vault the card in place of anything the session held; the session then expires within `FIELDS_TTL`."""
     now = timezone.now()
     session = _lock(session, live_at=now)
-    previous = session.card
+    previous = _held_card_data(session)
     session.expires_at = min(session.expires_at, now + FIELDS_TTL)
     session.card = vaulted_card_store(
         merchant_account=session.merchant_account,
@@ -148,12 +154,64 @@ def checkout_session_store_fields(
         security_code=security_code,
         expires_at=session.expires_at,
     )
+    session.payment_method_id = session.stored_card = session.security_code = None
     session.postal_code = postal_code
-    session.save(update_fields=["card", "postal_code", "expires_at", "updated_at"])
-    # Only after the session points at the new card, so deleting the old one nulls nothing that matters.
-    if previous is not None:
-        vaulted_card_delete(card=previous)
+    session.save(update_fields=[*_FIELDS_HELD, "postal_code", "expires_at", "updated_at"])
+    _delete_card_data([previous])
     return session
+
+
+@transaction.atomic
+def checkout_session_store_payment_method(
+    *,
+    session: CheckoutSession,
+    payment_method_id: uuid.UUID,
+    security_code: str | None = None,
+    postal_code: str | None = None,
+) -> CheckoutSession:
+    """Hold a stored payment method of the session's account in place of anything the session held, and the security
+    code the buyer typed for it, sealed in the vault like a card's until the payment's authorization; the session
+    then expires within `FIELDS_TTL`. A method the account has not, or cannot pay with, is refused at
+    `/payment_method/id`; a code of the wrong length for its card at `/payment_method/security_code`."""
+    now = timezone.now()
+    session = _lock(session, live_at=now)
+    card = stored_method_card(
+        merchant_account=session.merchant_account, id=payment_method_id, pointer="/payment_method/id"
+    )
+    if security_code is not None:
+        try:
+            cards.validate_security_code(security_code, card.scheme)
+        except cards.CardDataError as error:
+            raise DomainError(error.message, pointer="/payment_method/security_code") from None
+    previous = _held_card_data(session)
+    session.expires_at = min(session.expires_at, now + FIELDS_TTL)
+    session.card = None
+    session.payment_method_id, session.stored_card = payment_method_id, card
+    session.security_code = (
+        None
+        if security_code is None
+        else vaulted_security_code_store(card=card, security_code=security_code, expires_at=session.expires_at)
+    )
+    session.postal_code = postal_code
+    session.save(update_fields=[*_FIELDS_HELD, "postal_code", "expires_at", "updated_at"])
+    _delete_card_data([previous])
+    return session
+
+
+# What Secure Fields leaves on a session: a card, or a stored method (its id, its card, the code typed for it).
+_FIELDS_HELD = ["card", "payment_method_id", "stored_card", "security_code"]
+
+
+def _held_card_data(session: CheckoutSession) -> tuple[uuid.UUID | None, uuid.UUID | None]:
+    """The card data the session owns (its own card, a typed code), to delete once nothing points at it: never the
+    stored method's card, which is the method's."""
+    return session.card_id, session.security_code_id
+
+
+def _delete_card_data(held: Iterable[tuple[uuid.UUID | None, uuid.UUID | None]]) -> None:
+    rows = list(held)
+    vaulted_cards_delete(card_ids=[card_id for card_id, _ in rows if card_id is not None])
+    vaulted_security_codes_delete(code_ids=[code_id for _, code_id in rows if code_id is not None])
 
 
 @transaction.atomic
@@ -163,17 +221,18 @@ def checkout_session_delete(*, session: CheckoutSession) -> None:
         locked = _lock(session)
     except NotFound:
         return
-    card = locked.card
+    held = _held_card_data(locked)
     locked.delete()
-    if card is not None:
-        vaulted_card_delete(card=card)
+    _delete_card_data([held])
 
 
 def checkout_sessions_purge_expired(*, now: datetime, batch_size: int) -> int:
-    """Purge job: delete up to `batch_size` sessions past `expires_at`, with their cards; return how many."""
+    """Purge job: delete up to `batch_size` sessions past `expires_at`, with their card data; return how many."""
     with transaction.atomic():
         due = CheckoutSession.objects.filter(expires_at__lte=now).order_by("expires_at")
-        rows = list(due.select_for_update(skip_locked=True).values_list("pk", "card_id")[:batch_size])
-        CheckoutSession.objects.filter(pk__in=[pk for pk, _ in rows]).delete()
-        vaulted_cards_delete(card_ids=[card_id for _, card_id in rows if card_id is not None])
+        rows = list(
+            due.select_for_update(skip_locked=True).values_list("pk", "card_id", "security_code_id")[:batch_size]
+        )
+        CheckoutSession.objects.filter(pk__in=[pk for pk, _, _ in rows]).delete()
+        _delete_card_data((card_id, code_id) for _, card_id, code_id in rows)
     return len(rows)

@@ -239,6 +239,7 @@ SPECTACULAR_SETTINGS = {
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
         "TransactionActionStatusEnum": "transactions.api.serializers.outputs.ACTION_STATUSES",
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
+        "CheckoutSessionFieldsMethodEnum": "checkout.api.serializers.SECURE_FIELDS_METHODS",
         "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
     },
     "SECURITY": [{"BearerAuth": []}],

@@ -10,9 +10,11 @@ class PaymentMethodsConfig(config.StaffAppConfig):
     operator_permissions = ("delete_paymentmethod",)
 
     def ready(self) -> None:
+        from checkout import stored_methods
         from paymentmethods import notifications, pivots, signals
         from paymentmethods.api.targets import payment_method_target
         from paymentmethods.desk import find_payment_methods
+        from paymentmethods.selectors import payment_method_card_for_session
         from payments import outbox
         from payments.audit.services import audit_register_resource
         from payments.staff.search import register_finder
@@ -22,3 +24,5 @@ class PaymentMethodsConfig(config.StaffAppConfig):
         pivots.register()
         register_finder("paymentmethods", find_payment_methods)
         outbox.register_target(notifications.PAYMENT_METHOD_TARGET, payment_method_target)
+        # Secure Fields' stored-method form puts one of the account's methods on a checkout session.
+        stored_methods.register(payment_method_card_for_session)

@@ -14,6 +14,7 @@ from buyers.selectors import buyer_ids_named, buyer_owned
 from paymentmethods.models import PaymentMethod
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, NotFound
+from payments.vault.models import VaultedCard
 
 _NOT_FOUND = "The payment method could not be found."
 SORT_FIELDS = ("last_used_at", "usage_count", "cit_last_used_at", "cit_usage_count")
@@ -88,6 +89,13 @@ def payment_method_for_payment(
             pointer=pointer,
         )
     return method
+
+
+def payment_method_card_for_session(*, merchant_account: MerchantAccount, id: UUID, pointer: str) -> VaultedCard:
+    """The card of the account's stored method `id`, for Secure Fields to put on a checkout session (registered with
+    `checkout.stored_methods`): any method of the account whose card can pay, since a session names no buyer of its
+    own; the payment that uses the session checks its buyer (`payment_method_for_payment`) and its caller's access."""
+    return payment_method_for_payment(merchant_account=merchant_account, id=id, buyer_id=None, pointer=pointer).card
 
 
 # Buyers found by part of a name or email address before their methods are: one indexed query each, as the

@@ -20,13 +20,24 @@ class PaymentsConfig(config.StaffAppConfig):
         from payments.ops import checks, purge  # noqa: F401 - checks registers the system checks
         from payments.outbox import outbox_events_purge_expired
         from payments.rest.idempotency import idempotency_purge_expired
-        from payments.vault.services import vaulted_cards_purge_expired, vaulted_security_codes_purge_expired
+        from payments.vault import rotation
+        from payments.vault.services import (
+            vaulted_cards_purge_expired,
+            vaulted_security_codes_purge_expired,
+            vaulted_typed_security_codes_count_stale,
+            vaulted_typed_security_codes_purge_expired,
+            vaulted_typed_security_codes_rotate_batch,
+        )
 
         audit_hooks_connect()
         post_migrate.connect(_sync_roles, dispatch_uid="payments.staff.roles")
         pre_save.connect(task_result_withhold_database_detail, sender=DBTaskResult, dispatch_uid="payments.jobs.detail")
         purge.register("vaulted-cards", vaulted_cards_purge_expired)
         purge.register("vaulted-security-codes", vaulted_security_codes_purge_expired)
+        purge.register("typed-security-codes", vaulted_typed_security_codes_purge_expired)
+        rotation.register(
+            "typed-security-codes", vaulted_typed_security_codes_rotate_batch, vaulted_typed_security_codes_count_stale
+        )
         purge.register("idempotency-keys", idempotency_purge_expired)
         purge.register("outbox-events", outbox_events_purge_expired)
         purge.register("scheduled-runs", scheduled_runs_purge_expired)

@@ -10,7 +10,7 @@ from payments.outbox.models import OutboxEvent
 from payments.ratelimits.models import RateLimitEvent
 from payments.rest.models import IdempotencyRecord
 from payments.timestamped import TimestampedModel
-from payments.vault.models import VaultedCard
+from payments.vault.models import VaultedCard, VaultedSecurityCode
 
 __all__ = [
     "ApiKey",
@@ -23,4 +23,5 @@ __all__ = [
     "ScheduledRun",
     "TimestampedModel",
     "VaultedCard",
+    "VaultedSecurityCode",
 ]

@@ -44,9 +44,11 @@ class PaymentCard:
     checkout_session_id: UUID | None = None
     session_hints: dict[str, Any] = field(default_factory=dict)
     postal_code: str | None = None
-    # A stored payment method paying, and the security code the buyer typed for this payment (never stored).
+    # A stored payment method paying, and the security code the buyer typed for this payment (never stored)...
     payment_method: PaymentMethod | None = None
     security_code: str | None = field(default=None, repr=False)
+    # ... or typed through Secure Fields: sealed in the vault until this payment's authorization consumes it.
+    sealed_security_code_id: UUID | None = None
 
 
 class PaymentMethodRequest(Protocol):
@@ -88,7 +90,8 @@ class CardRequest:
 
 @dataclass(frozen=True)
 class CheckoutSessionRequest:
-    """`{"method": "checkout-session", "id": ...}`: the card Secure Fields stored on the session."""
+    """`{"method": "checkout-session", "id": ...}`: what Secure Fields left on the session, a card or a stored payment
+    method (paid with as `StoredPaymentMethodRequest` pays, with the security code the buyer typed for it)."""
 
     method: ClassVar[str] = "checkout-session"
     session_id: UUID
@@ -96,9 +99,25 @@ class CheckoutSessionRequest:
 
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         session = checkout_session_get(merchant_account=merchant_account, id=self.session_id)
+        hints = {name: getattr(session, name) for name in SESSION_HINTS if getattr(session, name) is not None}
+        if session.payment_method_id is not None:
+            # Chosen in the buyer's browser: the method is checked here as a payment naming it by id is.
+            method = payment_method_for_payment(
+                merchant_account=merchant_account,
+                id=session.payment_method_id,
+                buyer_id=buyer.pk if buyer else None,
+                pointer="/payment_method/id",
+            )
+            return PaymentCard(
+                vaulted=method.card,
+                payment_method=method,
+                sealed_security_code_id=session.security_code_id,
+                checkout_session_id=session.id,
+                session_hints=hints,
+                postal_code=session.postal_code,
+            )
         if session.card is None:
             raise DomainError("The checkout session has no card details yet.", pointer="/payment_method/id")
-        hints = {name: getattr(session, name) for name in SESSION_HINTS if getattr(session, name) is not None}
         return PaymentCard(
             vaulted=session.card, checkout_session_id=session.id, session_hints=hints, postal_code=session.postal_code
         )

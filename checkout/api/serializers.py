@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema_field
+from typing import Any
+
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from checkout.services import MAX_EXPIRES_IN, MIN_EXPIRES_IN
@@ -17,10 +19,12 @@ from payments.rest.fields import (
     StrictSerializer,
     TimestampField,
     UnsupportedField,
+    method_input,
     optional_text,
+    validated,
 )
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
-from payments.shapes.cards import CardDetailsSerializer
+from payments.shapes.cards import CardDetailsSerializer, SecurityCodeField
 from payments.shapes.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 
 
@@ -67,22 +71,53 @@ class CheckoutSessionInput(StrictSerializer):
     intent = serializers.ChoiceField(choices=PaymentIntent.choices, required=False, allow_null=True)
 
 
+# The ways Secure Fields leaves something to pay with, by `method`; upstream's `click-to-pay` is not offered here.
+SECURE_FIELDS_METHODS = ["card", "id"]
+
+
 class SecureFieldsCardInput(CardDetailsSerializer):
-    """The `card` payment method of Secure Fields; `click-to-pay` and `id` are not offered here."""
+    """The `card` payment method of Secure Fields: a card's number, expiry and security code."""
 
-    method = serializers.ChoiceField(choices=["card"])
+    method = serializers.ChoiceField(choices=SECURE_FIELDS_METHODS)
 
-    def to_internal_value(self, data: object) -> dict:
-        # Decide the method first, so a wrong one gets one clear error instead of one per foreign field.
-        if isinstance(data, dict) and "method" in data and data["method"] != "card":
-            raise serializers.ValidationError({"method": ["Only the card method can be stored on a checkout session."]})
-        return super().to_internal_value(data)
+
+class SecureFieldsStoredMethodInput(StrictSerializer):
+    """The `id` payment method of Secure Fields: a stored payment method of the session's account, and the security
+    code the buyer typed for it (its length for the card's scheme is checked once the method is found)."""
+
+    method = serializers.ChoiceField(choices=SECURE_FIELDS_METHODS)
+    id = serializers.UUIDField()
+    security_code = SecurityCodeField(required=False, allow_null=True)
+
+
+SECURE_FIELDS_INPUTS: dict[str, type[StrictSerializer]] = {
+    "card": SecureFieldsCardInput,
+    "id": SecureFieldsStoredMethodInput,
+}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="CheckoutSessionFieldsPaymentMethod",
+        serializers=dict(SECURE_FIELDS_INPUTS),  # a copy typed as drf-spectacular's (invariant) dict of serializers
+        resource_type_field_name="method",
+    )
+)
+class SecureFieldsPaymentMethodField(serializers.Field):
+    """A card, or a stored payment method, chosen by `method` before anything else is read, so a wrong method gets
+    one clear error instead of one per foreign field."""
+
+    def to_internal_value(self, data: object) -> dict[str, Any]:
+        return validated(method_input(data, SECURE_FIELDS_INPUTS))
+
+    def to_representation(self, value: object) -> None:
+        return None
 
 
 class SecureFieldsInput(StrictSerializer):
     """Body of `PUT|POST /checkout/sessions/{id}/fields`."""
 
-    payment_method = SecureFieldsCardInput()
+    payment_method = SecureFieldsPaymentMethodField()
     postal_code = optional_text(50)
 
 
@@ -99,17 +134,18 @@ class CardSummaryDetailsOutput(OutputSerializer):
 
 
 class CardSummaryOutput(OutputSerializer):
-    """What a session shows of its card: BIN, last 4, scheme and fingerprint; never the number or code."""
+    """What a session shows of what it holds (`checkout.models.HeldPaymentMethod`): the card's BIN, last 4, scheme and
+    fingerprint, never the number or code, and the stored payment method's id when it holds one."""
 
     type = ConstantField("payment-method")
     # A card left through Secure Fields is not a stored payment method, so it has no payment method id.
-    id = ConstantField(None, schema=_NULL_STRING)
+    id = serializers.UUIDField(allow_null=True)
     method = ConstantField("card")
     # A field named like Field.label: DRF's metaclass moves declared fields off the class, so nothing is shadowed.
-    label = serializers.CharField(source="last4")  # type: ignore[assignment]
-    scheme = serializers.CharField(allow_null=True)
-    fingerprint = serializers.CharField()
-    details = CardSummaryDetailsOutput(source="*")
+    label = serializers.CharField(source="card.last4")  # type: ignore[assignment]
+    scheme = serializers.CharField(source="card.scheme", allow_null=True)
+    fingerprint = serializers.CharField(source="card.fingerprint")
+    details = CardSummaryDetailsOutput(source="card")
 
 
 class CheckoutSessionOutput(OutputSerializer):
@@ -125,4 +161,4 @@ class CheckoutSessionOutput(OutputSerializer):
     amount = serializers.IntegerField(allow_null=True)
     currency = serializers.CharField(allow_null=True)
     payment_service_id = serializers.UUIDField(allow_null=True)
-    payment_method = CardSummaryOutput(source="card", allow_null=True)
+    payment_method = CardSummaryOutput(source="held_payment_method", allow_null=True)

@@ -15,6 +15,7 @@ from checkout.services import (
     checkout_session_create,
     checkout_session_delete,
     checkout_session_store_fields,
+    checkout_session_store_payment_method,
     checkout_session_update,
 )
 from payments.ratelimits.throttles import RateLimitedMixin
@@ -95,18 +96,31 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
         """Store card details on a checkout session
 
         Secure Fields: the buyer's browser sends the card number, expiry (`MM/YY`, not in the past) and security
-        code. No bearer token: the session id is the credential. The card is encrypted at once; a transaction
-        with `payment_method.method` `checkout-session` then uses it. Limited per session.
+        code (`method: card`), or a stored payment method of the session's account and the security code the
+        buyer typed for it (`method: id`). No bearer token: the session id is the credential. Card data is
+        encrypted at once; a transaction with `payment_method.method` `checkout-session` then uses it. Limited per
+        session.
+
+        404: The session does not exist or has expired; or the stored payment method (`/payment_method/id`) does not
+        exist or is another merchant account's.
         """
         session = checkout_session_get_by_id(id=session_id)
         data = validated(SecureFieldsInput(data=request.data))
-        card = data["payment_method"]
+        method = data["payment_method"]
+        if method["method"] == "id":
+            checkout_session_store_payment_method(
+                session=session,
+                payment_method_id=method["id"],
+                security_code=method.get("security_code"),
+                postal_code=data.get("postal_code"),
+            )
+            return Response(status=status.HTTP_204_NO_CONTENT)
         checkout_session_store_fields(
             session=session,
-            number=card["number"],
-            expiration_month=card["expiration_date"].month,
-            expiration_year=card["expiration_date"].year,
-            security_code=card.get("security_code"),
+            number=method["number"],
+            expiration_month=method["expiration_date"].month,
+            expiration_year=method["expiration_date"].year,
+            security_code=method.get("security_code"),
             postal_code=data.get("postal_code"),
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -115,7 +129,11 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
     def post(self, request, session_id: uuid.UUID):
         """Store card details on a checkout session
 
-        The same as `PUT`: the buyer's browser sends the card number, expiry (`MM/YY`, not in the past) and
-        security code, with the session id as the only credential. Limited per session.
+        The same as `PUT`, with the same two forms: a card's number, expiry (`MM/YY`, not in the past) and security
+        code, or a stored payment method and the security code typed for it, with the session id as the only
+        credential. Limited per session.
+
+        404: The session does not exist or has expired; or the stored payment method (`/payment_method/id`) does not
+        exist or is another merchant account's.
         """
         return self.put(request, session_id)

@@ -176,10 +176,18 @@ BAD_FIELDS = [
         "/payment_method/method",
         id="click-to-pay",
     ),
+    pytest.param({"payment_method": {"method": "paypal"}}, "/payment_method/method", id="unknown-method"),
+    pytest.param({"payment_method": {"method": "id"}}, "/payment_method/id", id="stored-method-without-id"),
+    pytest.param({"payment_method": {"method": "id", "id": "x"}}, "/payment_method/id", id="stored-method-bad-id"),
     pytest.param(
-        {"payment_method": {"method": "id", "id": "ef9496d8-53a5-4aad-8ca2-00eb68334389"}},
-        "/payment_method/method",
-        id="stored-payment-method-id",
+        {"payment_method": {"method": "id", "id": "ef9496d8-53a5-4aad-8ca2-00eb68334389", "security_code": "12"}},
+        "/payment_method/security_code",
+        id="stored-method-2-digit-code",
+    ),
+    pytest.param(
+        {"payment_method": {"method": "id", "id": "ef9496d8-53a5-4aad-8ca2-00eb68334389", "number": VISA}},
+        "/payment_method/number",
+        id="stored-method-with-a-number",
     ),
     pytest.param(
         {"payment_method": {"number": VISA, "expiration_date": FUTURE}}, "/payment_method/method", id="no-method"

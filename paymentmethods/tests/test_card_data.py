@@ -7,12 +7,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.core.management import call_command
 
-from checkout.tests.test_card_data_at_rest import NEW_KEY, raw_rows_by_table
+from checkout.tests.factories import CheckoutSessionFactory
+from checkout.tests.test_card_data_at_rest import CODE, NEW_KEY, holds_code, raw_rows_by_table
 from conftest import TEST_CARD_KEYS
 from paymentmethods.models import PaymentMethod
 from paymentmethods.services import card_retention_deadline
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.vault.models import VaultedCard
+from payments.vault.models import VaultedCard, VaultedSecurityCode
 from payments.vault.services import vaulted_card_reveal, vaulted_cards_purge_expired
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +30,21 @@ def test_no_column_holds_the_number(api_client, merchant_account):
     for table, rows in raw_rows_by_table().items():
         for row in rows:
             assert not any(NUMBER in str(value) or str(value) == "8642" for value in row), table
+
+
+def test_a_code_typed_for_it_through_secure_fields_is_in_no_column_in_clear(anonymous_client, merchant_account):
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    session = CheckoutSessionFactory(merchant_account=merchant_account)
+    body = {"payment_method": {"method": "id", "id": str(method.pk), "security_code": CODE}, "postal_code": "94103"}
+
+    response = anonymous_client.put(f"/checkout/sessions/{session.pk}/fields", body, format="json")
+
+    assert response.status_code == 204
+    rows = raw_rows_by_table()
+    assert len(rows[VaultedSecurityCode._meta.db_table]) == 1  # the scan does read the sealed code's row
+    for table, table_rows in rows.items():
+        for row in table_rows:
+            assert not any(NUMBER in str(value) or holds_code(value) for value in row), table
 
 
 def test_rotating_the_keys_covers_stored_methods(merchant_account, settings):

@@ -1,6 +1,7 @@
 """Serializer building blocks every resource app shares."""
 
 import copy
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -10,6 +11,7 @@ from rest_framework import serializers
 from payments.validators import MAX_AMOUNT, validate_country, validate_currency, validate_payment_currency
 
 RequestT = TypeVar("RequestT")
+SerializerT = TypeVar("SerializerT", bound=serializers.Serializer[Any])
 
 
 class TimestampField(serializers.DateTimeField):
@@ -196,3 +198,19 @@ class RequestSerializer(StrictSerializer, Generic[RequestT]):
 def validated_request(serializer: RequestSerializer[RequestT]) -> RequestT:
     """The typed request of a valid body; invalid input raises the 400 envelope with one detail per field."""
     return serializer.to_request(validated(serializer))
+
+
+def method_input(data: object, inputs: Mapping[str, type[SerializerT]]) -> SerializerT:
+    """The input serializer `inputs` names for the object's `method`, bound to it and not yet validated, so a wrong
+    method gets one clear error instead of one per foreign field: a non-object is a 400 at the field, a method not in
+    `inputs` a 400 at its `method`."""
+    if not isinstance(data, dict):
+        raise serializers.ValidationError("Must be an object.")
+    method = data.get("method")
+    # Any JSON value may arrive here; only a string names a method (a list or object is no dictionary key).
+    serializer_class = inputs.get(method) if isinstance(method, str) else None
+    if serializer_class is None:
+        raise serializers.ValidationError(
+            {"method": [f"Must be one of: {', '.join(inputs)}."]}, code="unsupported_method"
+        )
+    return serializer_class(data=data)

@@ -10,10 +10,11 @@ from django.utils import timezone
 
 from conftest import TEST_CARD_KEYS
 from payments.errors import NotFound
+from payments.ops import purge
 from payments.tests.factories import VaultedCardFactory
 from payments.vault import crypto
 from payments.vault.cards import CardDataError
-from payments.vault.models import VaultedCard
+from payments.vault.models import VaultedCard, VaultedSecurityCode
 from payments.vault.services import (
     SECURITY_CODE_MAX_AGE,
     vaulted_card_delete,
@@ -23,7 +24,11 @@ from payments.vault.services import (
     vaulted_cards_count_stale,
     vaulted_cards_purge_expired,
     vaulted_cards_rotate_batch,
+    vaulted_security_code_consume,
+    vaulted_security_code_store,
     vaulted_security_codes_purge_expired,
+    vaulted_typed_security_codes_count_stale,
+    vaulted_typed_security_codes_purge_expired,
 )
 
 pytestmark = pytest.mark.django_db
@@ -217,3 +222,74 @@ class TestKeyRotation:
 
         assert VaultedCard.objects.get(pk=readable.pk).key_id == "new"
         assert VaultedCard.objects.get(pk=unreadable.pk).encrypted_number == untouched
+
+
+class TestTypedSecurityCodes:
+    """A code typed for a card kept for later (a stored payment method's) is sealed beside the card, never on it."""
+
+    def test_it_is_sealed_apart_from_the_card_and_read_once(self, merchant_account):
+        card = VaultedCardFactory(security_code=None, expires_at=timezone.now() + timedelta(days=400))
+        code = vaulted_security_code_store(card=card, security_code="321", expires_at=card.expires_at)
+
+        code.refresh_from_db()
+        assert "321" not in code.encrypted_security_code
+        assert code.key_id == crypto.current_key_id()
+        assert code.expires_at <= timezone.now() + SECURITY_CODE_MAX_AGE  # capped like a card's own code
+        assert VaultedCard.objects.get(pk=card.pk).encrypted_security_code is None
+        assert vaulted_card_reveal(card=card).security_code is None  # another payment with the card never sees it
+        assert vaulted_security_code_consume(code_id=code.pk) == "321"
+        assert vaulted_security_code_consume(code_id=code.pk) is None  # deleted as it was read
+        assert not VaultedSecurityCode.objects.exists()
+
+    def test_it_must_fit_the_cards_scheme(self, merchant_account):
+        card = VaultedCardFactory(number=AMEX, security_code=None)
+
+        with pytest.raises(CardDataError):
+            vaulted_security_code_store(card=card, security_code="123", expires_at=card.expires_at)
+        assert not VaultedSecurityCode.objects.exists()
+
+    def test_past_its_deadline_it_is_never_read_and_the_purge_deletes_it(self, merchant_account):
+        now = timezone.now()
+        card = VaultedCardFactory(security_code=None)
+        read, purged, live = (
+            vaulted_security_code_store(card=card, security_code=code, expires_at=now + timedelta(minutes=5))
+            for code in ("111", "222", "333")
+        )
+        VaultedSecurityCode.objects.filter(pk__in=[read.pk, purged.pk]).update(expires_at=now)
+
+        assert vaulted_security_code_consume(code_id=read.pk) is None
+        assert vaulted_typed_security_codes_purge_expired(now=now, batch_size=10) == 1
+        assert list(VaultedSecurityCode.objects.values_list("pk", flat=True)) == [live.pk]
+        assert "typed-security-codes" in purge.registered_jobs()
+
+    def test_it_goes_with_its_card(self, merchant_account):
+        card = VaultedCardFactory(security_code=None)
+        vaulted_security_code_store(card=card, security_code="321", expires_at=card.expires_at)
+
+        vaulted_card_delete(card=card)
+
+        assert not VaultedSecurityCode.objects.exists()
+
+    def test_it_opens_on_its_own_row_only(self, merchant_account):
+        card = VaultedCardFactory(security_code=None)
+        first = vaulted_security_code_store(card=card, security_code="321", expires_at=card.expires_at)
+        second = vaulted_security_code_store(card=card, security_code="654", expires_at=card.expires_at)
+        VaultedSecurityCode.objects.filter(pk=second.pk).update(encrypted_security_code=first.encrypted_security_code)
+
+        with pytest.raises(crypto.VaultError):
+            vaulted_security_code_consume(code_id=second.pk)
+
+    def test_key_rotation_reseals_it(self, merchant_account, settings):
+        card = VaultedCardFactory(security_code=None)
+        code = vaulted_security_code_store(card=card, security_code="321", expires_at=card.expires_at)
+        settings.CARD_ENCRYPTION_KEYS = [TestKeyRotation.NEW, TestKeyRotation.OLD]
+        assert vaulted_typed_security_codes_count_stale() == 1
+
+        out = io.StringIO()
+        call_command("rotate_card_keys", stdout=out)
+        settings.CARD_ENCRYPTION_KEYS = [TestKeyRotation.NEW]  # the old key can go now
+
+        assert "typed-security-codes" in out.getvalue()
+        assert VaultedSecurityCode.objects.get(pk=code.pk).key_id == "new"
+        assert vaulted_typed_security_codes_count_stale() == 0
+        assert vaulted_security_code_consume(code_id=code.pk) == "321"

@@ -53,3 +53,22 @@ class VaultedCard(models.Model):
     def expiration_date(self) -> str:
         """`MM/YY`, as upstream shows a card's expiry."""
         return f"{self.expiration_month:02d}/{self.expiration_year % 100:02d}"
+
+
+class VaultedSecurityCode(models.Model):
+    """A security code the buyer typed for a card the vault keeps for later (a stored payment method's), sealed like a
+    card's own code until the one payment it was typed for. The card's row never holds it, so no other payment with
+    that card can use it; it goes at that payment's authorization, at `expires_at`, or with the card.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    card = models.ForeignKey(VaultedCard, on_delete=models.CASCADE, related_name="typed_security_codes")
+    # A `payments.vault.crypto` token bound to this row: `v1.<key id>.<nonce>.<ciphertext>`.
+    encrypted_security_code = models.TextField(editable=False)
+    # The key it is sealed with, so rotation finds stale rows with an index.
+    key_id = models.CharField(max_length=32, db_index=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"security code for {self.card}"

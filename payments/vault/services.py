@@ -9,6 +9,9 @@ their own. The contract for callers (checkout today, transactions for raw `card`
 - Open a card only to hand it to a connector: `vaulted_card_reveal(card=..., consume_security_code=True)`
   returns the `CardDetails` and deletes the security code in the same transaction, so the code is gone
   from the first authorization attempt on, even when two attempts race.
+- A code the buyer types for a card kept for later (a stored payment method's, through a checkout session) is a
+  `VaultedSecurityCode` of its own beside that card, never on it: `vaulted_security_code_store`, then
+  `vaulted_security_code_consume` at that payment's authorization, which deletes it as it reads it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from payments.accounts.models import MerchantAccount
 from payments.connectors.base import CardDetails
 from payments.errors import NotFound
 from payments.vault import cards, crypto
-from payments.vault.models import VaultedCard
+from payments.vault.models import VaultedCard, VaultedSecurityCode
 
 M = TypeVar("M", bound=Model)
 
@@ -167,13 +170,18 @@ def vaulted_cards_delete(*, card_ids: Iterable[uuid.UUID]) -> None:
     VaultedCard.objects.filter(pk__in=list(card_ids)).delete()
 
 
+def _purge_expired(model: type[VaultedCard] | type[VaultedSecurityCode], *, now: datetime, batch_size: int) -> int:
+    """Delete up to `batch_size` rows of `model` past `expires_at`, skipping rows a request holds; return how many."""
+    with transaction.atomic():
+        due = model.objects.filter(expires_at__lte=now).order_by("expires_at")
+        ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
+        model.objects.filter(pk__in=ids).delete()
+    return len(ids)
+
+
 def vaulted_cards_purge_expired(*, now: datetime, batch_size: int) -> int:
     """Purge job: delete up to `batch_size` cards past `expires_at`; return how many."""
-    with transaction.atomic():
-        due = VaultedCard.objects.filter(expires_at__lte=now).order_by("expires_at")
-        ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
-        VaultedCard.objects.filter(pk__in=ids).delete()
-    return len(ids)
+    return _purge_expired(VaultedCard, now=now, batch_size=batch_size)
 
 
 def vaulted_security_codes_purge_expired(*, now: datetime, batch_size: int) -> int:
@@ -246,3 +254,70 @@ def _reseal(card: VaultedCard) -> None:
 def vaulted_cards_count_stale() -> int:
     """How many cards are sealed under a key other than the current one."""
     return VaultedCard.objects.exclude(key_id=crypto.current_key_id()).count()
+
+
+# --- Security codes typed for a card kept for later (`VaultedSecurityCode`) ----------------------------------------
+
+
+def _typed_code_context(code_id: uuid.UUID) -> str:
+    return f"vaulted-security-code:{code_id}"
+
+
+def vaulted_security_code_store(*, card: VaultedCard, security_code: str, expires_at: datetime) -> VaultedSecurityCode:
+    """Seal a code the buyer typed for `card` (a card kept for later) until `expires_at`, and at most
+    `SECURITY_CODE_MAX_AGE`: a code never waits longer for its payment than a card's own code does.
+
+    `security_code` must already have passed the length check for the card's scheme; anything else raises
+    `CardDataError`.
+    """
+    cards.validate_security_code(security_code, card.scheme)
+    code = VaultedSecurityCode(card=card, expires_at=min(expires_at, timezone.now() + SECURITY_CODE_MAX_AGE))
+    code.encrypted_security_code = crypto.encrypt(security_code, context=_typed_code_context(code.id))
+    code.key_id = crypto.current_key_id()
+    code.save(force_insert=True)
+    return code
+
+
+@transaction.atomic
+def vaulted_security_code_consume(*, code_id: uuid.UUID) -> str | None:
+    """The clear code for the authorization it was typed for, deleted as it is read: under a row lock, so two racing
+    authorizations cannot both see it. None when it has expired, was used, or went with its card."""
+    fresh = VaultedSecurityCode.objects.select_for_update().filter(pk=code_id, expires_at__gt=timezone.now()).first()
+    VaultedSecurityCode.objects.filter(pk=code_id).delete()
+    if fresh is None:
+        return None
+    return crypto.decrypt(fresh.encrypted_security_code, context=_typed_code_context(fresh.id))
+
+
+def vaulted_security_codes_delete(*, code_ids: Iterable[uuid.UUID]) -> None:
+    """Delete these typed codes at once (their payment will not come); ids already gone are ignored."""
+    VaultedSecurityCode.objects.filter(pk__in=list(code_ids)).delete()
+
+
+def vaulted_typed_security_codes_purge_expired(*, now: datetime, batch_size: int) -> int:
+    """Purge job: delete up to `batch_size` typed codes past `expires_at`; return how many."""
+    return _purge_expired(VaultedSecurityCode, now=now, batch_size=batch_size)
+
+
+def vaulted_typed_security_codes_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
+    """Re-seal under the current key up to `batch_size` typed codes sealed under another, in id order after `after`."""
+    return sealed_rows_rotate_batch(
+        VaultedSecurityCode.objects.exclude(key_id=crypto.current_key_id()),
+        batch_size=batch_size,
+        after=after,
+        reseal=_reseal_typed_code,
+        fields=["encrypted_security_code", "key_id"],
+    )
+
+
+def _reseal_typed_code(code: VaultedSecurityCode) -> None:
+    context = _typed_code_context(code.id)
+    code.encrypted_security_code = crypto.encrypt(
+        crypto.decrypt(code.encrypted_security_code, context=context), context=context
+    )
+    code.key_id = crypto.current_key_id()
+
+
+def vaulted_typed_security_codes_count_stale() -> int:
+    """How many typed codes are sealed under a key other than the current one."""
+    return VaultedSecurityCode.objects.exclude(key_id=crypto.current_key_id()).count()

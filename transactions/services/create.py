@@ -31,7 +31,7 @@ from payments.connectors import (
 )
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
-from payments.vault.services import vaulted_card_reveal, vaulted_card_store
+from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
 from paymentservices.routing import authorize_routed, connection_options_keys, route
 from transactions.details import payment_details_columns, payment_details_stored
 from transactions.models import (
@@ -200,8 +200,9 @@ def _open(
         )
     elif vaulted is not None:
         details = vaulted_card_reveal(card=vaulted, consume_security_code=True)
-        if card is not None and card.security_code is not None:  # typed by the buyer for this payment
-            details = replace(details, security_code=card.security_code)
+        typed = _typed_security_code(card) if card is not None else None
+        if typed is not None:
+            details = replace(details, security_code=typed)
     if vaulted is not None:
         _set_card(txn, vaulted)
     elif gift_cards:
@@ -213,6 +214,14 @@ def _open(
     _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
     _redeem(txn, gift_cards, actor)
     return details
+
+
+def _typed_security_code(card: PaymentCard) -> str | None:
+    """The code the buyer typed for this payment of a stored card: sent with the request, or through Secure Fields
+    (sealed until now: read once and deleted, at this first authorization attempt)."""
+    if card.sealed_security_code_id is not None:
+        return vaulted_security_code_consume(code_id=card.sealed_security_code_id)
+    return card.security_code
 
 
 def transaction_create(

@@ -22,6 +22,7 @@ from payments.rest.fields import (
     StrictIntegerField,
     StrictSerializer,
     UnsupportedField,
+    method_input,
     optional_text,
 )
 from payments.shapes.cards import CardDetailsSerializer, SecurityCodeField
@@ -157,16 +158,7 @@ class PaymentMethodField(serializers.Field):
     """One of the payment methods this server processes, chosen by `method`; validates into its request."""
 
     def to_internal_value(self, data: object) -> PaymentMethodRequest:
-        if not isinstance(data, dict):
-            raise serializers.ValidationError("Must be an object.")
-        method = data.get("method")
-        # Any JSON value may arrive here; only a string names a method (a list or object is no dictionary key).
-        serializer_class = PAYMENT_METHOD_INPUTS.get(method) if isinstance(method, str) else None
-        if serializer_class is None:
-            raise serializers.ValidationError(
-                {"method": [f"Must be one of: {', '.join(PAYMENT_METHOD_INPUTS)}."]}, code="unsupported_method"
-            )
-        serializer = serializer_class(data=data)
+        serializer = method_input(data, PAYMENT_METHOD_INPUTS)
         serializer.is_valid(raise_exception=True)
         return serializer.to_payment_method(serializer.validated_data)
 
