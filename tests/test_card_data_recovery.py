@@ -37,6 +37,7 @@ from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.ratelimits.counters import parse_rate
 from payments.rest import idempotency
 from payments.vault.cards import luhn_valid
+from payments.vault.models import VaultedSecurityCode
 
 pytestmark = pytest.mark.django_db
 
@@ -203,6 +204,18 @@ def make_everything(api_client, anonymous_client, merchant_account) -> Secrets:
     )
     pay_stored = {"amount": 800, "currency": "USD", "payment_method": {"method": "id", "id": method["id"]}}
     send(client, secrets, "POST", "/transactions", {**pay_stored, **SDK_DEFAULTS}, HTTP_IDEMPOTENCY_KEY="pay-id")
+    # Secure Fields' stored-method form: a code typed for that saved card on a session paid with, and on one that
+    # still waits (its sealed code is in the dump).
+    for typed_code, key in (("318", "pay-saved"), ("746", None)):
+        secrets.numbers.append(number)
+        secrets.codes.append(typed_code)
+        saved = send(client, secrets, "POST", "/checkout/sessions", {"expires_in": 3600.0})
+        typed = {"payment_method": {"method": "id", "id": method["id"], "security_code": typed_code}}
+        send(anonymous_client, secrets, "PUT", f"/checkout/sessions/{saved['id']}/fields", typed)
+        if key is not None:
+            by_session = {"method": "checkout-session", "id": saved["id"]}
+            paid = {"amount": 600, "currency": "USD", "payment_method": by_session, **SDK_DEFAULTS}
+            send(client, secrets, "POST", "/transactions", paid, HTTP_IDEMPOTENCY_KEY=key)
     number, code = fresh_card("411111"), "552"
     secrets.numbers.append(number)
     secrets.codes.append(code)
@@ -421,9 +434,11 @@ def test_a_dump_gives_away_no_number_code_or_pin(api_client, anonymous_client, m
         "gid",
         "pay-session",
         "pay-id",
+        "pay-saved",
         "pay-store",
     }
     assert RateLimitEvent.objects.filter(subject_kind="gift_card").exists()
+    assert VaultedSecurityCode.objects.count() == 1  # the code typed for a saved card on the waiting session
     assert any(":rl:" in value for value in cache_dump())  # the counters are in the dump too
     assert found == []
     for secret in [*secrets.numbers, *secrets.numbers_without_code, *secrets.gift_card_numbers]:
