@@ -1,11 +1,13 @@
 """Secure Fields: `PUT|POST /checkout/sessions/{id}/fields` stores a card on a session, with no token."""
 
 import json
+import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from checkout import stored_methods
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from payments.vault.crypto import fingerprint
@@ -240,3 +242,14 @@ class TestBadInput:
         )
         assert response.status_code == 415
         assert not VaultedCard.objects.exists()
+
+
+def test_with_no_app_keeping_stored_methods_an_id_is_not_found(anonymous_client, session, monkeypatch):
+    monkeypatch.setattr(stored_methods, "_finders", [])
+    before = CheckoutSession.objects.values().get()
+
+    response = send(anonymous_client, session, {"payment_method": {"method": "id", "id": str(uuid.uuid4())}})
+
+    assert response.status_code == 404
+    assert [detail["pointer"] for detail in response.json()["details"]] == ["/payment_method/id"]
+    assert CheckoutSession.objects.values().get() == before
