@@ -24,7 +24,7 @@ from threedsecure.authentication import Authentication, authenticate
 from transactions.models import ThreeDSecureChallenge, Transaction, TransactionStatus
 from transactions.requests import PaymentCard, TransactionRequest
 from transactions.services.approval_tokens import approval_token_seal
-from transactions.services.state import SYSTEM, Actor, _event, _locked, _move, _return_gift_cards
+from transactions.services.state import SYSTEM, Actor, locked_for_update, move_to, record_event, return_gift_cards
 
 S = TransactionStatus
 REDIRECT_URL_POINTER = "/payment_method/redirect_url"
@@ -94,10 +94,10 @@ def authentication_record(
 ) -> Transaction | None:
     """Record the answer on the written transaction. Returns the transaction when the payment ends (refused) or
     waits (a challenge); None when it goes on to the processor."""
-    txn = _locked(txn)
+    txn = locked_for_update(txn)
     if txn.status != S.PROCESSING:  # canceled meanwhile: that stands
         return txn
-    _event(
+    record_event(
         txn,
         name="three_d_secure_authentication",
         actor=SYSTEM,
@@ -133,10 +133,10 @@ def authentication_refuse(
     """End a locked transaction whose cardholder was not authenticated: nothing was asked of a processor, and
     the gift card money goes back. A refusal is a decline; no answer (a timeout) is a failure."""
     to = S.AUTHORIZATION_DECLINED if error_code == FAILED_AUTHENTICATION else S.AUTHORIZATION_FAILED
-    _move(
+    move_to(
         txn, to, name=to, actor=actor, amount=card_amount, error_code=error_code, raw_response_description=description
     )
-    _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
+    return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
 
 
 def challenge_begin(
@@ -174,7 +174,7 @@ def challenge_begin(
         "error_data": None,
         "amount": txn.amount,
     }
-    _move(
+    move_to(
         txn,
         S.BUYER_APPROVAL_PENDING,
         name="buyer_approval_pending",

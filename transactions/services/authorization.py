@@ -29,13 +29,13 @@ from transactions.services.authentication import challenge_begin
 from transactions.services.state import (
     SYSTEM,
     Actor,
-    _answer,
-    _connector,
-    _event,
-    _locked,
-    _move,
-    _release_on_commit,
-    _return_gift_cards,
+    answer_fields,
+    connector_of,
+    locked_for_update,
+    move_to,
+    record_event,
+    release_on_commit,
+    return_gift_cards,
 )
 
 S = TransactionStatus
@@ -73,18 +73,18 @@ def _service_named(service: PaymentService) -> dict[str, Any]:
 
 
 @transaction.atomic
-def _record_failover(
+def record_failover(
     txn: Transaction, *, failed: PaymentService, result: ConnectorResult, following: PaymentService, actor: Actor
 ) -> bool:
     """`failed` gave no answer, or a retryable decline it cascades: record its attempt (an event naming it and its
     answer) and make `following` the service being asked, before it is. False (nothing recorded) when the
     transaction is no longer waiting for its authorization (canceled meanwhile). The last attempt is the event of
     the status it ends in, naming its service too."""
-    txn = _locked(txn)
+    txn = locked_for_update(txn)
     if txn.status != S.PROCESSING:
         return False
     declined = result.outcome is Outcome.DECLINED
-    _event(
+    record_event(
         txn,
         name="authorization_attempt_declined" if declined else "authorization_attempt_failed",
         actor=actor,
@@ -103,19 +103,19 @@ def _record_failover(
 
 
 @transaction.atomic
-def _settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
+def settle_gift_cards_only(txn: Transaction, *, actor: Actor) -> Transaction:
     """Gift cards alone: their debits are the authorization (and the capture, for `intent: capture`)."""
-    txn = _locked(txn)
+    txn = locked_for_update(txn)
     now = timezone.now()
     if txn.intent == PaymentIntent.CAPTURE:
-        _move(txn, S.CAPTURE_SUCCEEDED, name="capture_succeeded", actor=actor, authorized_at=now, captured_at=now)
+        move_to(txn, S.CAPTURE_SUCCEEDED, name="capture_succeeded", actor=actor, authorized_at=now, captured_at=now)
     else:
-        _move(txn, S.AUTHORIZATION_SUCCEEDED, name="authorization_succeeded", actor=actor, authorized_at=now)
+        move_to(txn, S.AUTHORIZATION_SUCCEEDED, name="authorization_succeeded", actor=actor, authorized_at=now)
     return txn
 
 
 def _buyer_can_act(txn: Transaction) -> bool:
-    connector = _connector(txn)
+    connector = connector_of(txn)
     return isinstance(connector, BuyerActionConnector) and connector.buyer_can_act
 
 
@@ -137,7 +137,7 @@ def _buyer_cannot_act(result: ConnectorResult, *, has_redirect_url: bool) -> Con
 
 
 @transaction.atomic
-def _record_authorization(
+def record_authorization(
     txn: Transaction,
     *,
     result: ConnectorResult,
@@ -152,7 +152,7 @@ def _record_authorization(
     answered, when the caller holds it (else it is read). A processor waiting for the buyer (its own 3-D Secure)
     makes the transaction wait on this server's page when the payment says where the buyer returns
     (`redirect_url`); else the payment is declined and the processor's payment canceled."""
-    txn = _locked(txn)
+    txn = locked_for_update(txn)
     if service is not None and service.pk == txn.payment_service_id:
         txn.payment_service = service
     if txn.status != S.PROCESSING:
@@ -163,9 +163,11 @@ def _record_authorization(
             return txn  # a concurrent sync has recorded this very answer already
         # Canceled while the processor was deciding (or given up by a sync that found no record of it): that
         # stands, and an approval must not hold funds.
-        _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
+        record_event(
+            txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome
+        )
         if result.approved or result.outcome is Outcome.BUYER_ACTION:
-            _release_on_commit(txn, result.processor_reference or "")
+            release_on_commit(txn, result.processor_reference or "")
         return txn
     if result.outcome is Outcome.BUYER_ACTION:
         if redirect_url and _buyer_can_act(txn):
@@ -174,11 +176,11 @@ def _record_authorization(
             return challenge_begin(
                 txn, actor=actor, redirect_url=redirect_url, store_card=keep is not None, processor=True
             )
-        _release_on_commit(txn, result.processor_reference or "")
+        release_on_commit(txn, result.processor_reference or "")
         result = _buyer_cannot_act(result, has_redirect_url=bool(redirect_url))
     now = timezone.now()
     answer: dict[str, Any] = {
-        **_answer(result),
+        **answer_fields(result),
         **{name: getattr(result, name) for name in PROCESSOR_DETAILS},
         "payment_service_transaction_id": result.processor_reference,
     }
@@ -193,10 +195,10 @@ def _record_authorization(
     named = _service_named(txn.payment_service) if txn.payment_service is not None else {}
     if not result.approved:
         to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
-        _move(txn, to, name=to, actor=actor, amount=card_amount, details=named, **answer)
-        _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
+        move_to(txn, to, name=to, actor=actor, amount=card_amount, details=named, **answer)
+        return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
     elif txn.intent == PaymentIntent.CAPTURE:
-        _move(
+        move_to(
             txn,
             S.CAPTURE_SUCCEEDED,
             name="capture_succeeded",
@@ -210,7 +212,7 @@ def _record_authorization(
             **answer,
         )
     else:
-        _move(
+        move_to(
             txn,
             S.AUTHORIZATION_SUCCEEDED,
             name="authorization_succeeded",

@@ -33,10 +33,18 @@ from transactions.services.authentication import (
     authentication_refuse,
     challenge_token_digest,
 )
-from transactions.services.authorization import _record_authorization
-from transactions.services.create import _authorization
-from transactions.services.recovery import _card_amount
-from transactions.services.state import SYSTEM, Actor, _answer, _connector, _event, _move, _return_gift_cards
+from transactions.services.authorization import record_authorization
+from transactions.services.state import (
+    SYSTEM,
+    Actor,
+    answer_fields,
+    authorization_request,
+    card_amount_of,
+    connector_of,
+    move_to,
+    record_event,
+    return_gift_cards,
+)
 
 logger = logging.getLogger("transactions.challenges")
 S = TransactionStatus
@@ -104,7 +112,7 @@ def _check_form(challenge: ThreeDSecureChallenge, form_token: str) -> None:
 
 
 def _buyer_connector(txn: Transaction) -> BuyerActionConnector:
-    connector = _connector(txn)
+    connector = connector_of(txn)
     if not isinstance(connector, BuyerActionConnector):
         raise RuntimeError(f"Transaction {txn.pk} waits for a processor that runs no authentication of its own.")
     return connector
@@ -169,7 +177,7 @@ def _challenge_end(*, token: str, form_token: str, canceled: bool) -> tuple[Tran
     )
     txn.three_d_secure = summary
     txn.save(update_fields=["three_d_secure", "updated_at"])
-    _event(
+    record_event(
         txn,
         name="three_d_secure_challenge_result",
         actor=BUYER,
@@ -177,9 +185,9 @@ def _challenge_end(*, token: str, form_token: str, canceled: bool) -> tuple[Tran
         transaction_status=result,
         canceled=canceled,
     )
-    card_amount = _card_amount(txn)
+    card_amount = card_amount_of(txn)
     if result == ChallengeResult.AUTHENTICATED:
-        _move(txn, S.PROCESSING, name="buyer_approval_succeeded", actor=BUYER, amount=card_amount)
+        move_to(txn, S.PROCESSING, name="buyer_approval_succeeded", actor=BUYER, amount=card_amount)
     elif result == ChallengeResult.NOT_AUTHENTICATED:
         authentication_refuse(
             txn,
@@ -206,16 +214,16 @@ def _authorize_after_challenge(txn: Transaction, *, store_card: bool) -> Transac
     if service is None or txn.vaulted_card is None:
         raise RuntimeError(f"Transaction {txn.pk} waited for a challenge without a card or a payment service.")
     clear_card = vaulted_card_reveal(card=txn.vaulted_card)
-    card_amount = _card_amount(txn)
+    card_amount = card_amount_of(txn)
     _, result = authorize_routed(
         route=Route((service,)),
-        request=_authorization(txn, card=clear_card, amount=card_amount),
+        request=authorization_request(txn, card=clear_card, amount=card_amount),
         next_attempt=lambda *_: False,
     )
     keep = (
         CardToStore(clear_card.number, clear_card.expiration_month, clear_card.expiration_year) if store_card else None
     )
-    return _record_authorization(txn, result=result, card_amount=card_amount, actor=BUYER, keep=keep, service=service)
+    return record_authorization(txn, result=result, card_amount=card_amount, actor=BUYER, keep=keep, service=service)
 
 
 def _processor_complete(*, token: str, form_token: str) -> Transaction:
@@ -250,24 +258,24 @@ def _processor_decided(
         "method": "challenge",
     }
     txn.save(update_fields=["three_d_secure", "updated_at"])
-    _event(
+    record_event(
         txn,
         name="three_d_secure_challenge_result",
         actor=actor,
         from_status=txn.status,
         processor_status=result.raw_response_code,
     )
-    card_amount = _card_amount(txn)
+    card_amount = card_amount_of(txn)
     if result.approved:
-        _move(txn, S.PROCESSING, name="buyer_approval_succeeded", actor=actor, amount=card_amount)
+        move_to(txn, S.PROCESSING, name="buyer_approval_succeeded", actor=actor, amount=card_amount)
         keep = None
         if challenge.store_card and txn.vaulted_card is not None:
             card = vaulted_card_reveal(card=txn.vaulted_card)
             keep = CardToStore(card.number, card.expiration_month, card.expiration_year)
-        return _record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
+        return record_authorization(txn, result=result, card_amount=card_amount, actor=actor, keep=keep)
     to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
-    _move(txn, to, name=to, actor=actor, amount=card_amount, **_answer(result))
-    _return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
+    move_to(txn, to, name=to, actor=actor, amount=card_amount, **answer_fields(result))
+    return_gift_cards(txn, actor=SYSTEM, card_part_refused=True)
     return txn
 
 
@@ -330,7 +338,7 @@ def _expire(*, challenge_id: UUID, transaction_id: UUID, now: datetime) -> bool:
         txn,
         error_code=INCOMPLETE_AUTHENTICATION,
         description="The buyer did not complete the authentication in time.",
-        card_amount=_card_amount(txn),
+        card_amount=card_amount_of(txn),
         actor=SYSTEM,
     )
     return True

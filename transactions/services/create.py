@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
@@ -25,15 +25,13 @@ from paymentmethods.services import (
 from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
-    AuthorizationRequest,
     CardDetails,
-    payment_details_of,
 )
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
 from paymentservices.routing import authorize_routed, connection_options_keys, route
-from transactions.details import payment_details_columns, payment_details_stored
+from transactions.details import payment_details_columns
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -48,16 +46,18 @@ from transactions.requests import (
 )
 from transactions.services.authentication import authentication_record, payment_authentication
 from transactions.services.authorization import (
-    _record_authorization,
-    _record_failover,
-    _settle_gift_cards_only,
+    record_authorization,
+    record_failover,
+    settle_gift_cards_only,
 )
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import (
     Actor,
     GiftCardCharge,
-    _event,
-    _redemption_reference,
+    authorization_request,
+    check_connection_options,
+    record_event,
+    redemption_reference,
 )
 
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
@@ -84,39 +84,6 @@ def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardC
         raise DomainError(
             "The gift cards cover the whole amount: leave out the payment method.", pointer="/payment_method"
         )
-
-
-def _check_connection_options(options: Mapping[str, Any] | None, readable: frozenset[str]) -> None:
-    """Options are only accepted for a connection that reads them (`readable`: the sets the connectors of the
-    payment's services read): any other set would be silently unused."""
-    for key, value in (options or {}).items():
-        if value is not None and key not in readable:
-            raise DomainError(
-                f"Options for '{key}' are not supported: no payment service this payment may go to reads them, "
-                "so they would not be used.",
-                pointer=f"/connection_options/{key}",
-            )
-
-
-def _authorization(
-    txn: Transaction, *, card: CardDetails, amount: int, billing_postal_code: str | None = None
-) -> AuthorizationRequest:
-    """What the connector is asked, from what the transaction stored: its card part and everything the client
-    declared with it."""
-    return AuthorizationRequest(
-        **payment_details_of(payment_details_stored(txn)),
-        card=card,
-        amount=amount,
-        currency=txn.currency,
-        capture=txn.intent == PaymentIntent.CAPTURE,
-        reference=str(txn.pk),
-        billing_postal_code=billing_postal_code,
-        country=txn.country,
-        payment_source=txn.payment_source,
-        merchant_initiated=txn.merchant_initiated,
-        is_subsequent_payment=txn.is_subsequent_payment,
-        connection_options={key: value for key, value in (txn.connection_options or {}).items() if value is not None},
-    )
 
 
 def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
@@ -165,13 +132,13 @@ def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor
         )
         try:
             issued_card_redeem(
-                card=card, amount=charge.amount, reference=_redemption_reference(redemption), currency=txn.currency
+                card=card, amount=charge.amount, reference=redemption_reference(redemption), currency=txn.currency
             )
         except GiftCardError as exc:
             raise type(exc)(exc.message, pointer=f"/gift_cards/{index}") from exc
         redemption.status = RedemptionStatus.SUCCEEDED
         redemption.save(update_fields=["status", "updated_at"])
-        _event(
+        record_event(
             txn,
             name="gift_card_redeemed",
             actor=actor,
@@ -211,7 +178,7 @@ def _open(
     txn.save(force_insert=True)
     if txn.payment_method is not None:
         payment_method_record_use(method=txn.payment_method, merchant_initiated=txn.merchant_initiated)
-    _event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
+    record_event(txn, name="transaction_created", actor=actor, from_status=None, amount=txn.amount)
     _redeem(txn, gift_cards, actor)
     return details
 
@@ -281,7 +248,7 @@ def transaction_create(
         else None
     )
     if request.connection_options:
-        _check_connection_options(
+        check_connection_options(
             request.connection_options, connection_options_keys(routed) if routed is not None else frozenset()
         )
     hints = card.session_hints if card else {}  # what a checkout session declared, where the request is silent
@@ -324,7 +291,7 @@ def transaction_create(
             raise
         return transaction_sync(txn=earlier, actor=actor)
     if clear_card is None:
-        return _settle_gift_cards_only(txn, actor=actor)
+        return settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
     if authentication is not None:  # refused or waiting for the buyer: no processor is asked now
         ended = authentication_record(
@@ -337,13 +304,13 @@ def transaction_create(
         raise RuntimeError("A card payment reached its authorization without a route.")
     service, result = authorize_routed(
         route=routed,
-        request=_authorization(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code),
-        next_attempt=lambda failed, answer, following: _record_failover(
+        request=authorization_request(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code),
+        next_attempt=lambda failed, answer, following: record_failover(
             txn, failed=failed, result=answer, following=following, actor=actor
         ),
     )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
-    txn = _record_authorization(
+    txn = record_authorization(
         txn,
         result=result,
         card_amount=card_amount,

@@ -21,10 +21,9 @@ from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
 from transactions.models import Refund, RefundStatus, Transaction, TransactionStatus
 from transactions.notifications import refund_notify
-from transactions.services.authorization import _record_authorization
-from transactions.services.recovery import _card_amount
+from transactions.services.authorization import record_authorization
 from transactions.services.refunds import card_refund_book
-from transactions.services.state import SYSTEM, _event, _move, _return_gift_cards
+from transactions.services.state import SYSTEM, card_amount_of, move_to, record_event, return_gift_cards
 
 logger = logging.getLogger(__name__)
 S = TransactionStatus
@@ -47,7 +46,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         _captured_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.CAPTURE_FAILED and txn.status == S.CAPTURE_SUCCEEDED and not txn.refunded_amount:
         # The capture it had accepted did not happen: the payment is authorized (uncaptured) again.
-        _move(
+        move_to(
             txn,
             S.AUTHORIZATION_SUCCEEDED,
             name="capture_failed",
@@ -58,8 +57,10 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
             captured_at=None,
         )
     elif event.change == PaymentChange.VOIDED and txn.status == S.AUTHORIZATION_SUCCEEDED:
-        _move(txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now())
-        _return_gift_cards(txn, actor=SYSTEM, card_part_refused=False)
+        move_to(
+            txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now()
+        )
+        return_gift_cards(txn, actor=SYSTEM, card_part_refused=False)
     elif event.change == PaymentChange.REFUNDED and txn.status == S.CAPTURE_SUCCEEDED:
         _refunded_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.REFUND_FAILED:
@@ -75,10 +76,12 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
     if txn is None:
         return  # not one of ours: nothing to follow, nothing to release
     if txn.payment_service_id == event.payment_service.pk:
-        _record_authorization(txn, result=result, card_amount=_card_amount(txn), actor=SYSTEM)
+        record_authorization(txn, result=result, card_amount=card_amount_of(txn), actor=SYSTEM)
         return
     if result.approved and result.processor_reference:
-        _event(txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome)
+        record_event(
+            txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome
+        )
         try:
             connector = connector_for(event.payment_service)
         except CredentialsUnusable as exc:  # nothing can be sent through this service until its credentials are fixed
@@ -117,7 +120,7 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
         _unapplied(txn, noted=noted, why="it says no amount captured" if event.amount is None else "it captured 0")
         return
     amount = min(event.amount, txn.authorized_amount)
-    _move(
+    move_to(
         txn,
         S.CAPTURE_SUCCEEDED,
         name="capture_succeeded",
@@ -132,7 +135,7 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
 def _unapplied(txn: Transaction, *, noted: dict[str, Any], why: str) -> None:
     """A notification about the transaction that changes nothing: in its history (and the log) for the operator."""
     logger.warning("Notification %s about transaction %s changed nothing: %s", noted["notification"], txn.pk, why)
-    _event(txn, name="processor_notification", actor=SYSTEM, from_status=txn.status, unapplied=why, **noted)
+    record_event(txn, name="processor_notification", actor=SYSTEM, from_status=txn.status, unapplied=why, **noted)
 
 
 def _refunded_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
@@ -226,7 +229,7 @@ def _refund_failed_at_processor(txn: Transaction, *, event: ProcessorEvent, note
     refund.save(update_fields=["status", "updated_at"])
     txn.refunded_amount -= refund.amount
     txn.save(update_fields=["refunded_amount", "updated_at"])
-    _event(
+    record_event(
         txn,
         name="refund_failed",
         actor=SYSTEM,

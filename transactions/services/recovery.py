@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.db.models import Sum
 from django.utils import timezone
 
 from payments.connectors.base import ReleasesByReference
@@ -18,12 +17,13 @@ from transactions.models import (
     TransactionStatus,
 )
 from transactions.selectors import transactions_pending
-from transactions.services.actions import _finish_capture, _finish_void
-from transactions.services.authorization import NEVER_RECEIVED, _record_authorization, _settle_gift_cards_only
+from transactions.services.actions import finish_capture, finish_void
+from transactions.services.authorization import NEVER_RECEIVED, record_authorization, settle_gift_cards_only
 from transactions.services.state import (
     SYSTEM,
     Actor,
-    _connector,
+    card_amount_of,
+    connector_of,
 )
 
 logger = logging.getLogger("transactions.recovery")
@@ -64,30 +64,25 @@ def transaction_sync(
     if txn.status == S.PROCESSING:
         if txn.method != "card":
             # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
-            return _settle_gift_cards_only(txn, actor=actor) if abandoned else txn
+            return settle_gift_cards_only(txn, actor=actor) if abandoned else txn
         # The service recorded for the attempt under way: each attempt is recorded before its processor is asked.
-        connector = _connector(txn)
+        connector = connector_of(txn)
         result = connector.lookup(reference=str(txn.pk))
         if result is None and not abandoned:
             return txn
         if result is None and isinstance(connector, ReleasesByReference):
             # Its processor cannot say (Adyen: its notification would have): whatever it may hold is cancelled there.
             connector.release(str(txn.pk))
-        return _record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=_card_amount(txn), actor=actor)
+        return record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=card_amount_of(txn), actor=actor)
     operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
-    found = _connector(txn).lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
+    found = connector_of(txn).lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
     if found is None and txn.authorized_amount and not abandoned:
         return txn
     # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.
     result = found or (NEVER_RECEIVED if txn.authorized_amount else None)
     if operation == "capture":
-        return _finish_capture(txn, result=result, amount=_pending_amount(txn, "capture_requested"), actor=actor)
-    return _finish_void(txn, result=result, actor=actor)
-
-
-def _card_amount(txn: Transaction) -> int:
-    gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
-    return txn.amount - gift_cards
+        return finish_capture(txn, result=result, amount=_pending_amount(txn, "capture_requested"), actor=actor)
+    return finish_void(txn, result=result, actor=actor)
 
 
 @dataclass(frozen=True)

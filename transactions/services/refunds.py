@@ -26,13 +26,13 @@ from transactions.models import (
 from transactions.notifications import refund_notify
 from transactions.services.state import (
     Actor,
-    _answer,
-    _connector,
-    _event,
-    _locked,
-    _processor_ready,
-    _redemption_reference,
-    _require,
+    answer_fields,
+    connector_of,
+    locked_for_update,
+    processor_ready,
+    record_event,
+    redemption_reference,
+    require_allowed,
 )
 
 
@@ -74,7 +74,7 @@ def card_refund_book(
         currency=txn.currency,
         **fields,
     )
-    _event(
+    record_event(
         txn, name=event, actor=actor, from_status=txn.status, amount=amount, refund=str(refund.pk), **(details or {})
     )
     refund_notify(refund)
@@ -96,11 +96,11 @@ def _refund_gift_card(
         status=RefundStatus.SUCCEEDED,
         **fields,
     )
-    issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+    issued_card_refund(card=redemption.issued_card, amount=amount, reference=redemption_reference(redemption))
     redemption.refunded_amount += amount
     redemption.save(update_fields=["refunded_amount", "updated_at"])
     txn.save(update_fields=["updated_at"])
-    _event(
+    record_event(
         txn,
         name="refund_succeeded",
         actor=actor,
@@ -142,8 +142,8 @@ def _require_refund_room(txn: Transaction, *, adding: int) -> None:
 def _begin_refund(
     txn: Transaction, *, actor: Actor, amount: int | None, target_type: str, target_id: UUID | None, **fields: Any
 ) -> Refund:
-    txn = _locked(txn)
-    _require("refund", txn)
+    txn = locked_for_update(txn)
+    require_allowed("refund", txn)
     _require_refund_room(txn, adding=1)
     if target_type == RefundTargetType.PAYMENT_METHOD:
         if target_id is not None:
@@ -157,7 +157,7 @@ def _begin_refund(
 
 def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
     """Steps 2 and 3 of a card refund: ask the processor, then record its answer."""
-    result = _connector(refund.transaction).refund(
+    result = connector_of(refund.transaction).refund(
         processor_reference=refund.transaction.payment_service_transaction_id or "",
         amount=refund.amount,
         currency=refund.currency,
@@ -169,10 +169,10 @@ def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
 @transaction.atomic
 def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> Refund:
     """A refused refund gives its reserved amount back to what may still be refunded."""
-    txn = _locked(refund.transaction)
+    txn = locked_for_update(refund.transaction)
     refund = Refund.objects.select_for_update().get(pk=refund.pk)
     refund.payment_service_refund_id = result.processor_reference
-    for name, value in _answer(result).items():
+    for name, value in answer_fields(result).items():
         setattr(refund, name, value)
     if result.approved:
         refund.status = RefundStatus.SUCCEEDED
@@ -181,7 +181,7 @@ def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> 
         txn.refunded_amount -= refund.amount
         txn.save(update_fields=["refunded_amount", "updated_at"])
     refund.save()
-    _event(
+    record_event(
         txn,
         name=f"refund_{refund.status}",
         actor=actor,
@@ -206,7 +206,7 @@ def refund_create(
 ) -> Refund:
     """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more."""
     if target_type == RefundTargetType.PAYMENT_METHOD:
-        _processor_ready(txn)
+        processor_ready(txn)
     refund = _begin_refund(
         txn,
         actor=actor,
@@ -223,8 +223,8 @@ def refund_create(
 
 @transaction.atomic
 def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[Refund]:
-    txn = _locked(txn)
-    _require("refund", txn)
+    txn = locked_for_update(txn)
+    require_allowed("refund", txn)
     refunds = []
     if txn.method == "card" and txn.captured_amount > txn.refunded_amount:
         refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
@@ -241,7 +241,7 @@ def refund_all(
     *, txn: Transaction, actor: Actor, reason: str | None = None, external_identifier: str | None = None
 ) -> list[Refund]:
     """Refund everything left on every instrument: the payment method and each gift card."""
-    _processor_ready(txn)
+    processor_ready(txn)
     refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier)
     return [
         _send_refund(refund, actor=actor) if refund.status == RefundStatus.PROCESSING else refund for refund in refunds

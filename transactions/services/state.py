@@ -1,4 +1,7 @@
-"""A transaction's state machine and the steps every operation shares: lock, check, move, record."""
+"""The kernel of `transactions/services/`: a transaction's state machine and the steps every operation shares, by
+public names (lock, check, move, record an event, ask its connector, build what a connector is asked, check connection
+options). Every other module of the package uses these; none imports another's underscore name
+(`transactions/tests/test_services_names.py`)."""
 
 from __future__ import annotations
 
@@ -8,15 +11,21 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models import Sum
 
 from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_refund
+from payments.choices import PaymentIntent
 from payments.connectors import (
+    AuthorizationRequest,
+    CardDetails,
     ConnectorResult,
     PaymentConnector,
+    payment_details_of,
 )
-from payments.errors import Conflict
+from payments.errors import Conflict, DomainError
 from paymentservices.routing import connector_for
+from transactions.details import payment_details_stored
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -28,7 +37,7 @@ from transactions.notifications import transaction_notify
 
 S = TransactionStatus
 
-# Every status change a transaction may make; `_move` refuses any other, so this table is the state machine.
+# Every status change a transaction may make; `move_to` refuses any other, so this table is the state machine.
 TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
     {
         (S.PROCESSING, S.AUTHORIZATION_SUCCEEDED),
@@ -123,17 +132,17 @@ class ActionResult:
     result: ConnectorResult | None
 
 
-def _locked(txn: Transaction) -> Transaction:
+def locked_for_update(txn: Transaction) -> Transaction:
     return Transaction.objects.select_for_update().get(pk=txn.pk)
 
 
-def _require(action: str, txn: Transaction) -> None:
+def require_allowed(action: str, txn: Transaction) -> None:
     if txn.status not in ALLOWED_FROM[action]:
         hint = _HINT.get((action, txn.status), "")
         raise InvalidTransition(f"This transaction cannot be {_DONE[action]}: {_BECAUSE[txn.status]}.{hint}")
 
 
-def _event(
+def record_event(
     txn: Transaction, *, name: str, actor: Actor, from_status: str | None, amount: int | None = None, **details: Any
 ) -> None:
     TransactionEvent.objects.create(
@@ -148,7 +157,7 @@ def _event(
     )
 
 
-def _move(
+def move_to(
     txn: Transaction,
     to: str,
     *,
@@ -166,11 +175,11 @@ def _move(
     for field, value in changes.items():
         setattr(txn, field, value)
     txn.save(update_fields=["status", *changes, "updated_at"])
-    _event(txn, name=name, actor=actor, from_status=from_status, amount=amount, **(details or {}))
+    record_event(txn, name=name, actor=actor, from_status=from_status, amount=amount, **(details or {}))
     transaction_notify(txn, event_name=name)
 
 
-def _connector(txn: Transaction) -> PaymentConnector:
+def connector_of(txn: Transaction) -> PaymentConnector:
     """The connector of the payment service that authorized `txn` (or is being asked to): every later operation and
     every lookup goes to the processor that holds the payment."""
     if txn.payment_service is None:
@@ -178,22 +187,22 @@ def _connector(txn: Transaction) -> PaymentConnector:
     return connector_for(txn.payment_service)
 
 
-def _processor_ready(txn: Transaction) -> None:
+def processor_ready(txn: Transaction) -> None:
     """Open the service's credentials before a capture, void or refund writes anything: credentials that cannot be
     opened (sealed with a removed key) refuse the operation with a 400 instead of leaving it under way, with no one
     able to send it. Asked of every payment with a service, not only of one already authorized: the caller's copy may
     predate its authorization, which is checked under the lock that follows."""
     if txn.payment_service_id is not None:
-        _connector(txn)
+        connector_of(txn)
 
 
-def _release_on_commit(txn: Transaction, processor_reference: str) -> None:
+def release_on_commit(txn: Transaction, processor_reference: str) -> None:
     """Release what the processor holds for a payment this server ended (best effort, once committed)."""
-    connector = _connector(txn)
+    connector = connector_of(txn)
     transaction.on_commit(lambda: connector.void(processor_reference=processor_reference, reference=f"{txn.pk}:void"))
 
 
-def _answer(result: ConnectorResult) -> dict[str, Any]:
+def answer_fields(result: ConnectorResult) -> dict[str, Any]:
     return {
         "error_code": result.error_code,
         "raw_response_code": result.raw_response_code,
@@ -201,12 +210,12 @@ def _answer(result: ConnectorResult) -> dict[str, Any]:
     }
 
 
-def _redemption_reference(redemption: GiftCardRedemption) -> str:
+def redemption_reference(redemption: GiftCardRedemption) -> str:
     """The ledger reference of one redemption; its refunds use it too, so the ledger itself caps them."""
     return f"transaction:{redemption.transaction_id}:redemption:{redemption.pk}"
 
 
-def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: bool) -> None:
+def return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: bool) -> None:
     """Credit every redemption's unrefunded money back to its card (void, cancel, refused card part)."""
     redemptions = (
         GiftCardRedemption.objects.select_for_update()
@@ -216,7 +225,7 @@ def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: boo
     for redemption in redemptions:
         amount = redemption.refundable_amount
         if amount:
-            issued_card_refund(card=redemption.issued_card, amount=amount, reference=_redemption_reference(redemption))
+            issued_card_refund(card=redemption.issued_card, amount=amount, reference=redemption_reference(redemption))
         redemption.refunded_amount = redemption.amount
         fields = ["refunded_amount", "updated_at"]
         if card_part_refused:
@@ -225,7 +234,7 @@ def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: boo
             redemption.raw_error_message = "Returned to the card: the payment method part did not succeed."
             fields += ["status", "error_code", "raw_error_message"]
         redemption.save(update_fields=fields)
-        _event(
+        record_event(
             txn,
             name="gift_card_returned",
             actor=actor,
@@ -233,3 +242,41 @@ def _return_gift_cards(txn: Transaction, *, actor: Actor, card_part_refused: boo
             amount=amount,
             redemption=str(redemption.pk),
         )
+
+
+def check_connection_options(options: Mapping[str, Any] | None, readable: frozenset[str]) -> None:
+    """Options are only accepted for a connection that reads them (`readable`: the sets the connectors of the
+    payment's services read): any other set would be silently unused."""
+    for key, value in (options or {}).items():
+        if value is not None and key not in readable:
+            raise DomainError(
+                f"Options for '{key}' are not supported: no payment service this payment may go to reads them, "
+                "so they would not be used.",
+                pointer=f"/connection_options/{key}",
+            )
+
+
+def authorization_request(
+    txn: Transaction, *, card: CardDetails, amount: int, billing_postal_code: str | None = None
+) -> AuthorizationRequest:
+    """What the connector is asked, from what the transaction stored: its card part and everything the client
+    declared with it."""
+    return AuthorizationRequest(
+        **payment_details_of(payment_details_stored(txn)),
+        card=card,
+        amount=amount,
+        currency=txn.currency,
+        capture=txn.intent == PaymentIntent.CAPTURE,
+        reference=str(txn.pk),
+        billing_postal_code=billing_postal_code,
+        country=txn.country,
+        payment_source=txn.payment_source,
+        merchant_initiated=txn.merchant_initiated,
+        is_subsequent_payment=txn.is_subsequent_payment,
+        connection_options={key: value for key, value in (txn.connection_options or {}).items() if value is not None},
+    )
+
+
+def card_amount_of(txn: Transaction) -> int:
+    gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
+    return txn.amount - gift_cards

@@ -10,12 +10,12 @@ from payments.partial import UNCHANGED, Unchanged, changed_fields
 from transactions.models import (
     Transaction,
 )
-from transactions.services.create import _check_connection_options
 from transactions.services.state import (
     Actor,
-    _connector,
-    _event,
-    _locked,
+    check_connection_options,
+    connector_of,
+    locked_for_update,
+    record_event,
 )
 
 
@@ -30,14 +30,14 @@ def transaction_update(
 ) -> Transaction:
     """Set the given `external_identifier`, `metadata` and/or `connection_options` (each replaced whole)."""
     if connection_options is not UNCHANGED:
-        readable = _connector(txn).connection_options_keys if txn.payment_service is not None else frozenset()
-        _check_connection_options(connection_options, readable)
+        readable = connector_of(txn).connection_options_keys if txn.payment_service is not None else frozenset()
+        check_connection_options(connection_options, readable)
     changes = changed_fields(
         external_identifier=external_identifier, metadata=metadata, connection_options=connection_options
     )
-    txn = _locked(txn)
+    txn = locked_for_update(txn)
     for name, value in changes.items():
         setattr(txn, name, value)
     txn.save(update_fields=[*changes, "updated_at"])
-    _event(txn, name="transaction_updated", actor=actor, from_status=txn.status, fields=sorted(changes))
+    record_event(txn, name="transaction_updated", actor=actor, from_status=txn.status, fields=sorted(changes))
     return txn

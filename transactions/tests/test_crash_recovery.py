@@ -17,7 +17,7 @@ from payments.connectors.models import SandboxOperation
 from payments.rest.models import IdempotencyRecord
 from transactions.models import Transaction, TransactionStatus
 from transactions.services.actions import transaction_capture
-from transactions.services.authorization import _record_authorization
+from transactions.services.authorization import record_authorization
 from transactions.services.recovery import transaction_sync, transactions_recover_pending
 from transactions.services.state import SYSTEM
 from transactions.tests.conftest import CARD
@@ -157,7 +157,7 @@ def test_an_answer_arriving_after_a_sync_recorded_it_changes_nothing(client, gif
     transaction_sync(txn=txn, actor=SYSTEM)
 
     result = connector().lookup(reference=str(txn.pk))
-    _record_authorization(txn, result=result, card_amount=1100, actor=SYSTEM)
+    record_authorization(txn, result=result, card_amount=1100, actor=SYSTEM)
 
     txn.refresh_from_db()
     assert txn.status == S.AUTHORIZATION_SUCCEEDED
@@ -176,7 +176,7 @@ def test_an_approval_arriving_after_a_sync_gave_up_is_voided(
     )
 
     with django_capture_on_commit_callbacks(execute=True):
-        _record_authorization(txn, result=late, card_amount=1100, actor=SYSTEM)
+        record_authorization(txn, result=late, card_amount=1100, actor=SYSTEM)
 
     txn.refresh_from_db()
     assert txn.status == S.AUTHORIZATION_FAILED
