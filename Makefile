@@ -88,7 +88,9 @@ test: lint chromium $(NODE_STAMP)
 	$(BIN)/python -m contracts.derive --check
 	$(BIN)/pytest $(PYTEST_ARGS)
 
+# preflight first: a missing or wrong setting (secrets, DATABASE_URL) is one line naming it, before anything runs.
 serve: $(STAMP)
+	@$(BIN)/python manage.py preflight
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py collectstatic --no-input
 	HOST=$(HOST) PORT=$(PORT) $(BIN)/gunicorn config.wsgi --config config/gunicorn.conf.py

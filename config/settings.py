@@ -24,13 +24,20 @@ if LOCAL_ENV_FILE:
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 
 
+# How an operator makes every secret the production settings need (manage.py lets it run while they are missing).
+MAKE_SECRETS = (
+    "make it with `.venv/bin/python manage.py init_local_env --path prod.env` (every secret), "
+    "then load that file (docs/deploy.md)"
+)
+
+
 def _required_in_production(name: str, dev_default: str) -> str:
     value = env.str(name, default="")
     if value:
         return value
     if DEBUG:
         return dev_default
-    raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false.")
+    raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false: {MAKE_SECRETS}.")
 
 
 SECRET_KEY = _required_in_production("DJANGO_SECRET_KEY", "insecure-development-key-never-use-in-production")
@@ -96,7 +103,27 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{LOCAL_DIR / 'db.sqlite3'}")}
+DATABASE_ENGINES = ("django.db.backends.postgresql", "django.db.backends.sqlite3")
+DATABASE_URL_FORM = "postgres://USER[:PASSWORD]@HOST[:PORT]/NAME or sqlite:////absolute/path.sqlite3"
+
+
+def _database(url: str) -> dict:
+    """The database DATABASE_URL names; a URL of another form is refused by name (never quoting a password)."""
+    scheme = url.partition(":")[0]
+    try:
+        config = environ.Env.db_url_config(url)
+    except (ValueError, KeyError) as error:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a database URL ({error}): use {DATABASE_URL_FORM}.") from None
+    if config.get("ENGINE") not in DATABASE_ENGINES:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL names a database this server does not run on ({scheme!r}): use {DATABASE_URL_FORM}."
+        )
+    if not config.get("NAME"):
+        raise ImproperlyConfigured(f"DATABASE_URL names no database: use {DATABASE_URL_FORM}.")
+    return config
+
+
+DATABASES = {"default": _database(env.str("DATABASE_URL", default=f"sqlite:///{LOCAL_DIR / 'db.sqlite3'}"))}
 # App servers keep connections open between requests; health checks drop broken ones.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -390,8 +417,11 @@ SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])
 # Keyed hashes (card fingerprints, gift card number and PIN lookups) use this separate key.
 CARD_FINGERPRINT_KEY = env.str("CARD_FINGERPRINT_KEY", default="")
-if not DEBUG and not (CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY):
-    raise ImproperlyConfigured("CARD_ENCRYPTION_KEYS and CARD_FINGERPRINT_KEY must be set when DJANGO_DEBUG is false.")
+_MISSING_CARD_KEYS = [name for name in ("CARD_ENCRYPTION_KEYS", "CARD_FINGERPRINT_KEY") if not globals()[name]]
+if not DEBUG and _MISSING_CARD_KEYS:
+    raise ImproperlyConfigured(
+        f"{' and '.join(_MISSING_CARD_KEYS)} must be set when DJANGO_DEBUG is false: {MAKE_SECRETS}."
+    )
 
 # Background work (docs/webhooks.md): django-tasks with its database backend, so the embedded default needs no
 # broker and a task enqueued inside a database transaction commits with it. `manage.py run_worker` runs the

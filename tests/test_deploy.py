@@ -24,11 +24,15 @@ PRODUCTION_ENV = {
 
 
 def _manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return _run([sys.executable, "manage.py", *args], env=env)
+
+
+def _run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     # Start from a clean slate so the developer's own DJANGO_*/DATABASE_URL variables cannot leak in, nor the
     # development secrets `make run` leaves in .local/env.
     base = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and not k.startswith("GR4VY_")}
     return subprocess.run(
-        [sys.executable, "manage.py", *args],
+        command,
         cwd=ROOT,
         env={**base, "LOCAL_ENV_FILE": "", **env},
         capture_output=True,
@@ -157,3 +161,54 @@ def test_gunicorn_logs_json_in_production_and_plain_in_development(monkeypatch):
     formatter = production["logconfig_dict"]["formatters"]["json"]["()"]
     assert formatter == "payments.ops.logging.JsonFormatter"
     assert "logconfig_dict" not in development
+
+
+def _make_serve(env: dict[str, str]) -> subprocess.CompletedProcess:
+    return _run(["make", "--no-print-directory", "serve", f"VENV={Path(sys.executable).parent.parent}"], env=env)
+
+
+UNREACHABLE = "postgres://payments:s3cret-password@127.0.0.1:9/payments"  # port 9 (discard): nothing listens
+
+
+@pytest.mark.parametrize(
+    ("change", "named", "how"),
+    [
+        ({"DJANGO_SECRET_KEY": None}, "DJANGO_SECRET_KEY", "init_local_env"),
+        ({"CARD_ENCRYPTION_KEYS": None}, "CARD_ENCRYPTION_KEYS", "init_local_env"),
+        ({"CARD_ENCRYPTION_KEYS": None, "CARD_FINGERPRINT_KEY": None}, "CARD_FINGERPRINT_KEY", "init_local_env"),
+        ({"CARD_ENCRYPTION_KEYS": "k1:" + "A" * 22}, "CARD_ENCRYPTION_KEYS", "init_local_env"),
+        ({"DATABASE_URL": "mysql://payments:s3cret-password@db/payments"}, "DATABASE_URL", "postgres://USER"),
+        ({"DATABASE_URL": "postgres://payments:s3cret-password@db:99999/payments"}, "DATABASE_URL", "postgres://USER"),
+        ({"DATABASE_URL": "postgres://payments:s3cret-password@db.internal:5432/"}, "DATABASE_URL", "postgres://USER"),
+        ({"DATABASE_URL": UNREACHABLE}, "DATABASE_URL", "createdb"),
+    ],
+    ids=[
+        "no-secret-key",
+        "no-encryption-keys",
+        "no-card-keys",
+        "malformed-encryption-keys",
+        "other-database",
+        "malformed-url",
+        "no-database-name",
+        "unreachable-database",
+    ],
+)
+def test_make_serve_stops_on_a_wrong_setting_with_one_clear_message_before_anything_runs(change, named, how):
+    env = {**PRODUCTION_ENV, "DATABASE_URL": UNREACHABLE}
+    env.update({name: value for name, value in change.items() if value is not None})
+    for name in [name for name, value in change.items() if value is None]:
+        env.pop(name)
+
+    result = _make_serve(env)
+
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    messages = [line for line in output.splitlines() if line.startswith("Configuration error:")]
+    assert messages, output
+    assert any(named in line and how in line for line in messages), output
+    assert "Traceback" not in output
+    assert "migrate" not in output  # nothing ran before the message
+    assert "s3cret-password" not in output
+    assert "A" * 22 not in output
+    # The messages and make's own last line: nothing else.
+    assert len(output.strip().splitlines()) <= len(messages) + 1, output

@@ -101,4 +101,8 @@ def cursor_signing_key_is_set(app_configs: Sequence[AppConfig] | None, **kwargs:
 def secrets_problems() -> list[str]:
     """The errors the secrets' checks find, as one line each: what refuses to start the WSGI application."""
     found = checks.run_checks(tags=[SECRETS])
-    return [f"{message.id}: {message.msg}" for message in found if message.is_serious()]
+    return [
+        f"{message.id}: {message.msg}" + (f" {message.hint}" if message.hint else "")
+        for message in found
+        if message.is_serious()
+    ]

@@ -62,7 +62,7 @@ def test_a_malformed_fingerprint_key_is_an_error_that_does_not_quote_it(settings
     assert (error.level, error.id) == (checks.ERROR, "payments.E004")
     assert "CARD_FINGERPRINT_KEY" in error.msg
     assert value.strip() not in f"{error.msg} {error.hint}"
-    assert secrets_problems() == [f"payments.E004: {error.msg}"]
+    assert secrets_problems() == [f"payments.E004: {error.msg} {error.hint}"]
 
 
 @pytest.mark.parametrize("value", BAD_ENCRYPTION_KEYS)

@@ -1,0 +1,45 @@
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from django.db import DatabaseError, connection
+
+from payments.ops.checks import secrets_problems
+
+HOW_TO_MAKE_THE_DATABASE = (
+    "check DATABASE_URL, that the server runs and that the database exists "
+    "(`createdb -h HOST -U USER NAME` for PostgreSQL, a folder SQLite may write in; docs/deploy.md)"
+)
+
+
+class Command(BaseCommand):
+    help = (
+        "What `make serve` checks before anything else runs: the settings load, the secrets are well formed and the "
+        "database answers. Each problem is one line naming the setting and how to make it; exit 1 when any."
+    )
+    # Its own checks, said in one line each, not Django's report of every check.
+    requires_system_checks: list[str] = []
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        problems = [f"Configuration error: {problem}" for problem in secrets_problems()]
+        if problem := _database_problem():
+            problems.append(f"Configuration error: {problem}")
+        if problems:
+            self.stderr.write("\n".join(problems))
+            raise SystemExit(1)
+        self.stdout.write("Settings, secrets and database: ready.")
+
+
+def _database_problem() -> str | None:
+    if connection.vendor == "sqlite":
+        # The embedded database is a file SQLite makes on first use; only its folder must exist.
+        Path(connection.settings_dict["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        connection.ensure_connection()
+    except DatabaseError as error:
+        # The driver's first line says why (refused, no such database, authentication) and never the password.
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return f"DATABASE_URL: the database does not answer ({reason}): {HOW_TO_MAKE_THE_DATABASE}."
+    finally:
+        connection.close()
+    return None
