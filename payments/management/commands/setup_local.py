@@ -14,6 +14,8 @@ from payments.management.commands.create_api_key import write_private_key
 from payments.ops import demo
 
 ADMIN_USERNAME = "admin"
+# Beside the default key: a key for every merchant account, which the merchant-accounts operations need.
+ALL_ACCOUNTS_KEY_NAME = "all-accounts-api-key.pem"
 
 
 class Command(BaseCommand):
@@ -32,6 +34,9 @@ class Command(BaseCommand):
             allowed_origins=[f"http://localhost:{options['port']}", f"http://127.0.0.1:{options['port']}"],
         )
         private_pem = self._api_key(options["private_key_out"], account)
+        # The merchant-accounts operations take only a key made for every account (docs/merchant-accounts.md).
+        all_accounts_path = options["private_key_out"].with_name(ALL_ACCOUNTS_KEY_NAME)
+        self._api_key(all_accounts_path, None)
         call_command("setup_roles", verbosity=0)
         self._admin_login()
         # A little demo data so the first list call shows something; an account with data is left alone.
@@ -48,12 +53,16 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Mint more tokens: .venv/bin/python manage.py issue_token --private-key {options['private_key_out']}"
         )
+        self.stdout.write(
+            "Create, list and rename merchant accounts (/merchant-accounts) with a token of the all-accounts key: "
+            f".venv/bin/python manage.py issue_token --private-key {all_accounts_path}"
+        )
         self.stdout.write(f"API docs: {base}/docs/   Admin: {base}/admin/")
         # On `localhost`, so the card fields come from the other name (127.0.0.1): a real cross-origin checkout.
         self.stdout.write(f"Demo checkout: http://localhost:{options['port']}/demo/checkout/\n")
 
-    def _api_key(self, path: Path, account: MerchantAccount) -> str:
-        """Reuse the private key on disk (re-registering its public half), or generate one."""
+    def _api_key(self, path: Path, account: MerchantAccount | None) -> str:
+        """Reuse the private key on disk (re-registering its public half), or generate one (None: every account)."""
         if path.exists():
             pem = path.read_text()
             api_key_register(public_key_pem=public_pem(load_private_pem(pem)), merchant_account=account)
@@ -66,7 +75,10 @@ class Command(BaseCommand):
     def _admin_login(self) -> None:
         users = get_user_model().objects
         if users.filter(username=ADMIN_USERNAME).exists():
-            self.stdout.write(f"Admin login '{ADMIN_USERNAME}' exists (password printed when it was created).")
+            self.stdout.write(
+                f"Admin login '{ADMIN_USERNAME}' exists (its password was printed once, when it was created). "
+                f"Set a new one: .venv/bin/python manage.py changepassword {ADMIN_USERNAME}"
+            )
             return
         password = secrets.token_urlsafe(12)
         users.create_superuser(ADMIN_USERNAME, email="", password=password)
