@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "transactions",
     "webhooks",
     "threedsecure",
+    "settlements",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -452,6 +453,11 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "call": "transactions.services.challenges.challenges_expire",
         "every_seconds": env.int("EXPIRE_CHALLENGES_EVERY_SECONDS", default=60),
     },
+    # Processors' settlement records into the ledger (docs/reconciliation.md); each run ingests only what is new.
+    "ingest-settlements": {
+        "call": "settlements.sources.settlements_ingest",
+        "every_seconds": env.int("INGEST_SETTLEMENTS_EVERY_SECONDS", default=3600),
+    },
     "webhook-sweep": {
         "call": "webhooks.tasks.webhooks_sweep",
         "every_seconds": env.float("WEBHOOK_SWEEP_SECONDS", default=30.0),
@@ -461,6 +467,8 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),
     },
 }
+# The sandbox settles each closed day's payments; a day this many days back or newer with no report yet gets one.
+SANDBOX_SETTLEMENT_LOOKBACK_DAYS = env.int("SANDBOX_SETTLEMENT_LOOKBACK_DAYS", default=7)
 # Outbox events (and their webhook deliveries and attempts) are kept this long, then purged.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 

@@ -150,6 +150,11 @@ class Transaction(TimestampedModel):
     captured_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
     canceled_at = models.DateTimeField(null=True, blank=True)
+    # What the processor paid out for it, net of its fees, as its settlement records say (the `settlements` app's
+    # ledger, through `transactions.services.settlement`): never computed from our own amounts.
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_amount = models.BigIntegerField(default=0)
+    settled_currency = models.CharField(max_length=3, null=True, blank=True)
 
     class Meta:
         permissions = [("operate_transaction", "Can capture, void and refund transactions")]
@@ -209,6 +214,11 @@ class Transaction(TimestampedModel):
     @property
     def reconciliation_id(self) -> str:
         return base62(self.id)
+
+    @property
+    def settled(self) -> bool:
+        """The processor's settlement records name it (`settled_amount` is what they paid, net of fees)."""
+        return self.settled_at is not None
 
 
 class ChallengeState(models.TextChoices):
@@ -363,6 +373,10 @@ class Refund(TimestampedModel):
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_description = models.CharField(max_length=255, null=True, blank=True)
+    # What the processor took back for it, as its settlement records say (see Transaction.settled_amount).
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_amount = models.BigIntegerField(default=0)
+    settled_currency = models.CharField(max_length=3, null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -383,6 +397,11 @@ class Refund(TimestampedModel):
     @property
     def reconciliation_id(self) -> str:
         return base62(self.id)
+
+    @property
+    def settled(self) -> bool:
+        """The processor's settlement records name it (`settled_amount` is what they paid, net of fees)."""
+        return self.settled_at is not None
 
     @property
     def target_id(self):

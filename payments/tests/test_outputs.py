@@ -79,8 +79,8 @@ def test_constants_are_documented_with_their_value_and_type():
     components = SchemaGenerator().get_schema(request=None, public=True)["components"]["schemas"]
 
     assert components["BuyerOutput"]["properties"]["type"] == {"type": "string", "enum": ["buyer"], "readOnly": True}
-    assert components["TransactionOutput"]["properties"]["settled"] == {"type": "boolean", "readOnly": True}
-    assert components["TransactionOutput"]["properties"]["settled_currency"] == {
+    assert components["TransactionOutput"]["properties"]["pending_review"] == {"type": "boolean", "readOnly": True}
+    assert components["TransactionOutput"]["properties"]["reauthorized_from_transaction_id"] == {
         "type": "string",
         "nullable": True,
         "readOnly": True,

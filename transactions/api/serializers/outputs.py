@@ -192,10 +192,10 @@ class TransactionSummaryOutput(OutputSerializer):
     authorized_amount = serializers.IntegerField()
     captured_amount = serializers.IntegerField()
     refunded_amount = serializers.IntegerField()
-    # Settlement is not tracked: nothing is ever reported settled.
-    settled_currency = ConstantField(None, schema=NULL_STRING)
-    settled_amount = ConstantField(0)
-    settled = ConstantField(False)
+    # From the processor's settlement records (docs/reconciliation.md): the net paid out, in its currency.
+    settled_currency = serializers.CharField(allow_null=True)
+    settled_amount = serializers.IntegerField()
+    settled = serializers.BooleanField()
     country = serializers.CharField(allow_null=True)
     external_identifier = serializers.CharField(allow_null=True)
     intent = serializers.ChoiceField(choices=PaymentIntent.choices)
@@ -318,9 +318,9 @@ class RefundOutput(OutputSerializer):
     error_code = serializers.CharField(allow_null=True)
     raw_response_code = serializers.CharField(allow_null=True)
     raw_response_description = serializers.CharField(allow_null=True)
-    settled_currency = ConstantField(None, schema=NULL_STRING)
-    settled_amount = ConstantField(0)
-    settled = ConstantField(False)
+    settled_currency = serializers.CharField(allow_null=True)
+    settled_amount = serializers.IntegerField()
+    settled = serializers.BooleanField()
 
 
 class RefundsOutput(OutputSerializer):

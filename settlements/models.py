@@ -1,0 +1,173 @@
+"""The settlement ledger: each line of a processor's settlement records, the report and file it came in.
+
+A processor publishes reports (Adyen's settlement details report of one batch, Stripe's balance history of one
+account, the sandbox's day); a report arrives as files (a CSV, a page of balance transactions). A file is ingested
+whole or not at all (`services.settlement_file_ingest`): its `LedgerEntry` rows commit together with its
+`SettlementReportFile` row, and a file already ingested adds nothing. Only the services write these rows.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from payments.accounts.models import MerchantAccount
+from payments.timestamped import TimestampedModel
+
+
+class Source(models.TextChoices):
+    """Who published the records: the processor whose report an entry comes from."""
+
+    SANDBOX = "sandbox"
+    STRIPE = "stripe"
+    ADYEN = "adyen"
+
+
+class EntryKind(models.TextChoices):
+    """What a line is. The first four are upstream's record types (`Settlement`, `RefundSettlement`, `Chargeback`,
+    `ChargebackReversal`) and belong to a payment; a fee or a payout belongs to the account."""
+
+    SETTLEMENT = "settlement"
+    REFUND_SETTLEMENT = "refund-settlement"
+    CHARGEBACK = "chargeback"
+    CHARGEBACK_REVERSAL = "chargeback-reversal"
+    FEE = "fee"
+    PAYOUT = "payout"
+
+
+# The kinds that name a payment: one of these that matches none of ours is listed for the operator.
+PAYMENT_KINDS = (
+    EntryKind.SETTLEMENT,
+    EntryKind.REFUND_SETTLEMENT,
+    EntryKind.CHARGEBACK,
+    EntryKind.CHARGEBACK_REVERSAL,
+)
+
+
+class SettlementReport(TimestampedModel):
+    """One report of a processor (upstream's `payment_service_report_id`), named as the processor names it."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="settlement_reports")
+    payment_service = models.ForeignKey(
+        "paymentservices.PaymentService", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices)
+    name = models.CharField(max_length=255, help_text="The processor's name for the report (a file name, a day).")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["merchant_account", "source", "name"], name="settlement_report_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source} {self.name}"
+
+
+class FileStatus(models.TextChoices):
+    INGESTED = "ingested"
+    REFUSED = "refused"
+
+
+class SettlementReportFile(TimestampedModel):
+    """One file of a report as it reached us: ingested whole, or refused with the reason (and nothing else kept).
+
+    A file is known by its name within the report; ingested once (a unique key), so the same file twice, or two
+    ingestions of it at once, add nothing. `digest` (SHA-256 of its bytes) tells a changed file from the same one.
+    """
+
+    Status = FileStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="files")
+    name = models.CharField(max_length=255)
+    digest = models.CharField(max_length=64)
+    status = models.CharField(max_length=16, choices=FileStatus.choices)
+    entry_count = models.PositiveIntegerField(default=0)
+    # Why a file was refused, for the operator (the line and what is wrong with it); empty when ingested.
+    message = models.TextField(blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["report", "name"],
+                condition=Q(status=FileStatus.INGESTED),
+                name="settlement_file_ingested_once",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"
+
+
+class LedgerEntry(TimestampedModel):
+    """One line of a processor's settlement records, in the processor's own figures.
+
+    `amount` is the gross of the line in `currency` (a magnitude, as upstream shows it); `commission` is the
+    processor's total fee for it and `interchange`, `markup` and `scheme_fee` its parts where the processor gives
+    them (interchange++ pricing), all in `net_currency`; `net_amount` is what the line did to the merchant's
+    balance (signed: a settlement credits, a refund or chargeback debits). `transaction` / `refund` are ours when
+    the line matched one; a payment line that matched nothing is kept with neither and shown to the operator.
+    """
+
+    Kind = EntryKind
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="ledger_entries")
+    report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="entries")
+    file = models.ForeignKey(SettlementReportFile, on_delete=models.CASCADE, related_name="entries")
+    source = models.CharField(max_length=16, choices=Source.choices)
+    # The processor's own key for the line (a balance transaction id; batch, reference and type for Adyen): a line
+    # already in the ledger is never added again, whichever file repeats it.
+    entry_key = models.CharField(max_length=255)
+    kind = models.CharField(max_length=32, choices=EntryKind.choices)
+    processor_type = models.CharField(max_length=64, help_text="The line's type as the processor wrote it.")
+    processor_reference = models.CharField(max_length=255, blank=True, default="")
+    # The refund's, chargeback's or reversal's own id at the processor, where the line is one.
+    modification_reference = models.CharField(max_length=255, blank=True, default="")
+    merchant_reference = models.CharField(max_length=255, blank=True, default="")
+    transaction = models.ForeignKey(
+        "transactions.Transaction", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
+    )
+    refund = models.ForeignKey(
+        "transactions.Refund", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
+    )
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    commission = models.BigIntegerField(default=0)
+    interchange = models.BigIntegerField(null=True, blank=True)
+    markup = models.BigIntegerField(null=True, blank=True)
+    scheme_fee = models.BigIntegerField(null=True, blank=True)
+    # The fee's parts as the processor itemizes them: [{"type", "amount", "currency", "description"}].
+    fee_details = models.JSONField(default=list, blank=True)
+    net_amount = models.BigIntegerField()
+    net_currency = models.CharField(max_length=3)
+    exchange_rate = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
+    posted_at = models.DateTimeField()
+    available_on = models.DateField(null=True, blank=True)
+    # The payout that paid (or will pay) the line: Stripe's payout id, Adyen's batch number.
+    payout_reference = models.CharField(max_length=255, blank=True, default="")
+
+    class Meta:
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.UniqueConstraint(fields=["merchant_account", "source", "entry_key"], name="ledger_entry_once"),
+            models.CheckConstraint(condition=Q(kind__in=EntryKind.values), name="ledger_entry_kind_valid"),
+        ]
+        indexes = [
+            models.Index(fields=["transaction", "kind", "posted_at"], name="ledger_entry_transaction"),
+            models.Index(fields=["merchant_account", "posted_at", "id"], name="ledger_entry_posted"),
+            models.Index(
+                fields=["merchant_account", "-created_at"],
+                name="ledger_entry_unmatched",
+                condition=Q(transaction__isnull=True, kind__in=PAYMENT_KINDS),
+            ),
+            models.Index(fields=["merchant_account", "payout_reference"], name="ledger_entry_payout"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.processor_reference or self.entry_key}"
+
+    @property
+    def ingested_at(self):
+        return self.created_at

@@ -1,0 +1,306 @@
+"""Ingesting a processor's settlement file: the one place the ledger is written.
+
+A source (`settlements.sources.*`) fetches a file and knows how to read it; `settlement_file_ingest` does the rest
+the same way for every processor:
+
+- all or nothing: the file is read whole before anything is written, and its entries, its file row and what they
+  change on our transactions commit in one database transaction. A file that cannot be read (truncated, garbled, a
+  line that does not add up) is refused: a `refused` file row says why, for the operator, and nothing else is kept.
+- idempotent: a file is ingested once (a unique key on its name within the report), and an entry once (a unique key
+  on the processor's key for the line), so the same file or page twice, or two ingestions of it at once, add nothing.
+- resumable: each file commits on its own; a run that stops leaves the files before it ingested, and the next run
+  (scheduled or asked for) ingests what is left.
+- nothing dropped: an entry for a payment that matches none of ours is kept, unmatched, and listed for the operator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+
+from payments.accounts.models import MerchantAccount
+from paymentservices.models import PaymentService
+from settlements.models import (
+    PAYMENT_KINDS,
+    EntryKind,
+    FileStatus,
+    LedgerEntry,
+    SettlementReport,
+    SettlementReportFile,
+)
+from transactions.models import Refund, Transaction
+from transactions.services.settlement import SettledTotal, refund_settlement_record, transaction_settlement_record
+
+logger = logging.getLogger(__name__)
+
+
+class FileUnreadable(Exception):
+    """A settlement file that cannot be read whole: the message names the line and what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class ParsedEntry:
+    """One line of a processor's file, read into the ledger's terms (see `LedgerEntry` for each field)."""
+
+    entry_key: str
+    kind: str
+    processor_type: str
+    amount: int
+    currency: str
+    net_amount: int
+    net_currency: str
+    posted_at: datetime
+    commission: int = 0
+    interchange: int | None = None
+    markup: int | None = None
+    scheme_fee: int | None = None
+    fee_details: list[dict[str, object]] = field(default_factory=list)
+    exchange_rate: Decimal | None = None
+    processor_reference: str = ""
+    modification_reference: str = ""
+    merchant_reference: str = ""
+    available_on: date | None = None
+    payout_reference: str = ""
+
+
+@dataclass(frozen=True)
+class SettlementFile:
+    """A file as a source fetched it: which report it belongs to, its name there, its bytes, how to read them."""
+
+    source: str
+    report_name: str
+    name: str
+    content: bytes
+    read: Callable[[bytes], Sequence[ParsedEntry]]
+
+
+class Outcome:
+    INGESTED = "ingested"
+    ALREADY_INGESTED = "already_ingested"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    outcome: str
+    file: SettlementReportFile | None
+    entries: int = 0
+    unmatched: int = 0
+    message: str = ""
+
+
+def _digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
+def settlement_file_ingest(
+    *, merchant_account: MerchantAccount, payment_service: PaymentService | None, file: SettlementFile
+) -> IngestResult:
+    """Ingest one file whole, or refuse it whole (see the module's docstring)."""
+    digest = _digest(file.content)
+    try:
+        parsed = list(file.read(file.content))
+    except FileUnreadable as error:
+        return _refuse(merchant_account, payment_service, file, digest, f"{error} Nothing from the file was recorded.")
+    try:
+        with transaction.atomic():
+            report = _report(merchant_account, payment_service, file)
+            row = SettlementReportFile.objects.create(
+                report=report, name=file.name, digest=digest, status=FileStatus.INGESTED, entry_count=0
+            )
+            entries = _record_entries(merchant_account, report, row, file.source, parsed)
+            row.entry_count = len(entries)
+            row.save(update_fields=["entry_count", "updated_at"])
+            _tell_transactions(entries)
+    except IntegrityError:
+        return _already_ingested(merchant_account, payment_service, file, digest)
+    unmatched = sum(1 for entry in entries if entry.kind in PAYMENT_KINDS and entry.transaction_id is None)
+    logger.info(
+        "Settlement file %s of %s %s ingested: %d entries, %d unmatched",
+        file.name,
+        file.source,
+        file.report_name,
+        len(entries),
+        unmatched,
+    )
+    return IngestResult(Outcome.INGESTED, row, entries=len(entries), unmatched=unmatched)
+
+
+def _report(
+    merchant_account: MerchantAccount, payment_service: PaymentService | None, file: SettlementFile
+) -> SettlementReport:
+    report, _ = SettlementReport.objects.get_or_create(
+        merchant_account=merchant_account,
+        source=file.source,
+        name=file.report_name,
+        defaults={"payment_service": payment_service},
+    )
+    return report
+
+
+def _already_ingested(
+    merchant_account: MerchantAccount, payment_service: PaymentService | None, file: SettlementFile, digest: str
+) -> IngestResult:
+    """The file's name is ingested already (or one of its lines, from another file): the same bytes add nothing;
+    different bytes under an ingested name are refused, since the ledger keeps what was first published."""
+    existing = SettlementReportFile.objects.filter(
+        report__merchant_account=merchant_account,
+        report__source=file.source,
+        report__name=file.report_name,
+        name=file.name,
+        status=FileStatus.INGESTED,
+    ).first()
+    if existing is None:
+        # Another file ingested at the same moment holds one of these lines: this one is read again next run.
+        return IngestResult(Outcome.REFUSED, None, message="A line of the file was being ingested from another file.")
+    if existing.digest == digest:
+        return IngestResult(Outcome.ALREADY_INGESTED, existing, entries=0)
+    message = (
+        f"The {file.source} file {file.name} of report {file.report_name} was ingested before with other content; "
+        "the ledger keeps the first. Nothing from this copy was recorded: ask the processor which is right."
+    )
+    return _refuse(merchant_account, payment_service, file, digest, message)
+
+
+def _refuse(
+    merchant_account: MerchantAccount,
+    payment_service: PaymentService | None,
+    file: SettlementFile,
+    digest: str,
+    message: str,
+) -> IngestResult:
+    """Keep the refusal (the file's name, digest and why) for the operator, and nothing from the file."""
+    with transaction.atomic():
+        report = _report(merchant_account, payment_service, file)
+        row = SettlementReportFile.objects.create(
+            report=report, name=file.name, digest=digest, status=FileStatus.REFUSED, message=message
+        )
+    logger.warning("Settlement file %s of %s %s refused: %s", file.name, file.source, file.report_name, message)
+    return IngestResult(Outcome.REFUSED, row, message=message)
+
+
+def _record_entries(
+    merchant_account: MerchantAccount,
+    report: SettlementReport,
+    row: SettlementReportFile,
+    source: str,
+    parsed: Sequence[ParsedEntry],
+) -> list[LedgerEntry]:
+    """The file's lines not in the ledger yet, matched to our payments and written."""
+    known = set(
+        LedgerEntry.objects.filter(
+            merchant_account=merchant_account, source=source, entry_key__in=[line.entry_key for line in parsed]
+        ).values_list("entry_key", flat=True)
+    )
+    fresh = [line for line in parsed if line.entry_key not in known]
+    matches = _Matcher(merchant_account, fresh)
+    entries = [
+        LedgerEntry(
+            merchant_account=merchant_account,
+            report=report,
+            file=row,
+            source=source,
+            transaction_id=matches.transaction_id(line),
+            refund_id=matches.refund_id(line),
+            **line.__dict__,
+        )
+        for line in fresh
+    ]
+    LedgerEntry.objects.bulk_create(entries)
+    return entries
+
+
+class _Matcher:
+    """Which of our transactions and refunds the lines name: by the processor's id for it (what its answer gave
+    us), else by our own reference (the transaction's or refund's id, which every connector sends as the
+    merchant reference). Two queries for the whole file."""
+
+    def __init__(self, merchant_account: MerchantAccount, lines: Iterable[ParsedEntry]) -> None:
+        lines = [line for line in lines if line.kind in PAYMENT_KINDS]
+        processor_ids = {
+            ref for line in lines for ref in (line.processor_reference, line.modification_reference) if ref
+        }
+        ours = {_uuid(line.merchant_reference) for line in lines} - {None}
+        transactions = Transaction.objects.filter(merchant_account=merchant_account).filter(
+            Q(payment_service_transaction_id__in=processor_ids) | Q(pk__in=ours)
+        )
+        refunds = Refund.objects.filter(merchant_account=merchant_account).filter(
+            Q(payment_service_refund_id__in=processor_ids) | Q(pk__in=ours)
+        )
+        self._transactions: dict[str, uuid.UUID] = {}
+        for txn_id, processor_id in transactions.values_list("pk", "payment_service_transaction_id"):
+            self._transactions[str(txn_id)] = txn_id
+            if processor_id:
+                self._transactions[processor_id] = txn_id
+        self._refunds: dict[str, tuple[uuid.UUID, uuid.UUID]] = {}
+        for refund_id, txn_id, processor_id in refunds.values_list("pk", "transaction_id", "payment_service_refund_id"):
+            self._refunds[str(refund_id)] = (refund_id, txn_id)
+            if processor_id:
+                self._refunds[processor_id] = (refund_id, txn_id)
+
+    def _refund(self, line: ParsedEntry) -> tuple[uuid.UUID, uuid.UUID] | None:
+        if line.kind != EntryKind.REFUND_SETTLEMENT:
+            return None
+        for key in (line.modification_reference, line.merchant_reference, line.processor_reference):
+            if key and key in self._refunds:
+                return self._refunds[key]
+        return None
+
+    def refund_id(self, line: ParsedEntry) -> uuid.UUID | None:
+        refund = self._refund(line)
+        return refund[0] if refund else None
+
+    def transaction_id(self, line: ParsedEntry) -> uuid.UUID | None:
+        if line.kind not in PAYMENT_KINDS:
+            return None
+        refund = self._refund(line)
+        if refund:
+            return refund[1]
+        for key in (line.processor_reference, line.merchant_reference):
+            if key and key in self._transactions:
+                return self._transactions[key]
+        return None
+
+
+def _uuid(value: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
+
+
+def _tell_transactions(entries: Sequence[LedgerEntry]) -> None:
+    """Each transaction and refund the file touched gets its settled net from all its entries so far."""
+    transaction_ids = sorted({entry.transaction_id for entry in entries if entry.transaction_id}, key=str)
+    for txn_id in transaction_ids:
+        total = _settled_total(LedgerEntry.objects.filter(transaction_id=txn_id, kind__in=PAYMENT_KINDS))
+        if total is not None:
+            transaction_settlement_record(txn_id=txn_id, total=total)
+    refund_ids = sorted({entry.refund_id for entry in entries if entry.refund_id}, key=str)
+    for refund_id in refund_ids:
+        total = _settled_total(LedgerEntry.objects.filter(refund_id=refund_id), kind=EntryKind.REFUND_SETTLEMENT)
+        if total is not None:
+            refund_settlement_record(
+                refund_id=refund_id, total=SettledTotal(-total.amount, total.currency, total.posted_at)
+            )
+
+
+def _settled_total(entries, *, kind: str = EntryKind.SETTLEMENT) -> SettledTotal | None:
+    """The net of the entries in the currency of the first of `kind` (None before there is one): what the
+    processor paid for the payment, less what it took back for refunds and chargebacks. Entries in another currency
+    (a processor that changed the payout currency) are left out of the sum and stay readable in the ledger."""
+    rows = list(entries.order_by("posted_at", "id").values_list("kind", "net_amount", "net_currency", "posted_at"))
+    first = next((row for row in rows if row[0] == kind), None)
+    if first is None:
+        return None
+    currency = first[2]
+    amount = sum(net for _, net, net_currency, _ in rows if net_currency == currency)
+    return SettledTotal(amount=amount, currency=currency, posted_at=first[3])

@@ -1,0 +1,195 @@
+"""The ingestion service: a file whole or not at all, once, matched, nothing dropped; the sandbox's daily report."""
+
+import json
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from payments.connectors.models import SandboxOperation
+from payments.outbox.models import OutboxEvent
+from settlements.models import FileStatus, LedgerEntry, SettlementReportFile
+from settlements.services import Outcome, SettlementFile, settlement_file_ingest
+from settlements.sources.sandbox import read_sandbox_report, settlements_sandbox_ingest
+from transactions.tests.factories import RefundFactory, TransactionFactory
+
+DAY = date(2026, 3, 2)
+
+
+def sandbox_file(lines, *, day=DAY, name=None):
+    content = json.dumps({"day": day.isoformat(), "lines": lines}).encode()
+    return SettlementFile(
+        source="sandbox",
+        report_name=day.isoformat(),
+        name=name or f"settlement-{day}.json",
+        content=content,
+        read=read_sandbox_report,
+    )
+
+
+def capture_line(txn, amount=10000):
+    return {
+        "operation": "capture",
+        "reference": str(txn.pk),
+        "processor_reference": f"sandbox-capture-{txn.pk}",
+        "amount": amount,
+        "currency": txn.currency,
+    }
+
+
+def ingest(account, file):
+    return settlement_file_ingest(merchant_account=account, payment_service=None, file=file)
+
+
+@pytest.fixture
+def captured(merchant_account):
+    return TransactionFactory(merchant_account=merchant_account, captured=True, amount=10000, currency="EUR")
+
+
+def test_a_settlement_tells_the_transaction_its_net_with_an_event_and_a_webhook(merchant_account, captured):
+    from webhooks.models import WebhookSubscription  # a listener, so the outbox keeps events
+
+    WebhookSubscription.objects.create(merchant_account=merchant_account, url="https://hooks.example/a")
+    result = ingest(merchant_account, sandbox_file([capture_line(captured)]))
+
+    assert (result.outcome, result.entries, result.unmatched) == (Outcome.INGESTED, 1, 0)
+    entry = LedgerEntry.objects.get()
+    # 2.9% + 30 of 100.00 EUR: 320, of which interchange 150, scheme fee 20, markup 150.
+    assert (entry.amount, entry.commission, entry.interchange, entry.scheme_fee, entry.markup) == (
+        10000,
+        320,
+        150,
+        20,
+        150,
+    )
+    assert (entry.net_amount, entry.currency, entry.transaction_id) == (9680, "EUR", captured.pk)
+    assert entry.posted_at == datetime(2026, 3, 3, tzinfo=UTC)
+    captured.refresh_from_db()
+    assert (captured.settled, captured.settled_amount, captured.settled_currency) == (True, 9680, "EUR")
+    assert captured.events.filter(name="settled", amount=9680).count() == 1
+    assert OutboxEvent.objects.filter(name="transaction.settled", target_id=str(captured.pk)).count() == 1
+
+
+def test_the_same_file_twice_adds_nothing(merchant_account, captured):
+    ingest(merchant_account, sandbox_file([capture_line(captured)]))
+    again = ingest(merchant_account, sandbox_file([capture_line(captured)]))
+
+    assert again.outcome == Outcome.ALREADY_INGESTED
+    assert LedgerEntry.objects.count() == 1
+    assert SettlementReportFile.objects.count() == 1
+    assert captured.events.filter(name__startswith="settle").count() == 1
+
+
+def test_a_line_repeated_in_another_file_adds_nothing(merchant_account, captured):
+    ingest(merchant_account, sandbox_file([capture_line(captured)]))
+    other = ingest(merchant_account, sandbox_file([capture_line(captured)], name="resent.json"))
+
+    assert (other.outcome, other.entries) == (Outcome.INGESTED, 0)
+    assert LedgerEntry.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b'{"day": "2026-03-02", "lines": [{"operation": "capture"', b"\x00\xff garbage", b'{"day": "yesterday"}'],
+    ids=["truncated", "garbled", "no-date"],
+)
+def test_an_unreadable_file_is_refused_whole_with_a_message(merchant_account, captured, content):
+    good = capture_line(captured)
+    file = SettlementFile("sandbox", "2026-03-02", "settlement-2026-03-02.json", content, read_sandbox_report)
+
+    result = ingest(merchant_account, file)
+
+    assert result.outcome == Outcome.REFUSED
+    assert "Nothing from the file was recorded" in result.message
+    assert LedgerEntry.objects.count() == 0
+    refused = SettlementReportFile.objects.get()
+    assert (refused.status, refused.message) == (FileStatus.REFUSED, result.message)
+    captured.refresh_from_db()
+    assert not captured.settled
+    # The file published right afterwards goes in.
+    assert ingest(merchant_account, sandbox_file([good])).outcome == Outcome.INGESTED
+
+
+def test_a_bad_line_after_good_ones_refuses_the_whole_file(merchant_account, captured):
+    lines = [capture_line(captured), {"operation": "capture", "reference": "x", "amount": "ten"}]
+
+    result = ingest(merchant_account, sandbox_file(lines))
+
+    assert result.outcome == Outcome.REFUSED
+    assert "Line 2" in result.message
+    assert LedgerEntry.objects.count() == 0
+
+
+def test_a_changed_copy_of_an_ingested_file_is_refused(merchant_account, captured):
+    ingest(merchant_account, sandbox_file([capture_line(captured)]))
+
+    result = ingest(merchant_account, sandbox_file([capture_line(captured, amount=5)]))
+
+    assert result.outcome == Outcome.REFUSED
+    assert "ingested before with other content" in result.message
+    assert LedgerEntry.objects.get().amount == 10000
+
+
+def test_an_entry_matching_nothing_is_kept_unmatched(merchant_account, captured):
+    stranger = {**capture_line(captured), "reference": "0b5e1d9e-1111-4222-8333-444455556666"}
+
+    result = ingest(merchant_account, sandbox_file([stranger]))
+
+    assert (result.entries, result.unmatched) == (1, 1)
+    assert LedgerEntry.objects.get().transaction_id is None
+
+
+def test_another_accounts_transaction_is_never_matched(merchant_account, other_merchant_account):
+    theirs = TransactionFactory(merchant_account=other_merchant_account, captured=True, amount=10000)
+
+    result = ingest(merchant_account, sandbox_file([capture_line(theirs)]))
+
+    assert result.unmatched == 1
+    theirs.refresh_from_db()
+    assert not theirs.settled
+
+
+def test_a_refund_settlement_lowers_the_net_and_marks_the_refund(merchant_account, captured):
+    refund = RefundFactory(transaction=captured, amount=2500, currency="EUR")
+    ingest(merchant_account, sandbox_file([capture_line(captured)]))
+    line = {
+        "operation": "refund",
+        "reference": str(refund.pk),
+        "processor_reference": "sandbox-refund-x",
+        "amount": 2500,
+        "currency": "EUR",
+    }
+
+    ingest(merchant_account, sandbox_file([line], day=DAY + timedelta(days=1)))
+
+    captured.refresh_from_db()
+    refund.refresh_from_db()
+    assert (captured.settled_amount, refund.settled, refund.settled_amount) == (9680 - 2500, True, 2500)
+    assert captured.events.filter(name="settlement_updated", amount=7180).count() == 1
+
+
+def _decided(reference, operation, amount, at):
+    SandboxOperation.objects.create(
+        reference=reference,
+        operation=operation,
+        outcome="approved",
+        processor_reference=f"sandbox-{operation}-{reference}",
+        amount=amount,
+        currency="EUR",
+    )
+    SandboxOperation.objects.filter(reference=reference).update(decided_at=at)
+
+
+def test_the_sandbox_settles_yesterdays_captures_once(merchant_account, captured):
+    today = date(2026, 3, 10)
+    _decided(f"{captured.pk}:capture", "capture", 10000, datetime(2026, 3, 9, 15, tzinfo=UTC))
+    not_yet = TransactionFactory(merchant_account=merchant_account, captured=True)
+    _decided(f"{not_yet.pk}:capture", "capture", 1299, datetime(2026, 3, 10, 1, tzinfo=UTC))
+
+    first = settlements_sandbox_ingest(today=today)
+    second = settlements_sandbox_ingest(today=today)
+
+    assert [r.outcome for r in first] == [Outcome.INGESTED]
+    assert second == []
+    captured.refresh_from_db()
+    not_yet.refresh_from_db()
+    assert (captured.settled_amount, not_yet.settled) == (9680, False)
