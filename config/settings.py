@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "webhooks",
     "threedsecure",
     "settlements",
+    "reports",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -204,6 +205,11 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    # Report files (docs/reports.md): a folder by default; any S3-compatible store through django-storages.
+    "reports": {
+        "BACKEND": env.str("REPORTS_STORAGE_BACKEND", default="django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": env.json("REPORTS_STORAGE_OPTIONS", default={"location": str(BASE_DIR / ".local" / "reports")}),
+    },
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
         if DEBUG
@@ -462,6 +468,16 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "call": "webhooks.tasks.webhooks_sweep",
         "every_seconds": env.float("WEBHOOK_SWEEP_SECONDS", default=30.0),
     },
+    # Reports whose day, week or month has ended get their execution (docs/reports.md).
+    "report-schedules": {
+        "call": "reports.services.executions.reports_schedule_due",
+        "every_seconds": env.int("REPORT_SCHEDULE_EVERY_SECONDS", default=60),
+    },
+    # Report executions whose worker died: tried again, or failed once out of attempts.
+    "report-sweep": {
+        "call": "reports.services.executions.report_executions_sweep",
+        "every_seconds": env.int("REPORT_SWEEP_EVERY_SECONDS", default=60),
+    },
     "webhook-failure-report": {
         "call": "webhooks.services.deliveries.webhook_subscriptions_report_failing",
         "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),
@@ -469,6 +485,16 @@ SCHEDULED_JOBS: dict[str, dict] = {
 }
 # The sandbox settles each closed day's payments; a day this many days back or newer with no report yet gets one.
 SANDBOX_SETTLEMENT_LOOKBACK_DAYS = env.int("SANDBOX_SETTLEMENT_LOOKBACK_DAYS", default=7)
+# Reports (docs/reports.md). A file is kept this many days after its execution finished, then deleted by the purge.
+REPORT_FILE_RETENTION_DAYS = env.int("REPORT_FILE_RETENTION_DAYS", default=30)
+# A worker holds a running execution this long between renewals (every few thousand rows); one that dies frees it.
+REPORT_EXECUTION_LEASE_SECONDS = env.float("REPORT_EXECUTION_LEASE_SECONDS", default=300.0)
+# Attempts an execution gets when its worker dies before it finishes; then it is failed.
+REPORT_EXECUTION_MAX_ATTEMPTS = env.int("REPORT_EXECUTION_MAX_ATTEMPTS", default=3)
+# A pending execution this old whose task never ran (lost with a worker) is queued again by the sweep.
+REPORT_EXECUTION_SWEEP_GRACE_SECONDS = env.float("REPORT_EXECUTION_SWEEP_GRACE_SECONDS", default=120.0)
+# Where a file is written before it is stored (the system's temporary folder when empty).
+REPORTS_TEMP_DIR = env.str("REPORTS_TEMP_DIR", default="")
 # Outbox events (and their webhook deliveries and attempts) are kept this long, then purged.
 OUTBOX_RETENTION_DAYS = env.int("OUTBOX_RETENTION_DAYS", default=30)
 

@@ -28,6 +28,7 @@ urlpatterns = [
     path("", include("paymentservices.api.urls")),
     path("", include("webhooks.api.urls")),
     path("", include("threedsecure.api.urls")),
+    path("", include("reports.api.urls")),
     path("", include("payments.api.urls")),
     # Last: only what nothing above matched. `/buyers/` is redirected to `/buyers`; the rest stays a JSON 404.
     slash_form_pattern(),

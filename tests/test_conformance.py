@@ -15,6 +15,7 @@ from tests.conformance import (
     account_scenarios,
     merchant_scenarios,
     payment_service_scenarios,
+    report_scenarios,
     resource_scenarios,
     transaction_scenarios,
 )
@@ -48,6 +49,7 @@ SCENARIOS = (
     + account_scenarios.SCENARIOS
     + payment_service_scenarios.SCENARIOS
     + merchant_scenarios.SCENARIOS
+    + report_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

@@ -12,6 +12,7 @@ from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
 from paymentservices.models import PaymentService
+from reports.tests.factories import ReportExecutionFactory
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks import outbound
@@ -57,7 +58,13 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "three_ds_scenario_id": str(scenario_for(merchant_account, amount=1).id),
         "payment_service_id": str(PaymentService.objects.get(merchant_account=merchant_account).id),
         "payment_service_definition_id": "stripe-card",
+        **_report_values(merchant_account),
     }
+
+
+def _report_values(merchant_account) -> dict[str, str]:
+    execution = ReportExecutionFactory(report__merchant_account=merchant_account)
+    return {"report_id": str(execution.report_id), "report_execution_id": str(execution.id)}
 
 
 def _resolve(document: dict, schema: dict) -> dict:

@@ -23,6 +23,8 @@ from payments.rest.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
 from paymentservices.models import PaymentService
+from reports.models import Report
+from reports.tests.factories import ReportExecutionFactory
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
 from transactions.models import Refund, Transaction, TransactionEvent
@@ -76,6 +78,9 @@ BODY_OPERATIONS = [
     ("post", "/payment-services/verify", {}),
     ("post", "/payment-services/{payment_service_id}/sessions", {}),
     ("post", "/payment-service-definitions/{payment_service_definition_id}/sessions", {}),
+    ("post", "/reports", {}),
+    ("put", "/reports/{report_id}", {}),
+    ("post", "/reports/{report_id}/executions/{report_execution_id}/url", {}),
 ]
 
 
@@ -95,7 +100,13 @@ def objects(merchant_account, settings):
         "three_ds_scenario_id": scenario_for(merchant_account, amount=1).id,
         "payment_service_id": PaymentService.objects.get(merchant_account=merchant_account).id,
         "payment_service_definition_id": "stripe-card",
+        **_report_objects(merchant_account),
     }
+
+
+def _report_objects(merchant_account) -> dict:
+    execution = ReportExecutionFactory(report__merchant_account=merchant_account)
+    return {"report_id": execution.report_id, "report_execution_id": execution.id}
 
 
 def _counts() -> tuple[int, ...]:
@@ -113,6 +124,7 @@ def _counts() -> tuple[int, ...]:
         ThreeDSConfiguration,
         ThreeDSScenario,
         PaymentService,
+        Report,
     )
     return tuple(model.objects.count() for model in models)
 

@@ -26,7 +26,7 @@ NUL = "\x00"
 
 @pytest.fixture
 def client(api_client, merchant_account):
-    return api_client(scopes=["transactions.read", "transactions.write", "checkout-sessions.write"])
+    return api_client(scopes=["transactions.read", "transactions.write", "checkout-sessions.write", "reports.read"])
 
 
 def _schema() -> dict:
