@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install run worker test lint serve bench clean chromium contracts
+.PHONY: install run worker test lint serve bench clean chromium nginx contracts
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -62,18 +62,28 @@ lint: install
 	$(BIN)/mypy .
 	$(BIN)/lint-imports
 
-# The browser tests (tests/browser) drive Debian's Chromium and are never skipped: install it when
-# missing if we may (root with apt-get), otherwise say exactly what to run.
-chromium:
-	@if [ ! -x /usr/bin/chromium ]; then \
+# A Debian package a test needs and never skips for: installed when missing if we may (root with apt-get),
+# otherwise the message says exactly what to run. $(1): the program, $(2): the package, $(3): who needs it.
+define debian_program
+	@if [ ! -x $(1) ]; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 			DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(2); \
 		else \
-			echo "The browser tests need /usr/bin/chromium: run 'sudo apt-get install -y chromium', then 'make test'." >&2; \
+			echo "$(3) need $(1): run 'sudo apt-get install -y $(2)', then 'make test'." >&2; \
 			exit 1; \
 		fi; \
 	fi
+endef
+
+# The browser tests (tests/browser) drive Debian's Chromium.
+chromium:
+	$(call debian_program,/usr/bin/chromium,chromium,The browser tests)
+
+# tests/test_nginx.py runs Debian's nginx with config/nginx.conf in front of gunicorn (the production layout,
+# docs/deploy.md).
+nginx:
+	$(call debian_program,/usr/sbin/nginx,nginx,The production layout's tests)
 
 # The facts-only contracts of the published API documents (contracts/, docs/contracts.md), derived again from
 # ../shared/reference/: run after a document there changes, and commit the result.
@@ -82,7 +92,7 @@ contracts: $(STAMP)
 
 # `contracts.derive --check` fails when a committed contract is not what its document beside the repository derives;
 # on a clone with nothing beside it, it says there is nothing to compare (never a skip, never a failure).
-test: lint chromium $(NODE_STAMP)
+test: lint chromium nginx $(NODE_STAMP)
 	mkdir -p .local  # where the embedded database lives; the migration check opens it
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python -m contracts.derive --check

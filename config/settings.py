@@ -71,6 +71,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "payments.middleware.proxy.ProxyHeadersMiddleware",
     "payments.middleware.request_id.RequestIdMiddleware",
     "payments.middleware.access_log.AccessLogMiddleware",
     "payments.middleware.envelope.ErrorEnvelopeMiddleware",
@@ -219,6 +220,9 @@ STORAGES = {
 
 # Request bodies above this size are refused with 413 before any parsing.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
+# Addresses (or CIDR ranges, comma separated; `*` for any) whose X-Forwarded-For the app believes: the proxy's
+# (config/nginx.conf). gunicorn reads the same variable for X-Forwarded-Proto (config/gunicorn.conf.py).
+FORWARDED_ALLOW_IPS = env.str("FORWARDED_ALLOW_IPS", default="127.0.0.1")
 # JSON bodies nested deeper than this are refused with 400 before decoding (the decoder recurses per level).
 # The deepest upstream body (a transaction's buyer address, cart items, airline legs) needs about 5.
 API_MAX_JSON_DEPTH = env.int("API_MAX_JSON_DEPTH", default=32)

@@ -1,7 +1,7 @@
 """One log line per request, with what an operator needs to find it again and nothing secret.
 
 Fields: request id, merchant account, method, route template (`/buyers/{buyer_id}`, never the raw
-path, which can carry identifiers), status, duration in milliseconds and the signing key's `kid`.
+path, which can carry identifiers), status, duration in milliseconds, the signing key's `kid` and the client's address.
 Never the token, the query string, a header or a body.
 """
 
@@ -58,4 +58,6 @@ def request_fields(request: HttpRequest, response: HttpResponseBase, *, duration
         "status": response.status_code,
         "duration_ms": round(duration_ms, 2),
         "kid": _kid(request),
+        # Behind the proxy, the address it names when it is trusted (payments/middleware/proxy.py).
+        "client_address": request.META.get("REMOTE_ADDR"),
     }

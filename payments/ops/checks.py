@@ -106,3 +106,23 @@ def secrets_problems() -> list[str]:
         for message in found
         if message.is_serious()
     ]
+
+
+@checks.register(SECRETS)
+def forwarded_allow_ips_is_well_formed(
+    app_configs: Sequence[AppConfig] | None, **kwargs: object
+) -> list[checks.CheckMessage]:
+    """A mistyped proxy address would fail every request that carries X-Forwarded-For: refuse it at start."""
+    from payments.middleware.proxy import trusted_proxies
+
+    try:
+        trusted_proxies(settings.FORWARDED_ALLOW_IPS)
+    except ValueError as exc:
+        return [
+            checks.Error(
+                f"FORWARDED_ALLOW_IPS is not a list of addresses: {exc}.",
+                hint="Comma-separated addresses or CIDR ranges of the proxy in front (docs/deploy.md), or `*`.",
+                id="payments.E006",
+            )
+        ]
+    return []

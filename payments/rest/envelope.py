@@ -28,6 +28,7 @@ CODES = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "request_timeout",
     409: "duplicate_record",
     411: "length_required",
     413: "payload_too_large",

@@ -51,6 +51,7 @@ def test_a_request_logs_exactly_one_json_line_with_its_fields(api_client, api_ke
     assert line["status"] == 200
     assert isinstance(line["duration_ms"], float)
     assert line["kid"] == api_key.kid
+    assert line["client_address"] == "127.0.0.1"
     assert token not in stream.getvalue()
     assert "limit=5" not in stream.getvalue()
 
