@@ -8,7 +8,8 @@ class ReportsConfig(config.StaffAppConfig):
     operator_permissions = ("run_report",)
 
     def ready(self) -> None:
-        import reports.sources.transactions  # noqa: F401  (registers the model)
+        import reports.sources.settlements
+        import reports.sources.transactions  # noqa: F401  (each module registers its models)
         from payments.audit.services import audit_register_resource
         from payments.ops import purge
         from reports.services.files import report_files_purge_expired

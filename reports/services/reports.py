@@ -14,7 +14,7 @@ from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
 from payments.partial import UNCHANGED, Unchanged
 from reports import schedules
-from reports.models import CreatorType, FileFormat, Report, ReportSchedule
+from reports.models import CreatorType, FileFormat, Report, ReportExecution, ReportSchedule
 from reports.params import params_check
 from reports.services.executions import report_execution_create
 from reports.sources import REFUSED, ParamsError, Run, source_named
@@ -129,3 +129,9 @@ def report_update(
         report.next_execution_at = _next_execution_at(report, now)
     report.save()
     return report
+
+
+@transaction.atomic
+def report_run_now(*, report: Report, now: datetime | None = None) -> ReportExecution:
+    """An execution of `report` for now, whatever its schedule (the support desk's "run now")."""
+    return report_execution_create(report=report, reference=now or timezone.now())

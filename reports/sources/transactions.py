@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from django.http import QueryDict
 
-from reports.schedules import PLACEHOLDERS, placeholder_value
 from reports.sources import ParamsError, Run, register
+from reports.sources.dates import date_range
 from transactions.api.filters import TransactionFilter
 from transactions.api.serializers.outputs import TransactionOutput
 from transactions.models import Transaction
@@ -114,35 +113,6 @@ _DATE_RANGES = {"created_at": "created_at", "updated_at": "updated_at"}
 FILTERS = frozenset({*_VALUES, *_TEXT, *_FLAGS, *_DATE_RANGES, "metadata"})
 
 
-def _instant(value: object, pointer: str, run: Run) -> datetime | None:
-    """A date-time filter's bound: an ISO 8601 date-time (UTC when it names no offset), a placeholder, or null."""
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ParamsError(pointer, "Must be an ISO 8601 date-time, a placeholder or null.")
-    if value in PLACEHOLDERS:
-        return placeholder_value(value, run.reference, run.zone)
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        names = ", ".join(sorted(PLACEHOLDERS))
-        raise ParamsError(pointer, f"Must be an ISO 8601 date-time or one of {names}.") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def _date_range(name: str, value: object, run: Run) -> tuple[datetime | None, datetime | None]:
-    pointer = f"/filters/{name}"
-    if not isinstance(value, Mapping) or set(value) - {"start", "end"}:
-        raise ParamsError(pointer, "Must be an object with `start` and `end`.")
-    start = _instant(value.get("start"), f"{pointer}/start", run)
-    end = _instant(value.get("end"), f"{pointer}/end", run)
-    if start is None and end is None:
-        raise ParamsError(pointer, "Give `start`, `end` or both.")
-    if start is not None and end is not None and start > end:
-        raise ParamsError(pointer, "`start` must not be after `end`.")
-    return start, end
-
-
 def _values(name: str, value: object) -> list[str]:
     values: list[Any] = value if isinstance(value, list) else [value]
     if not values or not all(isinstance(item, str) for item in values):
@@ -156,7 +126,7 @@ def _query(filters: Mapping[str, Any], run: Run) -> tuple[QueryDict, dict[str, s
     origin: dict[str, str] = {}
     for name, value in filters.items():
         if name in _DATE_RANGES:
-            start, end = _date_range(name, value, run)
+            start, end = date_range(name, value, run)
             for suffix, bound in (("gte", start), ("lte", end)):
                 if bound is not None:
                     parameter = f"{_DATE_RANGES[name]}_{suffix}"
