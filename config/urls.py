@@ -25,6 +25,7 @@ urlpatterns = [
     path("", include("checkout.urls")),  # Secure Fields frame and the debug-only demo shop (HTML pages)
     path("", include("transactions.api.urls")),
     path("", include("transactions.pages.urls")),  # the 3-D Secure challenge page (HTML)
+    path("", include("settlements.api.urls")),
     path("", include("paymentservices.api.urls")),
     path("", include("webhooks.api.urls")),
     path("", include("threedsecure.api.urls")),

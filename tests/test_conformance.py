@@ -17,6 +17,7 @@ from tests.conformance import (
     payment_service_scenarios,
     report_scenarios,
     resource_scenarios,
+    settlement_scenarios,
     transaction_scenarios,
 )
 from tests.conformance.document import _document, validate
@@ -50,6 +51,7 @@ SCENARIOS = (
     + payment_service_scenarios.SCENARIOS
     + merchant_scenarios.SCENARIOS
     + report_scenarios.SCENARIOS
+    + settlement_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

@@ -98,7 +98,7 @@ class TransactionFilter(django_filters.FilterSet):
     """Every filter of upstream's transaction list narrows it; none is ignored (a parameter not declared here is a
     400, `payments.rest.query`). Repeated values (`status=a&status=b`) match any of them.
 
-    Filters over a link or a state this server never creates (payment links, disputes, settlements, payment
+    Filters over a link or a state this server never creates (payment links, disputes, payment
     services, reauthorizations, anti-fraud reviews, stored payment methods) validate their value and answer what is
     true: no transaction has them.
     """
@@ -162,7 +162,7 @@ class TransactionFilter(django_filters.FilterSet):
     # What happened afterwards
     has_refunds = TrueFalseFilter(method="filter_has_refunds")
     disputed = TrueFalseFilter(method=always(False))
-    has_settlements = TrueFalseFilter(method=always(False))
+    has_settlements = TrueFalseFilter(method="filter_has_settlements")
     pending_review = TrueFalseFilter(method=always(False))
     payment_link_id = django_filters.UUIDFilter(method=matches_nothing)
     reauthorized_from_transaction_id = django_filters.UUIDFilter(method=matches_nothing)
@@ -173,6 +173,10 @@ class TransactionFilter(django_filters.FilterSet):
 
     def filter_has_refunds(self, queryset, name, value):
         return transaction_with_refunds(queryset, value)
+
+    def filter_has_settlements(self, queryset, name, value):
+        # Settled: the processor's settlement records name the transaction (docs/reconciliation.md).
+        return queryset.filter(settled_at__isnull=not value)
 
     def filter_search(self, queryset, name, value):
         return transaction_search(queryset, value)

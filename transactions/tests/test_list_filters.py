@@ -74,6 +74,13 @@ def rows(merchant_account):
         status=RedemptionStatus.SUCCEEDED,
     )
     made["refunded"] = RefundFactory(transaction__merchant_account=merchant_account).transaction
+    made["settled"] = TransactionFactory(
+        merchant_account=merchant_account,
+        captured=True,
+        settled_at=timezone.now(),
+        settled_amount=1000,
+        settled_currency="USD",
+    )
     # Another account's transaction matches every filter above and is never listed.
     TransactionFactory(
         merchant_account=MerchantAccountFactory(id="other"),
@@ -115,7 +122,7 @@ CASES = [
     ({"gift_card_last4": "9876"}, ["gift"]),
     ({"method": "gift-card"}, ["gift"]),
     ({"disputed": "true"}, []),
-    ({"has_settlements": "true"}, []),
+    ({"has_settlements": "true"}, ["settled"]),
     ({"pending_review": "true"}, []),
     ({"payment_link_id": str(uuid.uuid4())}, []),
     ({"payment_service_id": str(uuid.uuid4())}, []),
@@ -134,7 +141,7 @@ def test_each_filter_narrows_the_list(client, rows, query, expected):
     ("query", "excluded"),
     [
         ({"disputed": "false"}, []),
-        ({"has_settlements": "false"}, []),
+        ({"has_settlements": "false"}, ["settled"]),
         ({"pending_review": "false"}, []),
         ({"used_3ds": "false"}, ["three_ds"]),
         ({"merchant_initiated": "false"}, ["moto"]),

@@ -1,0 +1,51 @@
+import factory
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReport, SettlementReportFile
+from transactions.tests.factories import TransactionFactory
+
+
+class SettlementReportFactory(DjangoModelFactory[SettlementReport]):
+    class Meta:
+        model = SettlementReport
+
+    source = "sandbox"
+    name = factory.Sequence(lambda n: f"2026-03-{n % 28 + 1:02d}-{n}")
+
+
+class SettlementReportFileFactory(DjangoModelFactory[SettlementReportFile]):
+    class Meta:
+        model = SettlementReportFile
+
+    report = factory.SubFactory(SettlementReportFactory)
+    name = factory.Sequence(lambda n: f"settlement-{n}.json")
+    digest = "0" * 64
+    status = FileStatus.INGESTED
+
+
+class LedgerEntryFactory(DjangoModelFactory[LedgerEntry]):
+    """A settlement line of a captured transaction, as the sandbox prices it (2.9% + 30)."""
+
+    class Meta:
+        model = LedgerEntry
+
+    transaction = factory.SubFactory(TransactionFactory, captured=True, amount=10000)
+    merchant_account = factory.SelfAttribute("transaction.merchant_account")
+    file = factory.SubFactory(
+        SettlementReportFileFactory, report__merchant_account=factory.SelfAttribute("...merchant_account")
+    )
+    report = factory.SelfAttribute("file.report")
+    source = "sandbox"
+    entry_key = factory.Sequence(lambda n: f"line-{n}")
+    kind = EntryKind.SETTLEMENT
+    processor_type = "capture"
+    amount = 10000
+    currency = "USD"
+    commission = 320
+    interchange = 150
+    scheme_fee = 20
+    markup = 150
+    net_amount = 9680
+    net_currency = "USD"
+    posted_at = factory.LazyFunction(timezone.now)
