@@ -191,7 +191,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     fieldsets = (
         (None, {"fields": ("id", "merchant_account", "status_shown", "intent", "external_identifier", "metadata")}),
-        ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded")}),
+        ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded", "settlement")}),
         ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
         (
@@ -270,6 +270,19 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     @admin.display(description="Refunded")
     def refunded(self, txn: Transaction) -> str:
         return format_money(txn.refunded_amount, txn.currency)
+
+    @admin.display(description="Settled")
+    def settlement(self, txn: Transaction) -> str:
+        """The net the processor paid, from its settlement records, and a link to their lines (fees, payout)."""
+        if not txn.settled or txn.settled_currency is None or txn.settled_at is None:
+            return "Not settled yet"
+        lines = reverse("admin:settlements_ledgerentry_changelist") + f"?transaction__id__exact={txn.pk}"
+        return format_html(
+            '{} net, first posted {} (<a href="{}">settlement lines: gross, fees, payout</a>)',
+            format_money(txn.settled_amount, txn.settled_currency),
+            txn.settled_at.strftime("%Y-%m-%d"),
+            lines,
+        )
 
     @admin.display(description="Card")
     def card(self, txn: Transaction) -> str:

@@ -1,0 +1,119 @@
+"""The ledger on the support desk: every line with its fees, net and payout, the unmatched ones to look into, and
+the report files (a refused one with why). Read-only: only ingestion writes the ledger."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from payments.money import format_money
+from payments.staff.mixins import ReadOnlyAdminMixin
+from payments.staff.pagination import CappedCountPaginator
+from settlements.models import PAYMENT_KINDS, LedgerEntry, SettlementReportFile
+
+if TYPE_CHECKING:
+    LedgerEntryAdminBase = admin.ModelAdmin[LedgerEntry]
+    ReportFileAdminBase = admin.ModelAdmin[SettlementReportFile]
+else:
+    LedgerEntryAdminBase = ReportFileAdminBase = admin.ModelAdmin
+
+
+class MatchedFilter(admin.SimpleListFilter):
+    """Payment lines that matched none of our transactions: the operator's to-do list."""
+
+    title = "matched"
+    parameter_name = "matched"
+
+    def lookups(self, request, model_admin):
+        return [("no", "Unmatched payment lines"), ("yes", "Matched")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> QuerySet[LedgerEntry]:
+        if self.value() == "no":
+            return queryset.filter(transaction__isnull=True, kind__in=PAYMENT_KINDS)
+        if self.value() == "yes":
+            return queryset.filter(transaction__isnull=False)
+        return queryset
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
+    list_display = (
+        "posted_at",
+        "kind",
+        "transaction_link",
+        "processor_reference",
+        "gross",
+        "fees",
+        "net",
+        "payout_reference",
+        "source",
+    )
+    list_filter = (MatchedFilter, "kind", "source", "merchant_account")
+    search_fields = ("=processor_reference", "=modification_reference", "=merchant_reference", "=payout_reference")
+    list_select_related = ("transaction",)
+    ordering = ("-posted_at", "-id")
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    fields = (
+        "id",
+        "merchant_account",
+        "kind",
+        "processor_type",
+        "transaction_link",
+        "refund",
+        "processor_reference",
+        "modification_reference",
+        "merchant_reference",
+        "gross",
+        "fees",
+        "interchange",
+        "scheme_fee",
+        "markup",
+        "fee_details",
+        "net",
+        "exchange_rate",
+        "posted_at",
+        "available_on",
+        "payout_reference",
+        "source",
+        "report",
+        "file",
+        "entry_key",
+        "created_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="Transaction")
+    def transaction_link(self, entry: LedgerEntry) -> str:
+        if entry.transaction_id is None:
+            return "Unmatched" if entry.kind in PAYMENT_KINDS else "-"
+        url = reverse("admin:transactions_transaction_change", args=[entry.transaction_id])
+        return format_html('<a href="{}">{}</a>', url, str(entry.transaction_id).split("-")[0])
+
+    @admin.display(description="Gross", ordering="amount")
+    def gross(self, entry: LedgerEntry) -> str:
+        return format_money(entry.amount, entry.currency)
+
+    @admin.display(description="Fees", ordering="commission")
+    def fees(self, entry: LedgerEntry) -> str:
+        return format_money(entry.commission, entry.net_currency)
+
+    @admin.display(description="Net", ordering="net_amount")
+    def net(self, entry: LedgerEntry) -> str:
+        return format_money(entry.net_amount, entry.net_currency)
+
+
+@admin.register(SettlementReportFile)
+class SettlementReportFileAdmin(ReadOnlyAdminMixin, ReportFileAdminBase):
+    list_display = ("created_at", "report", "name", "status", "entry_count", "message")
+    list_filter = ("status", "report__source")
+    search_fields = ("=name", "=report__name")
+    list_select_related = ("report",)
+    ordering = ("-created_at",)
+    fields = ("id", "report", "name", "status", "entry_count", "message", "digest", "created_at")
+    readonly_fields = fields

@@ -1,0 +1,53 @@
+"""The support desk's start-page panel: settlement lines that matched none of our payments, and refused files."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+
+from payments.money import format_money
+from settlements.selectors import refused_settlement_files, unmatched_ledger_entries
+
+SHOWN = 10
+
+
+def unmatched_entries_panel(request: HttpRequest) -> SafeString:
+    """The newest unmatched lines and refused files, with links to all of them; nothing when there are none or the
+    user may not view the ledger."""
+    if not request.user.has_perm("settlements.view_ledgerentry"):
+        return mark_safe("")
+    unmatched = list(unmatched_ledger_entries()[: SHOWN + 1])
+    refused = list(refused_settlement_files()[:SHOWN])
+    if not unmatched and not refused:
+        return mark_safe("")
+    rows = format_html_join(
+        "",
+        "<li>{} {} {} ({}, {})</li>",
+        (
+            (
+                e.posted_at.strftime("%Y-%m-%d"),
+                e.kind,
+                format_money(e.amount, e.currency),
+                e.source,
+                e.processor_reference or e.merchant_reference or e.entry_key,
+            )
+            for e in unmatched[:SHOWN]
+        ),
+    )
+    files = format_html_join(
+        "", "<li>{} {}: {}</li>", ((f.created_at.strftime("%Y-%m-%d %H:%M"), f.name, f.message) for f in refused)
+    )
+    entries_url = reverse("admin:settlements_ledgerentry_changelist") + "?matched=no"
+    files_url = reverse("admin:settlements_settlementreportfile_changelist") + "?status__exact=refused"
+    return format_html(
+        '<div class="module" id="settlement-desk"><h2>Settlements to look into</h2>'
+        '<h3>Unmatched settlement lines{}</h3><ul>{}</ul><p><a href="{}">All unmatched lines</a></p>'
+        '<h3>Refused settlement files</h3><ul>{}</ul><p><a href="{}">All refused files</a></p></div>',
+        " (more than 10)" if len(unmatched) > SHOWN else "",
+        rows or mark_safe("<li>None</li>"),
+        entries_url,
+        files or mark_safe("<li>None</li>"),
+        files_url,
+    )
