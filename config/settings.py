@@ -94,7 +94,9 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        # Each processor's own pages (paymentservices/processors/<name>/templates/<name>/), e.g. the buyer's page of
+        # its own authentication (`Processor.buyer_page`).
+        "DIRS": sorted(BASE_DIR.glob("paymentservices/processors/*/templates")),
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -1,5 +1,6 @@
-"""The payment service definitions this server ships: what each needs (its fields), what it supports, and the
-connector it maps to. Definitions are code, not rows: a merchant account's services are made from them.
+"""The payment service definitions this server ships, derived from the registered processors
+(`paymentservices.processors`): what each needs (its fields), what it supports, and the connector it maps to.
+Definitions are code, not rows: a merchant account's services are made from them.
 """
 
 from __future__ import annotations
@@ -7,33 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
 
 import pycountry
 
 from payments.connectors.base import PaymentConnector
-from paymentservices.connectors import ParsedNotification, adyen_card, mock_card, stripe_card
-from paymentservices.connectors.fields import IDENTIFIER, FieldRule
-
-MOCK_CARD = "mock-card"
-STRIPE_CARD = "stripe-card"
-ADYEN_CARD = "adyen-card"
-
-
-@dataclass(frozen=True)
-class DefinitionField:
-    """One credential or setting a service of the definition takes. A `secret` one is sealed and never shown. `rule`
-    is the one shape its value may have, checked on create, update and verify, and again before a connector is built
-    (a field that declares none is an identifier)."""
-
-    key: str
-    display_name: str
-    required: bool
-    secret: bool
-    format: str = "text"
-    # Whether `POST /payment-services/verify` can check it with the processor.
-    verifiable: bool = False
-    rule: FieldRule = IDENTIFIER
+from paymentservices.processors import PROCESSORS
+from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
 
 @dataclass(frozen=True)
@@ -47,7 +27,7 @@ class Definition:
     # Builds the connector for a service's credentials ({key: clear value}, and `deadline=`: the `time.monotonic()`
     # past which its calls must not wait); checks credentials with the processor.
     connector: Callable[..., PaymentConnector]
-    verify_credentials: Callable[[Mapping[str, str]], Any]
+    verify_credentials: Callable[[Mapping[str, str]], CredentialProblem | None]
     # The built-in sandbox: refused in production unless SANDBOX_PAYMENTS (paymentservices.sandbox).
     sandbox: bool = False
     # Notifications the processor sends to the service's `webhook_url`: verified with this field's secret by
@@ -59,6 +39,10 @@ class Definition:
     icon_url: str | None = None
     supported_integration_clients: tuple[str, ...] = ("web",)
     reporting_fields: tuple[DefinitionField, ...] = field(default=())
+    # The `connection_options` sets its connector reads, and the template of the buyer's page for the processor's own
+    # authentication (`Processor`).
+    connection_options_keys: frozenset[str] = frozenset()
+    buyer_page: str | None = None
 
     @property
     def supported_currencies(self) -> list[str]:
@@ -82,85 +66,29 @@ def all_countries() -> list[str]:
     return sorted(country.alpha_2 for country in pycountry.countries)
 
 
-_CARD_FEATURES = {
-    "delayed_capture": True,
-    "partial_capture": True,
-    "void": True,
-    "refunds": True,
-    "partial_refunds": True,
-    "transaction_sync": True,
-    "network_tokens": False,
-    "payment_method_tokenization": False,
-    "three_d_secure_hosted": False,
-    "three_d_secure_pass_through": False,
-}
+def _definition(processor: Processor) -> Definition:
+    """What the definitions endpoint and the services see of a registered processor."""
+    takes_notifications = processor.notification_secret_field is not None
+    return Definition(
+        id=processor.id,
+        display_name=processor.display_name,
+        fields=processor.fields,
+        supported_features=processor.features,
+        connector=processor.connect,
+        verify_credentials=processor.verify,
+        sandbox=processor.sandbox,
+        webhook_secret_field=processor.notification_secret_field,
+        parse_notification=processor.parse_notification if takes_notifications else None,
+        connection_options_keys=processor.connection_options_keys,
+        buyer_page=processor.buyer_page,
+    )
 
-DEFINITIONS: dict[str, Definition] = {
-    MOCK_CARD: Definition(
-        id=MOCK_CARD,
-        display_name="Mock card (sandbox)",
-        # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
-        fields=(DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),),
-        supported_features={**_CARD_FEATURES, "three_d_secure_pass_through": True, "webhooks": False},
-        connector=mock_card.connector,
-        verify_credentials=mock_card.verify_credentials,
-        sandbox=True,
-    ),
-    STRIPE_CARD: Definition(
-        id=STRIPE_CARD,
-        display_name="Stripe",
-        fields=(
-            DefinitionField(
-                "secret_key", "Secret key", required=True, secret=True, verifiable=True, rule=stripe_card.SECRET_KEY
-            ),
-            DefinitionField(
-                "webhook_secret",
-                "Webhook signing secret",
-                required=False,
-                secret=True,
-                rule=stripe_card.WEBHOOK_SECRET,
-            ),
-            # Public by design: Stripe.js is loaded with it on the page where the buyer completes Stripe's own 3-D
-            # Secure (docs/three-d-secure.md); without it such a payment is declined.
-            DefinitionField(
-                "publishable_key", "Publishable key", required=False, secret=False, rule=stripe_card.PUBLISHABLE_KEY
-            ),
-        ),
-        supported_features={**_CARD_FEATURES, "webhooks": True},
-        connector=stripe_card.connector,
-        verify_credentials=stripe_card.verify_credentials,
-        webhook_secret_field="webhook_secret",  # noqa: S106 - a field name, not a secret
-        parse_notification=stripe_card.parse_notification,
-    ),
-    ADYEN_CARD: Definition(
-        id=ADYEN_CARD,
-        display_name="Adyen",
-        fields=(
-            DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=adyen_card.API_KEY),
-            DefinitionField(
-                "merchant_account",
-                "Merchant account",
-                required=True,
-                secret=False,
-                verifiable=True,
-                rule=adyen_card.MERCHANT_ACCOUNT,
-            ),
-            # Set for a live account (Adyen's "live URL prefix"); left out, the service uses Adyen's test platform.
-            DefinitionField(
-                "live_url_prefix", "Live URL prefix", required=False, secret=False, rule=adyen_card.LIVE_URL_PREFIX
-            ),
-            DefinitionField(
-                "hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=adyen_card.HMAC_KEY
-            ),
-        ),
-        # Adyen's 3-D Secure and redirect flows are not run yet: a payment asking for them is declined by name.
-        supported_features={**_CARD_FEATURES, "transaction_sync": False, "webhooks": True},
-        connector=adyen_card.connector,
-        verify_credentials=adyen_card.verify_credentials,
-        webhook_secret_field="hmac_key",  # noqa: S106 - a field name, not a secret
-        parse_notification=adyen_card.parse_notification,
-    ),
-}
+
+DEFINITIONS: dict[str, Definition] = {processor.id: _definition(processor) for processor in PROCESSORS}
+# The shipped definitions' ids, by name (each a registered processor's `id`).
+MOCK_CARD = "mock-card"
+STRIPE_CARD = "stripe-card"
+ADYEN_CARD = "adyen-card"
 
 
 def definition_get(definition_id: str) -> Definition | None:

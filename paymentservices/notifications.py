@@ -21,9 +21,9 @@ from dataclasses import dataclass, fields
 from django.db import IntegrityError, transaction
 
 from payments.errors import DomainError, NotFound
-from paymentservices.connectors import NotificationRefused, ParsedNotification
 from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.processors.seam import NotificationRefused, ParsedNotification
 from paymentservices.selectors import payment_service_for_notification
 from paymentservices.services import payment_service_credentials
 
@@ -80,8 +80,6 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
         parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret)
     except NotificationRefused as exc:
         logger.warning("Refused a notification for payment service %s: %s", service.pk, exc)
-        if exc.pointer is None:  # a signature header (Stripe's)
-            raise NotificationRejected(str(exc), pointer="/stripe-signature", location="header") from None
         raise NotificationRejected(str(exc), pointer=exc.pointer, location=exc.location) from None
     return _record(ProcessorEvent.of(parsed, payment_service=service))
 

@@ -110,15 +110,15 @@ def connector_for(service: PaymentService, *, deadline: float | None = None) -> 
 
 
 def connection_options_keys(route: Route) -> frozenset[str]:
-    """The `connection_options` sets some service of the route reads (each connector reads only its own)."""
-    return frozenset().union(*(_options_keys(service) for service in route.services))
+    """The `connection_options` sets some service of the route reads (each processor declares its own: no credential
+    is opened to learn them)."""
+    return frozenset().union(*(options_keys(service) for service in route.services))
 
 
-def _options_keys(service: PaymentService) -> frozenset[str]:
-    try:
-        return connector_for(service).connection_options_keys
-    except CredentialsUnusable:  # the service cannot take the payment: it reads nothing (see `_authorize`)
-        return frozenset()
+def options_keys(service: PaymentService) -> frozenset[str]:
+    """The `connection_options` sets `service`'s processor reads, from its definition."""
+    definition = DEFINITIONS.get(service.definition_id)
+    return definition.connection_options_keys if definition is not None else frozenset()
 
 
 def _unusable(exc: CredentialsUnusable) -> ConnectorResult:

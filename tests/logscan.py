@@ -169,9 +169,9 @@ class LogScan:
         """Wrap the places credentials are made, for as long as the session runs."""
         from checkout.models import CheckoutSession
         from giftcards import services as giftcard_services
-        from payments.connectors.sandbox import TEST_CARDS
         from payments.vault import services as vault_services
         from paymentservices import services as payment_service_services
+        from paymentservices.processors.sandbox import TEST_CARDS
 
         for number in TEST_CARDS:
             self.remember("test card number", number)

@@ -7,7 +7,7 @@ import time
 
 from config.wsgi import application
 from payments.connectors.base import AuthorizationRequest, ConnectorResult
-from paymentservices.connectors.stripe_card import StripeConnector
+from paymentservices.processors.stripe import StripeConnector
 
 __all__ = ["application"]
 

@@ -26,7 +26,6 @@ from buyers.demo import demo_buyers
 from buyers.demo import external_identifier as buyer_identifier
 from payments.accounts.models import MerchantAccount
 from payments.connectors.base import Outcome
-from payments.connectors.sandbox import TEST_CARDS
 from payments.ops.demo import (
     BULK_LOAD_MIN_ROWS,
     DemoClock,
@@ -40,6 +39,7 @@ from payments.ops.demo import (
 from payments.vault.cards import card_scheme
 from payments.vault.crypto import fingerprint
 from paymentservices.models import PaymentService
+from paymentservices.processors.sandbox import TEST_CARDS
 from transactions.models import Transaction, TransactionEvent, TransactionStatus
 
 EXTERNAL_IDENTIFIER_PREFIX = "demo-transaction-"

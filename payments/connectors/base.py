@@ -1,8 +1,9 @@
 """What services may ask of a payment processor, and what it answers.
 
 Services talk to a processor only through `PaymentConnector`; which one answers a payment is the payment service
-routing chose for it (`paymentservices`), so a processor is added as a connector and a definition, without touching
-the services or the API.
+routing chose for it. What else a processor is (its definition, credentials check, notifications, buyer page) is the
+`Processor` seam of `paymentservices.processors.seam`, and each processor is a folder beside it
+(docs/architecture.md, "Adding a processor").
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 class Outcome(StrEnum):
@@ -160,8 +161,8 @@ class AuthorizationRequest(PaymentDetails):
 
     `reference` is our id for the payment (stable across retries); `billing_postal_code` is the one Secure Fields
     took with the card, for address verification. `country`, `payment_source` and the two flags are what the
-    request declared, or else what its checkout session did. `connection_options` holds only option sets the
-    connector declared in `connection_options_keys`.
+    request declared, or else what its checkout session did. `connection_options` holds only option sets some
+    processor the payment may go to declares it reads (`Processor.connection_options_keys`).
     """
 
     card: CardDetails
@@ -228,12 +229,7 @@ class BuyerAction:
 class PaymentConnector(Protocol):
     """A processor. Every method is called outside database transactions and must not raise for a refusal:
     declines and failures come back as results; an exception means the outcome is unknown.
-
-    `connection_options_keys` names the option sets of a transaction's `connection_options` the connector reads
-    (upstream keys them by connector, e.g. `stripe-card`); a request carrying any other set is refused.
     """
-
-    connection_options_keys: ClassVar[frozenset[str]]
 
     def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
         """Authorize `request.amount` on the card (and capture it at once when `request.capture`)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from payments.tests.assertions import assert_error
-from paymentservices.connectors.fields import OPAQUE_SECRET
 from paymentservices.definitions import DEFINITIONS, Definition, DefinitionField
 from paymentservices.models import PaymentService
+from paymentservices.processors.fields import OPAQUE_SECRET
 from paymentservices.routing import connector_for
 from paymentservices.services import (
     CredentialsMalformed,

@@ -6,9 +6,9 @@ import uuid
 
 import pytest
 
-from payments.connectors.sandbox import SandboxConnector
-from paymentservices.connectors.stripe_card import StripeConnector
 from paymentservices.models import PaymentService
+from paymentservices.processors.sandbox import SandboxConnector
+from paymentservices.processors.stripe import StripeConnector
 from paymentservices.routing import NoPaymentService, connector_for, route
 from paymentservices.services import payment_service_delete, payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory

@@ -18,15 +18,14 @@ from django.views.decorators.csrf import csrf_exempt
 
 from checkout import security
 from payments.connectors import BuyerAction
-from payments.errors import DomainError
+from payments.errors import Conflict, DomainError
 from payments.middleware.envelope import OWN_ERROR_PAGE
 from payments.money import format_money
+from paymentservices.definitions import definition_get
 from transactions.models import Transaction
 from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
 
 TEMPLATE = "transactions/three_d_secure_challenge.html"
-# The processor's own authentication (Stripe's `requires_action`, the one connector with one): Stripe.js runs it.
-PROCESSOR_TEMPLATE = "transactions/three_d_secure_stripe.html"
 
 
 def _origin(url: str) -> str | None:
@@ -84,13 +83,15 @@ def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
         "csp_nonce": nonce,
     }
     action = page.buyer_action
+    template = TEMPLATE
     if action is not None:  # what the processor's script needs: public by design, and this page is never cached
-        context["stripe"] = {
+        context["action"] = {
             "script_url": action.script_url,
             "publishable_key": action.publishable_key,
             "client_secret": action.client_secret,
         }
-    response = render(request, PROCESSOR_TEMPLATE if action is not None else TEMPLATE, context)
+        template = _buyer_page(txn)
+    response = render(request, template, context)
     return _secured(
         response,
         nonce=nonce,
@@ -98,6 +99,14 @@ def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
         form_to=_origin(page.challenge.redirect_url),
         action=action,
     )
+
+
+def _buyer_page(txn: Transaction) -> str:
+    """The page of the processor's own authentication, as its processor names it (`Processor.buyer_page`)."""
+    definition = definition_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
+    if definition is None or definition.buyer_page is None:
+        raise Conflict("This payment's processor has no page for the buyer.")
+    return definition.buyer_page
 
 
 def with_outcome(url: str, txn: Transaction) -> str:

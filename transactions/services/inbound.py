@@ -15,8 +15,8 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from payments.connectors import ConnectorResult
-from paymentservices.connectors import NotifiedRefund, PaymentChange
 from paymentservices.notifications import ProcessorEvent
+from paymentservices.processors.seam import NotifiedRefund, PaymentChange
 from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
 from transactions.models import Refund, RefundStatus, Transaction, TransactionStatus

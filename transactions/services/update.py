@@ -7,13 +7,13 @@ from typing import Any
 from django.db import transaction
 
 from payments.partial import UNCHANGED, Unchanged, changed_fields
+from paymentservices.routing import options_keys
 from transactions.models import (
     Transaction,
 )
 from transactions.services.state import (
     Actor,
     check_connection_options,
-    connector_of,
     locked_for_update,
     record_event,
 )
@@ -30,7 +30,7 @@ def transaction_update(
 ) -> Transaction:
     """Set the given `external_identifier`, `metadata` and/or `connection_options` (each replaced whole)."""
     if connection_options is not UNCHANGED:
-        readable = connector_of(txn).connection_options_keys if txn.payment_service is not None else frozenset()
+        readable = options_keys(txn.payment_service) if txn.payment_service is not None else frozenset()
         check_connection_options(connection_options, readable)
     changes = changed_fields(
         external_identifier=external_identifier, metadata=metadata, connection_options=connection_options

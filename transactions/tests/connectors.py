@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from payments.connectors import AuthorizationRequest, ConnectorResult, Outcome
-from payments.connectors.sandbox import SandboxConnector
+from paymentservices.processors.sandbox import SandboxConnector
 
 
 class ProcessorDown(Exception):

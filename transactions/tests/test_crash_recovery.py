@@ -395,7 +395,7 @@ def test_recovery_skips_a_transaction_whose_processor_cannot_be_asked(client, gi
 
 
 def test_the_sandbox_remembers_what_it_decided(connector):
-    from payments.connectors.sandbox import SandboxConnector
+    from paymentservices.processors.sandbox import SandboxConnector
 
     sandbox = SandboxConnector()
     card = CardDetails(number="4000000000000002", expiration_month=12, expiration_year=2039)

@@ -8,9 +8,9 @@ from payments.connectors import (
     ThreeDSecureData,
     ThreeDSecureStatus,
 )
-from payments.connectors import sandbox as sandbox_module
 from payments.connectors.models import SandboxOperation
-from payments.connectors.sandbox import TEST_CARDS, SandboxConnector
+from paymentservices.processors.sandbox import TEST_CARDS, SandboxConnector
+from paymentservices.processors.sandbox import connector as sandbox_module
 
 # The sandbox records every decision in its own table, as a processor keeps its records.
 pytestmark = pytest.mark.django_db

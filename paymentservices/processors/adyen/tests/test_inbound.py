@@ -13,8 +13,8 @@ import pytest
 from payments.tests.assertions import assert_error
 from paymentservices.definitions import ADYEN_CARD
 from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.processors.adyen.tests.test_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
 from paymentservices.tests.factories import PaymentServiceFactory
-from paymentservices.tests.test_adyen_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
 from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM

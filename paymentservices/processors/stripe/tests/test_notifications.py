@@ -16,8 +16,8 @@ import stripe
 from payments.connectors.base import AuthorizationRequest, CardDetails
 from payments.tests.assertions import assert_error
 from paymentservices import notifications
-from paymentservices.connectors.stripe_card import StripeConnector
 from paymentservices.models import InboundNotification
+from paymentservices.processors.stripe.connector import StripeConnector
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import localstripe
 

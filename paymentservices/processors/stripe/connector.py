@@ -19,25 +19,18 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import Any, cast
 
 import requests
 import stripe
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
-from paymentservices.connectors import (
-    MIN_CALL_SECONDS,
-    NotificationRefused,
-    NotifiedRefund,
-    ParsedNotification,
-    PaymentChange,
-)
-from paymentservices.connectors.fields import FieldRule
-from paymentservices.connectors.hosts import url_allowed
+from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
+from paymentservices.processors.hosts import url_allowed
+from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.stripe.codes import DECLINE_CODES, DEFAULT_DECLINE
 
 logger = logging.getLogger(__name__)
 
@@ -48,91 +41,12 @@ STRIPE_HOOKS_ORIGIN = "https://hooks.stripe.com"
 # How far back `lookup` reads (pages of 100, newest first): recovery runs minutes after a crash, not days.
 LOOKUP_PAGES = 5
 REFERENCE_KEY = "reference"
-
-# Stripe's decline codes (a CardError's `decline_code`, else its `code`; Stripe's "Decline codes" page) as upstream's
-# `error_code`; the raw code is kept as `raw_response_code`. Anything else a card error says is the issuer declining.
-# `do_not_honor`, `issuer_unavailable` and `processing_error` are kept apart from that: cascading rules name them.
-DECLINE_CODES: dict[str, str] = {
-    "do_not_honor": "do_not_honor",
-    "issuer_not_available": "issuer_unavailable",  # the issuer could not be reached
-    "try_again_later": "issuer_unavailable",  # a temporary refusal: the issuer asks to be tried again
-    "reenter_transaction": "processing_error",  # the issuer could not process it; Stripe advises a retry
-    "processing_error": "processing_error",
-    "insufficient_funds": "insufficient_funds",
-    "incorrect_cvc": "incorrect_cvv",
-    "invalid_cvc": "incorrect_cvv",
-    "expired_card": "expired_card",
-    "invalid_expiry_month": "invalid_expiry_date",
-    "invalid_expiry_year": "invalid_expiry_date",
-    "incorrect_number": "invalid_card_number",
-    "invalid_number": "invalid_card_number",
-    "fraudulent": "suspected_fraud",
-    "merchant_blacklist": "suspected_fraud",
-    "lost_card": "restricted_card",
-    "stolen_card": "restricted_card",
-    "pickup_card": "restricted_card",
-    "restricted_card": "restricted_card",
-    "card_not_supported": "unsupported_card",
-    "currency_not_supported": "unsupported_currency",
-    "card_velocity_exceeded": "exceeds_limit",
-    "withdrawal_count_limit_exceeded": "exceeds_limit",
-    "authentication_required": "requires_three_d_secure",
-    "invalid_amount": "invalid_amount",
-    "invalid_pin": "incorrect_pin",
-    "pin_try_exceeded": "exceeds_limit",
-    "incorrect_zip": "incorrect_billing_address",
-    "security_violation": "suspected_fraud",
-    "not_permitted": "transaction_not_permitted",
-    "service_not_allowed": "transaction_not_permitted",
-    "revocation_of_authorization": "revocation_of_authorization",
-    "revocation_of_all_authorizations": "revocation_of_authorization",
-    "stop_payment_order": "revocation_of_authorization",
-    # The buyer failed (or gave up) Stripe's own 3-D Secure.
-    "payment_intent_authentication_failure": "failed_three_d_secure",
-    "generic_decline": "issuer_decline",
-    "card_declined": "issuer_decline",
-}
-DEFAULT_DECLINE = "issuer_decline"
-# FAILED results: no answer about the payment (Stripe unreachable, slow, failing, or refusing our credentials).
-NO_ANSWER = "service_error"
-MISCONFIGURED = "invalid_service_configuration"
-
 # Stripe's API host: no call goes anywhere else but STRIPE_API_BASE as the operator configured it.
 STRIPE_DOMAINS = ("api.stripe.com",)
-
-# The fields' shapes (`paymentservices.definitions`), as Stripe's "API keys" page and its webhook docs give the keys:
-# a prefix naming the kind and mode, then ASCII letters and digits (underscores let through); bounded.
-SECRET_KEY = FieldRule(
-    pattern=r"(?:sk|rk)_(?:test|live)_[A-Za-z0-9_]+",
-    max_length=255,
-    shape="is a Stripe secret key: sk_test_ or sk_live_ (rk_test_ or rk_live_ for a restricted key), then ASCII "
-    "letters and digits",
-    example="sk_test_4eC39HqLyjWDarjtT1zdp7dc",
-)
-PUBLISHABLE_KEY = FieldRule(
-    pattern=r"pk_(?:test|live)_[A-Za-z0-9_]+",
-    max_length=255,
-    shape="is a Stripe publishable key: pk_test_ or pk_live_, then ASCII letters and digits",
-    example="pk_test_TYooMQauvdEDq54NiTphI7jx",
-)
-WEBHOOK_SECRET = FieldRule(
-    pattern=r"whsec_[A-Za-z0-9_]+",
-    max_length=255,
-    shape="is a Stripe webhook signing secret: whsec_, then ASCII letters and digits",
-    example="whsec_5f8d3e3b1c4a4e0f9a7b6c5d4e3f2a1b",
-)
 
 
 class OutcomeUnknown(Exception):
     """A write may have reached Stripe and Stripe cannot be asked now: the caller must find out later (lookup)."""
-
-
-@dataclass(frozen=True)
-class CredentialProblem:
-    """Which credential field Stripe refused, and why (safe to show: never the value)."""
-
-    field: str
-    message: str
 
 
 _sessions = threading.local()
@@ -177,13 +91,11 @@ def _client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeCl
     )
 
 
-def _get(obj: Any, key: str) -> Any:
+def value_of(obj: Any, key: str) -> Any:
     """A field of a Stripe object (or of a plain mapping), or None when Stripe (or the fake) left it out."""
     if isinstance(obj, stripe.StripeObject):
         return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
-    if isinstance(obj, Mapping):
-        return obj[key] if key in obj else None  # noqa: SIM401 - a StripeObject has no get()
-    return None
+    return field_of(obj, key)
 
 
 def _never_sent(exc: stripe.APIConnectionError) -> bool:
@@ -194,19 +106,17 @@ def _never_sent(exc: stripe.APIConnectionError) -> bool:
     if isinstance(cause, requests.exceptions.ConnectTimeout):
         return True
     if isinstance(cause, requests.exceptions.ConnectionError) and not isinstance(cause, requests.exceptions.Timeout):
-        text = str(cause)
-        return "NewConnectionError" in text or "Connection refused" in text or "Failed to resolve" in text
+        return never_connected(cause)
     return False
 
 
 def _no_answer(exc: stripe.StripeError) -> ConnectorResult:
     status = exc.http_status
     misconfigured = isinstance(exc, stripe.AuthenticationError | stripe.PermissionError | HostRefused)
-    return ConnectorResult(
-        outcome=Outcome.FAILED,
-        error_code=MISCONFIGURED if misconfigured else NO_ANSWER,
-        raw_response_code=str(status) if status else type(exc).__name__,
-        raw_response_description="Stripe refused the credentials." if misconfigured else "Stripe gave no answer.",
+    return no_answer(
+        code=str(status) if status else type(exc).__name__,
+        misconfigured=misconfigured,
+        description="Stripe refused the credentials." if misconfigured else "Stripe gave no answer.",
     )
 
 
@@ -224,17 +134,17 @@ def _unanswered(exc: stripe.StripeError) -> bool:
 
 
 def _declined(exc: stripe.StripeError, processor_reference: str | None = None) -> ConnectorResult:
-    error = _get(exc.json_body, "error") or {}
-    code = _get(error, "decline_code") or _get(error, "code") or exc.code or "card_declined"
-    intent = _get(error, "payment_intent")
+    error = value_of(exc.json_body, "error") or {}
+    code = value_of(error, "decline_code") or value_of(error, "code") or exc.code or "card_declined"
+    intent = value_of(error, "payment_intent")
     return ConnectorResult(
         outcome=Outcome.DECLINED,
-        processor_reference=_get(intent, "id") or processor_reference,
+        processor_reference=value_of(intent, "id") or processor_reference,
         error_code=DECLINE_CODES.get(str(code), DEFAULT_DECLINE)
         if isinstance(exc, stripe.CardError)
         else "invalid_request",
         raw_response_code=str(code),
-        raw_response_description=str(_get(error, "message") or exc.user_message or "")[:255] or None,
+        raw_response_description=str(value_of(error, "message") or exc.user_message or "")[:255] or None,
         cvv_response_code=_cvc_check(intent),
     )
 
@@ -242,24 +152,24 @@ def _declined(exc: stripe.StripeError, processor_reference: str | None = None) -
 def _cvc_check(intent: Any) -> str | None:
     """Stripe's CVC check of the charge, in upstream's words, when Stripe sent it."""
     charge = _charge(intent)
-    checks = _get(_get(_get(charge, "payment_method_details"), "card"), "checks")
+    checks = value_of(value_of(value_of(charge, "payment_method_details"), "card"), "checks")
     return {"pass": "match", "fail": "no_match", "unavailable": "unavailable", "unchecked": "not_provided"}.get(
-        str(_get(checks, "cvc_check"))
+        str(value_of(checks, "cvc_check"))
     )
 
 
 def _charge(intent: Any) -> Any:
     """The PaymentIntent's charge: `latest_charge` when expanded, else the first of `charges` (older answers)."""
-    charge = _get(intent, "latest_charge")
+    charge = value_of(intent, "latest_charge")
     if isinstance(charge, stripe.StripeObject | Mapping):
         return charge
-    charges = _get(_get(intent, "charges"), "data") or []
+    charges = value_of(value_of(intent, "charges"), "data") or []
     return charges[0] if charges else None
 
 
 def _avs(checks: Any) -> str | None:
     """Stripe's address checks (street line and postal code) in upstream's `AVSResponseCode` words."""
-    line1, postal = str(_get(checks, "address_line1_check")), str(_get(checks, "address_postal_code_check"))
+    line1, postal = str(value_of(checks, "address_line1_check")), str(value_of(checks, "address_postal_code_check"))
     if line1 == "pass" and postal == "pass":
         return "match"
     if postal == "pass":
@@ -275,14 +185,14 @@ def _network_details(intent: Any) -> dict[str, Any]:
     """What the card network told Stripe of the charge, as Stripe passes it on (each None when not sent): the
     scheme's id of the payment, the address check, the issuer's response and the scheme's advice codes."""
     charge = _charge(intent)
-    card = _get(_get(charge, "payment_method_details"), "card")
-    outcome = _get(charge, "outcome")
-    scheme_id = _get(card, "network_transaction_id")
-    decline = _get(outcome, "network_decline_code")
-    advice = _get(outcome, "network_advice_code")
+    card = value_of(value_of(charge, "payment_method_details"), "card")
+    outcome = value_of(charge, "outcome")
+    scheme_id = value_of(card, "network_transaction_id")
+    decline = value_of(outcome, "network_decline_code")
+    advice = value_of(outcome, "network_advice_code")
     return {
         "scheme_transaction_id": str(scheme_id) if scheme_id else None,
-        "avs_response_code": _avs(_get(card, "checks")),
+        "avs_response_code": _avs(value_of(card, "checks")),
         "auth_response_code": str(decline) if decline else None,
         "merchant_advice_code": str(advice) if advice else None,
     }
@@ -290,10 +200,10 @@ def _network_details(intent: Any) -> dict[str, Any]:
 
 def _intent_result(intent: Any) -> ConnectorResult | None:
     """What a PaymentIntent says of its authorization; None while nothing was decided."""
-    status = _get(intent, "status")
-    pi_id = _get(intent, "id")
+    status = value_of(intent, "status")
+    pi_id = value_of(intent, "id")
     if status in ("requires_capture", "succeeded", "processing") or (
-        status == "canceled" and _get(intent, "latest_charge") and not _get(intent, "last_payment_error")
+        status == "canceled" and value_of(intent, "latest_charge") and not value_of(intent, "last_payment_error")
     ):
         return ConnectorResult(
             outcome=Outcome.APPROVED,
@@ -310,15 +220,15 @@ def _intent_result(intent: Any) -> ConnectorResult | None:
             raw_response_code="requires_action",
             raw_response_description="The card issuer asks for 3-D Secure authentication.",
         )
-    error = _get(intent, "last_payment_error")
+    error = value_of(intent, "last_payment_error")
     if status in ("requires_payment_method", "canceled") and error:
-        code = _get(error, "decline_code") or _get(error, "code") or "card_declined"
+        code = value_of(error, "decline_code") or value_of(error, "code") or "card_declined"
         return ConnectorResult(
             outcome=Outcome.DECLINED,
             processor_reference=pi_id,
             error_code=DECLINE_CODES.get(str(code), DEFAULT_DECLINE),
             raw_response_code=str(code),
-            raw_response_description=str(_get(error, "message") or "")[:255] or None,
+            raw_response_description=str(value_of(error, "message") or "")[:255] or None,
         )
     return None
 
@@ -327,39 +237,28 @@ def _decided(intent: Any) -> ConnectorResult:
     """What a confirmed PaymentIntent says: a status that decides nothing we know of is a decline."""
     return _intent_result(intent) or ConnectorResult(
         outcome=Outcome.DECLINED,
-        processor_reference=_get(intent, "id"),
+        processor_reference=value_of(intent, "id"),
         error_code=DEFAULT_DECLINE,
-        raw_response_code=str(_get(intent, "status")),
+        raw_response_code=str(value_of(intent, "status")),
     )
 
 
 class StripeConnector:
-    """One Stripe account (its secret key, and its publishable key for the buyer's page). Reads no connection
-    options."""
+    """One Stripe account (its secret key, and its publishable key for the buyer's page)."""
 
-    connection_options_keys: ClassVar[frozenset[str]] = frozenset()
-
-    def __init__(
-        self,
-        *,
-        secret_key: str,
-        publishable_key: str | None = None,
-        timeout: float | None = None,
-        deadline: float | None = None,
-    ) -> None:
+    def __init__(self, *, secret_key: str, publishable_key: str | None = None, deadline: float | None = None) -> None:
         self._secret_key = secret_key
         self._publishable_key = publishable_key
-        self._timeout = timeout
         # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
         self._deadline = deadline
-        self._client = _client(secret_key, timeout=timeout)
+        self._client = _client(secret_key)
 
     def _api(self) -> stripe.StripeClient:
         """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
         if self._deadline is None:
             return self._client
-        timeout = min(self._timeout or settings.STRIPE_TIMEOUT_SECONDS, self._deadline - time.monotonic())
-        return _client(self._secret_key, timeout=max(MIN_CALL_SECONDS, timeout))
+        timeout = call_timeout(settings.STRIPE_TIMEOUT_SECONDS, self._deadline)
+        return _client(self._secret_key, timeout=timeout)
 
     def __repr__(self) -> str:  # never the key
         return "StripeConnector()"
@@ -435,7 +334,7 @@ class StripeConnector:
         return BuyerAction(
             script_url=script_url,
             publishable_key=self._publishable_key or "",
-            client_secret=str(_get(intent, "client_secret") or ""),
+            client_secret=str(value_of(intent, "client_secret") or ""),
             connect_origins=(STRIPE_API_ORIGIN,) if own_origin else (),
             frame_origins=(STRIPE_HOOKS_ORIGIN,) if own_origin else (),
         )
@@ -496,8 +395,8 @@ class StripeConnector:
             return _no_answer(exc) if _unanswered(exc) else _declined(exc, processor_reference)
         return ConnectorResult(
             outcome=Outcome.APPROVED,
-            processor_reference=_get(obj, "id") or processor_reference,
-            raw_response_code=str(_get(obj, "status") or "succeeded"),
+            processor_reference=value_of(obj, "id") or processor_reference,
+            raw_response_code=str(value_of(obj, "status") or "succeeded"),
             raw_response_description=description,
         )
 
@@ -516,12 +415,12 @@ class StripeConnector:
             refund = self._find(self._api().v1.refunds.list, reference)
             if refund is None:
                 return None
-            succeeded = _get(refund, "status") in ("succeeded", "pending")
+            succeeded = value_of(refund, "status") in ("succeeded", "pending")
             return ConnectorResult(
                 outcome=Outcome.APPROVED if succeeded else Outcome.DECLINED,
-                processor_reference=_get(refund, "id"),
+                processor_reference=value_of(refund, "id"),
                 error_code=None if succeeded else "refund_failed",
-                raw_response_code=str(_get(refund, "status")),
+                raw_response_code=str(value_of(refund, "status")),
             )
         except stripe.StripeError as exc:
             raise OutcomeUnknown("Stripe cannot be asked what became of the operation.") from exc
@@ -534,7 +433,7 @@ class StripeConnector:
         """The newest object whose metadata carries `reference`, reading a few pages newest first. (Stripe's
         search API lags by up to a minute and the fake has none: the list is read instead.)"""
         for obj in _pages(list_call):
-            if _get(_get(obj, "metadata"), REFERENCE_KEY) == reference:
+            if value_of(value_of(obj, "metadata"), REFERENCE_KEY) == reference:
                 return obj
         return None
 
@@ -556,134 +455,21 @@ def _pages(list_call: Any) -> Iterator[Any]:
         if after:
             params["starting_after"] = after
         page = list_call(params=params)
-        items = list(_get(page, "data") or [])
+        items = list(value_of(page, "data") or [])
         yield from items
-        if not items or not _get(page, "has_more"):
+        if not items or not value_of(page, "has_more"):
             return
-        after = _get(items[-1], "id")
+        after = value_of(items[-1], "id")
 
 
 def _operation_result(intent: Any, operation: str) -> ConnectorResult | None:
-    status = _get(intent, "status")
+    status = value_of(intent, "status")
     done = "succeeded" if operation == "capture" else "canceled"
     if status != done:
         return None
     return ConnectorResult(
         outcome=Outcome.APPROVED,
-        processor_reference=_get(intent, "id"),
+        processor_reference=value_of(intent, "id"),
         raw_response_code=str(status),
         raw_response_description=None if operation == "capture" else "Approved",
     )
-
-
-def verify_credentials(credentials: Mapping[str, str]) -> CredentialProblem | None:
-    """Check the secret key with Stripe (the fields' shapes were checked by their rules before); unreachable Stripe
-    raises `stripe.StripeError`."""
-    return StripeConnector(secret_key=credentials["secret_key"]).verify()
-
-
-def connector(credentials: Mapping[str, str], *, deadline: float | None = None) -> StripeConnector:
-    return StripeConnector(
-        secret_key=credentials["secret_key"], publishable_key=credentials.get("publishable_key"), deadline=deadline
-    )
-
-
-def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
-    """The event Stripe signed with the service's webhook secret (the `Stripe-Signature` header, checked by Stripe's
-    library, timestamp tolerance included); anything else, or an amount no Stripe object carries (negative, not an
-    integer), raises `NotificationRefused`."""
-    try:
-        event = stripe.Webhook.construct_event(payload, headers.get("stripe-signature"), secret)
-    except stripe.SignatureVerificationError:
-        raise NotificationRefused("The Stripe-Signature header is missing or does not match.") from None
-    except ValueError:
-        raise NotificationRefused("The body is not a Stripe event.") from None
-    obj = _get(_get(event, "data"), "object")
-    reference = _get(_get(obj, "metadata"), REFERENCE_KEY)
-    event_id, event_type = _get(event, "id"), _get(event, "type")
-    if not event_id or not event_type:
-        raise NotificationRefused("The body is not a Stripe event.")
-    return ParsedNotification(
-        event_id=str(event_id),
-        event_type=str(event_type),
-        object_id=str(_get(obj, "id") or ""),
-        reference=str(reference) if reference else None,
-        data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
-        **_payment_change(str(event_type), obj),
-    )
-
-
-# Amounts in a notification: Stripe's are integers of minor units, never negative.
-MAX_NOTIFIED_AMOUNT = 2**63 - 1
-
-
-def _amount(obj: Any, key: str, *, pointer: str = "/data/object") -> int | None:
-    """The amount `obj` gives under `key`, or None when it gives none (missing, zero and negative are different facts:
-    none stands in for another). Anything but a non-negative integer is refused, naming it."""
-    value = _get(obj, key)
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_NOTIFIED_AMOUNT:
-        return value
-    raise NotificationRefused(f"`{key}` is not an amount Stripe sends.", pointer=f"{pointer}/{key}")
-
-
-def _payment_change(event_type: str, obj: Any) -> dict[str, Any]:
-    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: `amount_received`,
-    what Stripe received, or None when the event does not say), canceled, or refunded (a charge refunded: its refund
-    objects when the charge lists them, else the total Stripe counts as refunded, and what a partial capture released
-    of the authorization); nothing for events about nothing we track."""
-    if event_type == "payment_intent.succeeded":
-        return {
-            "change": PaymentChange.CAPTURED,
-            "amount": _amount(obj, "amount_received"),
-            "payment_reference": _get(obj, "id"),
-        }
-    if event_type == "payment_intent.canceled":
-        return {"change": PaymentChange.VOIDED, "payment_reference": _get(obj, "id")}
-    if event_type == "charge.refunded":
-        intent = _get(obj, "payment_intent")
-        return {
-            "change": PaymentChange.REFUNDED,
-            "amount": _amount(obj, "amount_refunded"),
-            "payment_reference": intent if isinstance(intent, str) else _get(intent, "id"),
-            "released": _released(obj),
-            "refunds": _refunds(obj),
-        }
-    return {}
-
-
-def _released(charge: Any) -> int | None:
-    """What a partial capture released of the charge's authorization (`amount` less `amount_captured`), when the
-    charge was captured and says both."""
-    amount, captured = _amount(charge, "amount"), _amount(charge, "amount_captured")
-    if _get(charge, "captured") is not True or amount is None or captured is None or captured > amount:
-        return None
-    return amount - captured
-
-
-def _refunds(charge: Any) -> tuple[NotifiedRefund, ...] | None:
-    """The charge's refund objects, when the event carries them (`refunds.data`: Stripe's API versions before
-    2022-11-15 list them on a charge, later ones only when expanded)."""
-    listed = _get(_get(charge, "refunds"), "data")
-    if not isinstance(listed, list):
-        return None
-    refunds = []
-    for index, refund in enumerate(listed):
-        pointer = f"/data/object/refunds/data/{index}"
-        refund_id, created = _get(refund, "id"), _get(refund, "created")
-        amount = _amount(refund, "amount", pointer=pointer)
-        if not isinstance(refund_id, str) or not refund_id or amount is None or not isinstance(created, int):
-            raise NotificationRefused("A refund of the charge is not a Stripe refund.", pointer=pointer)
-        reference = _get(_get(refund, "metadata"), REFERENCE_KEY)
-        refunds.append(
-            NotifiedRefund(
-                id=refund_id,
-                amount=amount,
-                reference=str(reference) if reference else None,
-                stands=_get(refund, "status") in ("succeeded", "pending"),
-                created=created,
-                by_processor=_get(refund, "reason") == "expired_uncaptured_charge",
-            )
-        )
-    return tuple(refunds)

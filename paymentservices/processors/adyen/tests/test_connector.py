@@ -15,17 +15,16 @@ import uuid
 import pytest
 from Adyen.services.checkout import AdyenCheckoutApi
 
-from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome, PaymentConnector, ThreeDSecureData
+from payments.connectors.base import AuthorizationRequest, Outcome, PaymentConnector, ThreeDSecureData
 from payments.errors import DomainError
 from payments.tests.assertions import assert_error
-from paymentservices.connectors.adyen_card import (
-    REFUSAL_REASONS,
-    AdyenConnector,
-    CredentialProblem,
-    verify_credentials,
-)
 from paymentservices.definitions import ADYEN_CARD, definition_get
 from paymentservices.models import InboundNotification
+from paymentservices.processors.adyen import PROCESSOR
+from paymentservices.processors.adyen.codes import REFUSAL_REASONS
+from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.tests.requests import card_request
 from paymentservices.services import payment_service_credentials_verify
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.adyen_mock import ERRORS, PAYMENT_PSP, REFUND_PSP, REFUSALS, AdyenTransport, prism_adyen, result_codes
@@ -35,15 +34,8 @@ MERCHANT = "TestMerchantECOM"
 HMAC_KEY = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056"
 
 
-def _request(*, amount: int = 1299, capture: bool = False, **extra) -> AuthorizationRequest:
-    return AuthorizationRequest(
-        card=CardDetails(number="4111111111111111", expiration_month=3, expiration_year=2030, security_code="737"),
-        amount=amount,
-        currency="EUR",
-        capture=capture,
-        reference=str(uuid.uuid4()),
-        **extra,
-    )
+def _request(**extra) -> AuthorizationRequest:
+    return card_request(**extra)
 
 
 @pytest.fixture
@@ -320,7 +312,7 @@ def test_a_refused_or_unanswered_capture(connector, adyen_mock, code, outcome):
 
 def test_verify_accepts_credentials_adyen_takes(adyen_mock):
     adyen_mock.answer("/paymentMethods", example="basic")
-    assert verify_credentials({"api_key": KEY, "merchant_account": MERCHANT}) is None
+    assert PROCESSOR.verify({"api_key": KEY, "merchant_account": MERCHANT}) is None
     [call] = _sent(adyen_mock, "/paymentMethods")
     assert call.body == {"merchantAccount": MERCHANT}
 
@@ -333,7 +325,7 @@ def test_verify_accepts_credentials_adyen_takes(adyen_mock):
 def test_verify_names_the_field_adyen_refused(adyen_mock, code, field):
     adyen_mock.answer("/paymentMethods", code=code)
 
-    problem = verify_credentials({"api_key": KEY, "merchant_account": MERCHANT})
+    problem = PROCESSOR.verify({"api_key": KEY, "merchant_account": MERCHANT})
 
     assert isinstance(problem, CredentialProblem)
     assert problem.field == field
@@ -379,7 +371,7 @@ def test_a_stopped_adyen_cannot_verify(settings, monkeypatch):
         settings.ADYEN_API_BASE = mock.url
         mock.stop()
         with pytest.raises(ConnectionError):
-            verify_credentials({"api_key": KEY, "merchant_account": MERCHANT})
+            PROCESSOR.verify({"api_key": KEY, "merchant_account": MERCHANT})
 
 
 def test_the_live_url_comes_from_the_prefix(settings):

@@ -16,23 +16,18 @@ import pytest
 import requests
 import stripe
 
-from payments.connectors.base import AuthorizationRequest, CardDetails, Outcome
-from paymentservices.connectors import MIN_CALL_SECONDS
-from paymentservices.connectors.stripe_card import OutcomeUnknown, StripeConnector, _session, verify_credentials
+from payments.connectors.base import Outcome
+from paymentservices.processors.calls import MIN_CALL_SECONDS
+from paymentservices.processors.stripe import PROCESSOR
+from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector, _session
+from paymentservices.processors.tests.requests import card_request
 from tests.servers import localstripe
 
 KEY = "sk_test_connector_0123456789"
 
 
-def _request(number: str = "4242424242424242", *, amount: int = 1299, capture: bool = False, **extra):
-    return AuthorizationRequest(
-        card=CardDetails(number=number, expiration_month=12, expiration_year=2034, security_code="123"),
-        amount=amount,
-        currency="USD",
-        capture=capture,
-        reference=str(uuid.uuid4()),
-        **extra,
-    )
+def _request(number: str = "4242424242424242", **extra):
+    return card_request(number, currency="USD", expiry=(12, 2034), security_code="123", **extra)
 
 
 @pytest.fixture
@@ -227,7 +222,7 @@ def test_every_write_carries_an_idempotency_key_made_from_our_reference(connecto
     ids=["accepted", "refused-by-stripe"],
 )
 def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
-    problem = verify_credentials(credentials)
+    problem = PROCESSOR.verify(credentials)
 
     assert (problem.field if problem else None) == field
 

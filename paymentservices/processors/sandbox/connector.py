@@ -129,8 +129,6 @@ class SandboxConnector:
     """Answers from the test card table, and remembers each answer by the caller's reference. Reads no
     connection options."""
 
-    connection_options_keys: frozenset[str] = frozenset()
-
     def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
         test_card = TEST_CARDS.get(request.card.number, APPROVED)
         if request.card.number == MERCHANT_INITIATED_REFUSED and request.merchant_initiated:

@@ -1,0 +1,142 @@
+"""Adyen's standard webhooks to a service's webhook URL: one notification item, its signed fields held to their shapes,
+verified with the service's HMAC key by Adyen's library, then read as a `ParsedNotification`."""
+
+from __future__ import annotations
+
+import binascii
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from Adyen.util import is_valid_hmac_notification
+
+from payments.connectors.base import ConnectorResult, Outcome
+from paymentservices.processors.adyen.codes import DEFAULT_REFUSAL
+from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
+from paymentservices.processors.calls import field_of as _get
+from paymentservices.processors.calls import is_notified_amount
+from paymentservices.processors.seam import NotificationRefused, ParsedNotification, PaymentChange
+
+ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"
+HMAC_POINTER = ITEM_POINTER + "/additionalData/hmacSignature"
+
+
+def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+    """The notification item Adyen signed with the service's HMAC key (checked by Adyen's library), once every signed
+    field has its shape; anything else raises `NotificationRefused`. Adyen sends one item per notification; a batch
+    of several is refused."""
+    try:
+        body = json.loads(payload)
+    except ValueError:
+        raise NotificationRefused("The body is not an Adyen notification.", pointer="/notificationItems") from None
+    items = _get(body, "notificationItems")
+    if not isinstance(items, list) or len(items) != 1:
+        raise NotificationRefused("An Adyen notification carries exactly one item.", pointer="/notificationItems")
+    item = _get(items[0], "NotificationRequestItem")
+    signature = _get(_get(item, "additionalData"), "hmacSignature")
+    amount = _get(item, "amount")
+    if not isinstance(item, dict) or not signature or not isinstance(amount, Mapping):
+        raise NotificationRefused(
+            "The notification is unsigned or not an Adyen notification item.", pointer=HMAC_POINTER
+        )
+    _check_signed_fields(item, amount)
+    try:
+        valid = is_valid_hmac_notification(item, secret)
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        valid = False
+    if not valid:
+        raise NotificationRefused("The HMAC signature does not match.", pointer=HMAC_POINTER)
+    event_code, psp, success = item["eventCode"], item["pspReference"], item["success"]
+    data = {key: value for key, value in item.items() if key != "additionalData"}
+    payment = str(_get(item, "originalReference") or psp)
+    return ParsedNotification(
+        # Adyen's own rule for duplicates: the same event code, PSP reference and success flag.
+        event_id=f"{event_code}:{psp}:{success}",
+        event_type=event_code,
+        # The event's own object: the payment for AUTHORISATION, the capture, cancel or refund for a modification
+        # (whose notification names the payment as `originalReference`).
+        object_id=psp,
+        reference=str(_get(item, "merchantReference") or "") or None,
+        data=data,
+        change=_NOTIFIED_CHANGES.get((event_code, success == "true")),
+        amount=amount["value"],
+        payment_reference=payment,
+        amount_is_total=False,  # Adyen notifies each refund (and capture) on its own
+        authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
+    )
+
+
+# The shapes of the fields Adyen's HMAC signs, joined by ':' (Adyen's webhook document and its "Verify HMAC
+# signatures" page). Only `merchantReference` may hold a ':' (ours do: `<transaction>:capture`); every other signed
+# field is colon-free, so no field's boundary can move while the signed string stays the same.
+_SIGNED_SHAPES: dict[str, str] = {
+    # "Adyen's 16-character unique reference" for every event about a payment this server acts on.
+    "pspReference": r"[A-Za-z0-9]{16}",
+    "originalReference": r"(?:[A-Za-z0-9]{16})?",
+    "merchantAccountCode": MERCHANT_ACCOUNT.pattern,
+    # Ours, or one given in the Customer Area: Adyen's `reference` has at most 80 characters.
+    "merchantReference": r"[\x20-\x7e]{0,80}",
+    "eventCode": r"[A-Z][A-Z_]{0,63}",
+    "success": r"true|false",
+}
+# Events this server does not act on may name other objects in `pspReference` (a report's file name, a stored
+# payment's token): any printable ASCII but the space and ':'.
+_OTHER_REFERENCE = r"[\x21-\x39\x3b-\x7e]{1,255}"
+_CURRENCY = r"[A-Z]{3}"
+
+
+def _check_signed_fields(item: Mapping[str, Any], amount: Mapping[str, Any]) -> None:
+    """Refuse (naming it) the first signed field without its shape, before the signature or anything else trusts it."""
+    event_code = item.get("eventCode")
+    acted_on = event_code == "AUTHORISATION" or any(event_code == code for code, _ in _NOTIFIED_CHANGES)
+    for name, shape in _SIGNED_SHAPES.items():
+        value = item.get(name, "")
+        if name in ("pspReference", "originalReference") and not acted_on:
+            shape = _OTHER_REFERENCE if name == "pspReference" else f"(?:{_OTHER_REFERENCE})?"
+        if not isinstance(value, str) or re.fullmatch(shape, value, flags=re.ASCII) is None:
+            raise NotificationRefused(f"`{name}` is not what Adyen sends.", pointer=f"{ITEM_POINTER}/{name}")
+    value = amount.get("value")
+    if not is_notified_amount(value):
+        raise NotificationRefused(
+            "`amount.value` is not an amount Adyen sends (minor units, never negative).",
+            pointer=f"{ITEM_POINTER}/amount/value",
+        )
+    currency = amount.get("currency")
+    if not isinstance(currency, str) or re.fullmatch(_CURRENCY, currency, flags=re.ASCII) is None:
+        raise NotificationRefused(
+            "`amount.currency` is not a currency code.", pointer=f"{ITEM_POINTER}/amount/currency"
+        )
+
+
+# What a notification (its event code and success flag) means for a payment. A failed cancel changes nothing: the
+# payment stays as it was at Adyen.
+_NOTIFIED_CHANGES: dict[tuple[str, bool], str] = {
+    ("CAPTURE", True): PaymentChange.CAPTURED,
+    ("CAPTURE", False): PaymentChange.CAPTURE_FAILED,
+    ("CAPTURE_FAILED", True): PaymentChange.CAPTURE_FAILED,
+    ("CANCELLATION", True): PaymentChange.VOIDED,
+    ("REFUND", True): PaymentChange.REFUNDED,
+    ("REFUND", False): PaymentChange.REFUND_FAILED,
+    ("REFUND_FAILED", True): PaymentChange.REFUND_FAILED,
+    ("REFUNDED_REVERSED", True): PaymentChange.REFUND_FAILED,
+}
+
+
+def _notified_authorization(item: Mapping[str, Any], payment: str) -> ConnectorResult:
+    """AUTHORISATION's word on a payment: authorised, or refused for the `reason` it gives (Adyen's words; the
+    notification carries no refusal code, so the error is the issuer's decline)."""
+    if str(_get(item, "success") or "") == "true":
+        return ConnectorResult(
+            outcome=Outcome.APPROVED,
+            processor_reference=payment,
+            raw_response_code="Authorised",
+            raw_response_description="Authorised (Adyen's AUTHORISATION notification)",
+        )
+    return ConnectorResult(
+        outcome=Outcome.DECLINED,
+        processor_reference=payment,
+        error_code=DEFAULT_REFUSAL,
+        raw_response_code="Refused",
+        raw_response_description=str(_get(item, "reason") or "Refused")[:255],
+    )

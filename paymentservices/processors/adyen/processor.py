@@ -1,0 +1,46 @@
+"""Adyen as a processor: the `adyen-card` definition (its fields and their rules, features), its connector and its
+notifications."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from paymentservices.processors.adyen import notifications
+from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT
+from paymentservices.processors.features import CARD_FEATURES
+from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
+
+
+class AdyenProcessor(Processor):
+    id = "adyen-card"
+    display_name = "Adyen"
+    fields = (
+        DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=API_KEY),
+        DefinitionField(
+            "merchant_account", "Merchant account", required=True, secret=False, verifiable=True, rule=MERCHANT_ACCOUNT
+        ),
+        # Set for a live account (Adyen's "live URL prefix"); left out, the service uses Adyen's test platform.
+        DefinitionField("live_url_prefix", "Live URL prefix", required=False, secret=False, rule=LIVE_URL_PREFIX),
+        DefinitionField("hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=HMAC_KEY),
+    )
+    # Adyen's 3-D Secure and redirect flows are not run yet: a payment asking for them is declined by name.
+    features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "transaction_sync": False, "webhooks": True}
+    notification_secret_field = "hmac_key"  # noqa: S105 - a field name, not a secret
+
+    def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> AdyenConnector:
+        return AdyenConnector(
+            api_key=credentials.get("api_key", ""),
+            merchant_account=credentials.get("merchant_account", ""),
+            live_url_prefix=credentials.get("live_url_prefix") or None,
+            deadline=deadline,
+        )
+
+    def verify(self, credentials: Mapping[str, str]) -> CredentialProblem | None:
+        """Check the key and merchant account with Adyen (the fields' shapes were checked by their rules before);
+        unreachable Adyen raises."""
+        return self.connect(credentials).verify()
+
+    def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+        return notifications.parse_notification(payload=payload, headers=headers, secret=secret)

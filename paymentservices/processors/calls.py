@@ -1,0 +1,60 @@
+"""What every processor's connector shares about its calls: how long one may wait, whether a failed one can have
+reached the processor, and the answer it gives when the processor gave none. Written once here, so two processors'
+folders never say it twice (docs/payment-services.md, "Adding a processor").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from payments.connectors.base import ConnectorResult, Outcome
+
+# A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
+# the processor would have answered, and the lookup after an unanswered call needs a chance too.
+MIN_CALL_SECONDS = 1.0
+
+# FAILED results' `error_code`: no answer about the payment (the processor unreachable, slow or failing), or the
+# service's credentials (or a URL made from them) refused.
+NO_ANSWER = "service_error"
+MISCONFIGURED = "invalid_service_configuration"
+
+# Amounts in a notification: minor units, an int64 at the most, never negative.
+MAX_NOTIFIED_AMOUNT = 2**63 - 1
+
+
+def call_timeout(timeout: float, deadline: float | None) -> float:
+    """How long the next call may wait: the processor's `timeout`, and never past the payment's `deadline` (a
+    `time.monotonic()` value), though never less than MIN_CALL_SECONDS."""
+    if deadline is None:
+        return timeout
+    return max(MIN_CALL_SECONDS, min(timeout, deadline - time.monotonic()))
+
+
+def never_connected(error: BaseException) -> bool:
+    """Whether a connection error (as the `requests` library words it) happened before anything was sent: the
+    connection was refused or its host never resolved, so the processor cannot have seen the request."""
+    text = str(error)
+    return "NewConnectionError" in text or "Connection refused" in text or "Failed to resolve" in text
+
+
+def no_answer(*, code: str, misconfigured: bool, description: str) -> ConnectorResult:
+    """The FAILED answer of a call the processor did not decide: `code` names what happened (an HTTP status, an
+    error's name), `description` says it in words safe to show."""
+    return ConnectorResult(
+        outcome=Outcome.FAILED,
+        error_code=MISCONFIGURED if misconfigured else NO_ANSWER,
+        raw_response_code=code,
+        raw_response_description=description,
+    )
+
+
+def field_of(obj: Any, key: str) -> Any:
+    """`obj[key]` when `obj` is a mapping that has it, else None (a processor's answer read defensively)."""
+    return obj[key] if isinstance(obj, Mapping) and key in obj else None
+
+
+def is_notified_amount(value: Any) -> bool:
+    """Whether `value` is an amount a processor's notification may carry: an integer of minor units, not negative."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_NOTIFIED_AMOUNT

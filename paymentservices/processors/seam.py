@@ -1,0 +1,145 @@
+"""The processor seam: what a processor is to this server, beside the connector contract (`payments.connectors.base`).
+
+A `Processor` is one folder of `paymentservices/processors/` (its connector, code tables, notifications, templates and
+tests) and one line of the registry (`paymentservices/processors/__init__.py`). It declares its definition (the fields
+a service of it takes, each with its rule, which secret field holds the notification key, its features and the
+`connection_options` sets it reads), connects (`connect(credentials, deadline)`), checks credentials (`verify`), reads
+its notifications (`parse_notification`, refusing with a pointer of its own) and may name a page where the buyer runs
+its own authentication (`buyer_page`). The services and the API ask only this seam; the payment service definitions
+(`paymentservices.definitions`) are derived from the registry.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from payments.connectors.base import ConnectorResult, PaymentConnector
+from paymentservices.processors.fields import IDENTIFIER, FieldRule
+
+
+@dataclass(frozen=True)
+class DefinitionField:
+    """One credential or setting a service of the definition takes. A `secret` one is sealed and never shown. `rule`
+    is the one shape its value may have, checked on create, update and verify, and again before a connector is built
+    (a field that declares none is an identifier)."""
+
+    key: str
+    display_name: str
+    required: bool
+    secret: bool
+    format: str = "text"
+    # Whether `POST /payment-services/verify` can check it with the processor.
+    verifiable: bool = False
+    rule: FieldRule = IDENTIFIER
+
+
+@dataclass(frozen=True)
+class CredentialProblem:
+    """Which credential field the processor refused, and why (safe to show: never the value)."""
+
+    field: str
+    message: str
+
+
+class NotificationRefused(Exception):
+    """A notification that is not the processor's: unsigned, forged, stale or unreadable. The message is safe to
+    show the sender; `pointer` and `location` name where the signature (or the fault) is: a header's name
+    (`location="header"`) or a JSON pointer into the body. Each processor says its own."""
+
+    def __init__(self, message: str, *, pointer: str, location: str = "body") -> None:
+        super().__init__(message)
+        self.pointer = pointer
+        self.location = location
+
+
+class PaymentChange:
+    """What a processor's notification says happened to a payment, in words every connector shares."""
+
+    CAPTURED = "captured"  # the authorization was captured (`amount`: what was captured)
+    CAPTURE_FAILED = "capture_failed"  # a capture the processor had accepted did not happen
+    VOIDED = "voided"  # the authorization was released
+    REFUNDED = "refunded"  # money went back to the card (`amount`: see `ParsedNotification.amount_is_total`)
+    REFUND_FAILED = "refund_failed"  # a refund the processor had accepted did not happen (the money stays)
+
+
+@dataclass(frozen=True)
+class NotifiedRefund:
+    """One refund the processor holds for a payment, as its notification lists it: the processor's id of it, its
+    amount, our reference when we made it, whether it stands (succeeded, or on its way) and when it was made (the
+    processor's clock, seconds). `by_processor`: made by the processor itself, not asked by anyone (Stripe's
+    `expired_uncaptured_charge`)."""
+
+    id: str
+    amount: int
+    reference: str | None
+    stands: bool
+    created: int
+    by_processor: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedNotification:
+    """A processor's notification, once its signature is verified: its id (for duplicates), its type, the processor's
+    id of the object it is about and our reference for it (when the object carries one). `change` (a
+    `PaymentChange`), `amount` and `payment_reference` (the processor's id of the payment, our transaction's
+    `payment_service_transaction_id`) say what it means for a payment, when it is about one.
+
+    `amount` is what the processor says: None when it says nothing (never a stand-in), never negative (a notification
+    with an impossible amount is refused by its parser). A refund's `amount` is everything refunded so far
+    (`amount_is_total`, Stripe's) or this one refund (Adyen's); a total may count what a partial capture released of
+    the authorization (`released`, when the notification tells it), as Stripe's did before its API version
+    2025-03-31. `refunds` lists the processor's refund objects when the notification carries them (Stripe's charge):
+    each is booked on its own, and the total is not used. `authorization` is the processor's decision on an
+    authorization, when the notification tells it (Adyen's AUTHORISATION)."""
+
+    event_id: str
+    event_type: str
+    object_id: str
+    reference: str | None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    change: str | None = None
+    amount: int | None = None
+    payment_reference: str | None = None
+    amount_is_total: bool = True
+    released: int | None = None
+    refunds: tuple[NotifiedRefund, ...] | None = None
+    authorization: ConnectorResult | None = None
+
+
+class Processor(ABC):
+    """A processor this server pays through: its definition and what it does (see the module docstring). One instance
+    per processor is registered; it holds no credentials (each call is given a service's)."""
+
+    # The definition's id (a payment service's `definition_id`) and what the definitions endpoint shows of it.
+    id: ClassVar[str]
+    display_name: ClassVar[str]
+    fields: ClassVar[tuple[DefinitionField, ...]]
+    features: ClassVar[Mapping[str, bool]]
+    # The secret field holding the key its notifications are verified with; None: it sends none.
+    notification_secret_field: ClassVar[str | None] = None
+    # The `connection_options` sets its connector reads (upstream keys them by connector, e.g. `stripe-card`); a
+    # request carrying any other set is refused. Declared here, so no credential is opened to learn them.
+    connection_options_keys: ClassVar[frozenset[str]] = frozenset()
+    # The built-in sandbox: refused in production unless SANDBOX_PAYMENTS (paymentservices.sandbox).
+    sandbox: ClassVar[bool] = False
+    # The template of the page where the buyer runs the processor's own authentication (its connector is then a
+    # `BuyerActionConnector`), rendered with the `BuyerAction` as `action`; None when it has none.
+    buyer_page: ClassVar[str | None] = None
+
+    @abstractmethod
+    def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:
+        """The connector for a service's credentials ({key: clear value}, each held to its field's rule), whose calls
+        wait no later than `deadline` (a `time.monotonic()` value) when one is given."""
+
+    @abstractmethod
+    def verify(self, credentials: Mapping[str, str]) -> CredentialProblem | None:
+        """Ask the processor whether it takes the credentials: None when it does, the field it refused otherwise.
+        Raises when the processor cannot be asked."""
+
+    def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+        """The notification, verified with `secret` (the `notification_secret_field`'s value); `NotificationRefused`
+        when it is not the processor's."""
+        raise NotificationRefused(f"{self.display_name} sends no notifications.", pointer="/")

@@ -1,0 +1,113 @@
+"""Stripe's events to a service's webhook URL: verified with the service's webhook signing secret by Stripe's library,
+then read as a `ParsedNotification`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import stripe
+
+from paymentservices.processors.calls import is_notified_amount
+from paymentservices.processors.seam import NotificationRefused, NotifiedRefund, ParsedNotification, PaymentChange
+from paymentservices.processors.stripe.connector import REFERENCE_KEY, value_of
+
+# Where a refusal of the signature (or of a body that is no event) points: Stripe's header.
+SIGNATURE = {"pointer": "/stripe-signature", "location": "header"}
+
+
+def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+    """The event Stripe signed with the service's webhook secret (the `Stripe-Signature` header, checked by Stripe's
+    library, timestamp tolerance included); anything else, or an amount no Stripe object carries (negative, not an
+    integer), raises `NotificationRefused`."""
+    try:
+        event = stripe.Webhook.construct_event(payload, headers.get("stripe-signature"), secret)
+    except stripe.SignatureVerificationError:
+        raise NotificationRefused("The Stripe-Signature header is missing or does not match.", **SIGNATURE) from None
+    except ValueError:
+        raise NotificationRefused("The body is not a Stripe event.", **SIGNATURE) from None
+    obj = value_of(value_of(event, "data"), "object")
+    reference = value_of(value_of(obj, "metadata"), REFERENCE_KEY)
+    event_id, event_type = value_of(event, "id"), value_of(event, "type")
+    if not event_id or not event_type:
+        raise NotificationRefused("The body is not a Stripe event.", **SIGNATURE)
+    return ParsedNotification(
+        event_id=str(event_id),
+        event_type=str(event_type),
+        object_id=str(value_of(obj, "id") or ""),
+        reference=str(reference) if reference else None,
+        data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
+        **_payment_change(str(event_type), obj),
+    )
+
+
+def _amount(obj: Any, key: str, *, pointer: str = "/data/object") -> int | None:
+    """The amount `obj` gives under `key`, or None when it gives none (missing, zero and negative are different facts:
+    none stands in for another). Anything but a non-negative integer is refused, naming it."""
+    value = value_of(obj, key)
+    if value is None:
+        return None
+    if is_notified_amount(value):
+        return int(value)
+    raise NotificationRefused(f"`{key}` is not an amount Stripe sends.", pointer=f"{pointer}/{key}")
+
+
+def _payment_change(event_type: str, obj: Any) -> dict[str, Any]:
+    """What a Stripe event says happened to a PaymentIntent: captured (a PaymentIntent succeeded: `amount_received`,
+    what Stripe received, or None when the event does not say), canceled, or refunded (a charge refunded: its refund
+    objects when the charge lists them, else the total Stripe counts as refunded, and what a partial capture released
+    of the authorization); nothing for events about nothing we track."""
+    if event_type == "payment_intent.succeeded":
+        return {
+            "change": PaymentChange.CAPTURED,
+            "amount": _amount(obj, "amount_received"),
+            "payment_reference": value_of(obj, "id"),
+        }
+    if event_type == "payment_intent.canceled":
+        return {"change": PaymentChange.VOIDED, "payment_reference": value_of(obj, "id")}
+    if event_type == "charge.refunded":
+        intent = value_of(obj, "payment_intent")
+        return {
+            "change": PaymentChange.REFUNDED,
+            "amount": _amount(obj, "amount_refunded"),
+            "payment_reference": intent if isinstance(intent, str) else value_of(intent, "id"),
+            "released": _released(obj),
+            "refunds": _refunds(obj),
+        }
+    return {}
+
+
+def _released(charge: Any) -> int | None:
+    """What a partial capture released of the charge's authorization (`amount` less `amount_captured`), when the
+    charge was captured and says both."""
+    amount, captured = _amount(charge, "amount"), _amount(charge, "amount_captured")
+    if value_of(charge, "captured") is not True or amount is None or captured is None or captured > amount:
+        return None
+    return amount - captured
+
+
+def _refunds(charge: Any) -> tuple[NotifiedRefund, ...] | None:
+    """The charge's refund objects, when the event carries them (`refunds.data`: Stripe's API versions before
+    2022-11-15 list them on a charge, later ones only when expanded)."""
+    listed = value_of(value_of(charge, "refunds"), "data")
+    if not isinstance(listed, list):
+        return None
+    refunds = []
+    for index, refund in enumerate(listed):
+        pointer = f"/data/object/refunds/data/{index}"
+        refund_id, created = value_of(refund, "id"), value_of(refund, "created")
+        amount = _amount(refund, "amount", pointer=pointer)
+        if not isinstance(refund_id, str) or not refund_id or amount is None or not isinstance(created, int):
+            raise NotificationRefused("A refund of the charge is not a Stripe refund.", pointer=pointer)
+        reference = value_of(value_of(refund, "metadata"), REFERENCE_KEY)
+        refunds.append(
+            NotifiedRefund(
+                id=refund_id,
+                amount=amount,
+                reference=str(reference) if reference else None,
+                stands=value_of(refund, "status") in ("succeeded", "pending"),
+                created=created,
+                by_processor=value_of(refund, "reason") == "expired_uncaptured_charge",
+            )
+        )
+    return tuple(refunds)

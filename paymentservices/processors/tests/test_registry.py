@@ -1,0 +1,104 @@
+"""Each registered processor is one folder with the same parts, and everything the server knows of it comes from
+there: the definitions are derived from the registry, and nothing outside the folder names a module inside it
+(`lint-imports`, the `processor-*` contracts of pyproject.toml)."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+from django.template.loader import get_template
+
+from paymentservices.definitions import DEFINITIONS
+from paymentservices.processors import PROCESSORS, processor_get
+from paymentservices.processors.seam import Processor
+
+ROOT = Path(__file__).resolve().parents[3]
+PROCESSORS_DIR = ROOT / "paymentservices" / "processors"
+
+
+def _folder(processor: Processor) -> Path:
+    return Path(inspect.getfile(type(processor))).parent
+
+
+def _parts(processor: Processor) -> dict[str, object]:
+    """What a processor's folder holds, by part: its modules, templates and tests."""
+    folder = _folder(processor)
+    return {
+        "modules": sorted(path.stem for path in folder.glob("*.py") if path.stem != "__init__"),
+        "templates": sorted(str(path.relative_to(folder / "templates")) for path in folder.glob("templates/**/*.html")),
+        "tests": sorted(path.name for path in folder.glob("tests/test_*.py")),
+    }
+
+
+def test_each_registered_processor_lists_its_parts():
+    assert {processor.id: (_folder(processor).name, _parts(processor)) for processor in PROCESSORS} == {
+        "mock-card": (
+            "sandbox",
+            {"modules": ["connector", "processor"], "templates": [], "tests": ["test_connector.py"]},
+        ),
+        "stripe-card": (
+            "stripe",
+            {
+                "modules": ["codes", "connector", "notifications", "processor"],
+                "templates": ["stripe/three_d_secure.html"],
+                "tests": ["test_connector.py", "test_hosts.py", "test_notifications.py"],
+            },
+        ),
+        "adyen-card": (
+            "adyen",
+            {
+                "modules": ["codes", "connector", "notifications", "processor", "rules"],
+                "templates": [],
+                "tests": ["test_connector.py", "test_hosts.py", "test_inbound.py", "test_routed.py"],
+            },
+        ),
+    }
+
+
+def test_every_folder_of_processors_is_registered():
+    folders = {path.parent.name for path in PROCESSORS_DIR.glob("*/__init__.py") if path.parent.name != "tests"}
+    assert folders == {_folder(processor).name for processor in PROCESSORS}
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_a_processor_is_its_package_s_processor_and_its_definition(processor):
+    package = importlib.import_module(f"paymentservices.processors.{_folder(processor).name}")
+    assert package.PROCESSOR is processor
+    assert processor_get(processor.id) is processor
+    definition = DEFINITIONS[processor.id]
+    assert (definition.fields, definition.supported_features) == (processor.fields, processor.features)
+    assert definition.connection_options_keys == processor.connection_options_keys
+    assert definition.webhook_secret_field == processor.notification_secret_field
+    assert (definition.parse_notification is not None) == (processor.notification_secret_field is not None)
+    if processor.notification_secret_field is not None:
+        field = next(item for item in processor.fields if item.key == processor.notification_secret_field)
+        assert field.secret
+    if processor.buyer_page is not None:
+        assert get_template(processor.buyer_page).origin.name.startswith(str(_folder(processor)))
+    for field in processor.fields:
+        assert field.rule.refusal(field.rule.example) is None
+
+
+def test_registered_ids_are_unique_and_the_definitions_are_exactly_the_registry():
+    ids = [processor.id for processor in PROCESSORS]
+    assert len(set(ids)) == len(ids)
+    assert list(DEFINITIONS) == ids
+
+
+def _imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return names | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+
+
+def test_no_processor_imports_another():
+    folders = {_folder(processor).name for processor in PROCESSORS}
+    for folder in folders:
+        others = {f"paymentservices.processors.{name}" for name in folders - {folder}}
+        for path in (PROCESSORS_DIR / folder).rglob("*.py"):
+            reached = {module for module in _imported_modules(path) for other in others if module.startswith(other)}
+            assert reached == set(), path
