@@ -3,14 +3,18 @@
 The server is set up the way `make run` sets it up (migrate, `setup_local`, the background worker beside it),
 on an SQLite file of the test's own, served by gunicorn on a free port. A guide's `sh` blocks run in order as one
 bash script and its `python` blocks in order as one Python program, from the root of the checkout, so each
-column of a guide is followed from top to bottom exactly as a reader pastes it. The only rewriting: the
-addresses `make run` uses become the test's (`http://127.0.0.1:8000`, the receiver's port 9000) and `.local/`
-(the key `make run` wrote, the receiver's secret) the test's own directory.
+column of a guide is followed from top to bottom exactly as a reader pastes it. Each guide sets its addresses once,
+at the top, from the variables `make run` listens on (`HOST`, `PORT`; the webhook receiver's `RECEIVER_PORT`,
+by default the port after the server's): the test sets them to its server's. The only rewriting: `.local/` (the
+key `make run` wrote, the receiver's secret) becomes the test's own directory.
 
 Markers, an HTML comment on the line before a block:
 - `<!-- guide: skip (why) -->`: not run (`make run` itself, production commands). Keep these few.
 - `<!-- guide: background -->`: started before the guide's other blocks and left running (a webhook receiver);
   its output is checked for what the guide says it prints.
+- `<!-- guide: check -->`: a check a reader runs (an `sh` block, reaching the server at `$API`): run in its place,
+  and again against a server that answers every request with a redirect and an empty body (what plain HTTP to a
+  production host gets), where it must fail.
 """
 
 from __future__ import annotations
@@ -21,9 +25,12 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -37,9 +44,9 @@ RUNNABLE = {"sh", "python"}
 SHOWN = "text"
 # Every language a guide may use; a block in another one fails the test instead of silently not running.
 KNOWN = RUNNABLE | {SHOWN}
-MAKE_RUN_URL = "http://127.0.0.1:8000"
 LOCAL_DIR = ".local/"
-RECEIVER_PORT = "9000"
+# The addresses `make run` serves on by default: a guide names them in its first blocks only, from the variables.
+DEFAULT_PORTS = ("8000", "8001", "9000")
 STEP_TIMEOUT = 300  # a guide's whole column; nothing here is timed, the bound only keeps a hang from lasting
 
 
@@ -57,7 +64,8 @@ class Guide:
     blocks: list[Block] = field(default_factory=list)
 
     def runnable(self, lang: str, marker: str | None = None) -> list[Block]:
-        return [block for block in self.blocks if block.lang == lang and block.marker == marker]
+        markers = (None, "check") if marker is None else (marker,)
+        return [block for block in self.blocks if block.lang == lang and block.marker in markers]
 
 
 def parse(path: Path) -> Guide:
@@ -90,9 +98,9 @@ def _manage(*args: str, env: dict[str, str]) -> str:
     return result.stdout
 
 
-@pytest.fixture(scope="module")
-def local(tmp_path_factory) -> Iterator[Local]:
-    home = tmp_path_factory.mktemp("make-run")
+@contextmanager
+def make_run(home: Path) -> Iterator[Local]:
+    """A server, its worker and its key, set up as `make run` sets them up, on an SQLite file under `home`."""
     key_path = home / "default-api-key.pem"
     env = {
         **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
@@ -128,20 +136,29 @@ def local(tmp_path_factory) -> Iterator[Local]:
             worker.wait(timeout=10)
 
 
-def localise(code: str, local: Local, receiver_port: str) -> str:
-    return (
-        code.replace(MAKE_RUN_URL, local.server.url)
-        .replace(LOCAL_DIR, f"{local.home}/")
-        .replace(f"127.0.0.1:{RECEIVER_PORT}", f"127.0.0.1:{receiver_port}")
-        .replace(f"PORT = {RECEIVER_PORT}", f"PORT = {receiver_port}")
-    )
+@pytest.fixture(scope="module")
+def local(tmp_path_factory) -> Iterator[Local]:
+    with make_run(tmp_path_factory.mktemp("make-run")) as made:
+        yield made
+
+
+def localise(code: str, local: Local) -> str:
+    return code.replace(LOCAL_DIR, f"{local.home}/")
+
+
+def addresses(local: Local, receiver_port: str) -> dict[str, str]:
+    """What a reader's terminal holds after `make run` (HOST, PORT), and the receiver's port when not the default."""
+    env = {**local.env, "HOST": "127.0.0.1", "PORT": str(local.server.port)}
+    if receiver_port != str(local.server.port + 1):
+        env["RECEIVER_PORT"] = receiver_port
+    return env
 
 
 # A failed request must fail the script, as it would stop a reader; the guides' own curl lines stay short.
 SH_PRELUDE = """set -euo pipefail
 curl() {
   case " $* " in
-    *" --fail"* | *" -f"*) command curl "$@" ;;
+    *" --fail"* | *" -f"* | *" -w "*) command curl "$@" ;;  # -w: the guide checks the status itself
     *) command curl --fail-with-body --show-error "$@" ;;
   esac
 }
@@ -149,24 +166,33 @@ curl() {
 
 
 def run(lang: str, blocks: list[Block], local: Local, receiver_port: str) -> subprocess.CompletedProcess:
-    code = "\n".join(localise(block.code, local, receiver_port) for block in blocks)
+    code = "\n".join(localise(block.code, local) for block in blocks)
     command = ["bash", "-c", SH_PRELUDE + code] if lang == "sh" else [sys.executable, "-c", code]
-    return subprocess.run(command, cwd=ROOT, env=local.env, capture_output=True, text=True, timeout=STEP_TIMEOUT)
+    env = addresses(local, receiver_port)
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT)
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) != 0
 
 
 @pytest.fixture
-def receiver(tmp_path) -> tuple[str, Path]:
-    """The port a guide's background receiver listens on, and where its output goes."""
-    return str(free_port()), tmp_path / "receiver.log"
+def receiver(local, tmp_path) -> tuple[str, Path]:
+    """The port a guide's background receiver listens on (its default, the server's port + 1, unless taken), and
+    where its output goes."""
+    port = local.server.port + 1
+    return str(port if _free(port) else free_port()), tmp_path / "receiver.log"
 
 
 def start_background(blocks: list[Block], local: Local, port: str, log: Path) -> list[subprocess.Popen]:
     processes = []
     for block in blocks:
-        code = localise(block.code, local, port)
+        code = localise(block.code, local)
         command = ["bash", "-c", code] if block.lang == "sh" else [sys.executable, "-u", "-c", code]
+        env = addresses(local, port)
         with log.open("ab") as out:
-            processes.append(subprocess.Popen(command, cwd=ROOT, env=local.env, stdout=out, stderr=subprocess.STDOUT))
+            processes.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT))
     _wait_for_port(int(port), processes, log)
     return processes
 
@@ -206,16 +232,60 @@ def test_every_guide_is_found_and_linked_from_the_readme():
 def test_every_block_is_marked_or_runnable(path):
     for block in parse(path).blocks:
         assert block.lang in KNOWN, f"{path.name}:{block.line}: a `{block.lang}` block"
-        assert block.marker in (None, "skip", "background"), f"{path.name}:{block.line}: marker {block.marker}"
+        assert block.marker in (None, "skip", "background", "check"), f"{path.name}:{block.line}: {block.marker}"
+        if block.marker == "check":
+            assert block.lang == "sh", f"{path.name}:{block.line}: a check is a shell block"
+            assert "$API" in block.code, f"{path.name}:{block.line}: a check reaches the server at $API"
         if block.lang == SHOWN:
             assert block.marker is None, f"{path.name}:{block.line}: shown output is checked, never skipped"
 
 
+def _set_aside(block: Block) -> bool:
+    return block.marker in ("skip", "background")
+
+
+@pytest.mark.parametrize("path", guide_paths(), ids=lambda path: path.stem)
+def test_each_guide_names_its_addresses_once_at_the_top_from_the_variables_make_run_uses(path):
+    """The first `sh` and `python` blocks set the addresses from HOST and PORT; no later block names a port."""
+    guide = parse(path)
+    first = {lang: blocks[0] for lang in RUNNABLE if (blocks := guide.runnable(lang))}
+    assert "${PORT:-8000}" in first["sh"].code
+    assert "${HOST:-127.0.0.1}" in first["sh"].code
+    if "python" in first:
+        assert "os.environ.get('PORT', '8000')" in first["python"].code
+    for block in guide.blocks:
+        if block in first.values() or block.marker == "background" or block.lang not in RUNNABLE:
+            continue
+        for port in DEFAULT_PORTS:
+            assert port not in block.code, f"{path.name}:{block.line}: port {port} named again"
+
+
+def test_the_webhook_receiver_does_not_take_the_port_make_run_may_serve_on():
+    """`PORT=9000 make run` (the README's example) leaves the receiver its own port."""
+    receiver = parse(GUIDES / "webhooks.md").runnable("python", "background")[0].code
+    port_line = next(line for line in receiver.splitlines() if line.startswith("PORT = "))
+    env = {name: value for name, value in os.environ.items() if name not in ("PORT", "RECEIVER_PORT")}
+    for server_port, expected in ((None, 8001), ("9000", 9001)):
+        environment = {**env, **({"PORT": server_port} if server_port else {})}
+        result = subprocess.run(
+            [sys.executable, "-c", f"import os\n{port_line}\nprint(PORT)"],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        assert result.stdout.strip() == str(expected), (server_port, result.stderr)
+
+
 def test_skipped_blocks_stay_few():
-    skipped = [(path.name, block.line) for path in guide_paths() for block in parse(path).blocks if block.marker]
-    run_ = [block for path in guide_paths() for block in parse(path).blocks if not block.marker]
+    skipped = [(path.name, block.line) for path in guide_paths() for block in parse(path).blocks if _set_aside(block)]
+    run_ = [block for path in guide_paths() for block in parse(path).blocks if not _set_aside(block)]
     assert len(skipped) <= 6, skipped
     assert len(run_) >= 20
+
+
+# The columns followed against the module's server, so a later test knows what they made.
+FOLLOWED: set[tuple[Path, str]] = set()
 
 
 @pytest.mark.parametrize("path", guide_paths(), ids=lambda path: path.stem)
@@ -230,6 +300,7 @@ def test_guide_runs_against_a_live_server(local, receiver, path, lang):
     processes = start_background(background, local, port, log) if background else []
     try:
         result = run(lang, blocks, local, port)
+        FOLLOWED.add((path, lang))
         assert result.returncode == 0, (
             f"{path.name} ({lang}) failed:\n{result.stdout}\n{result.stderr}\nserver:\n{local.server.output()[-3000:]}"
         )
@@ -256,3 +327,113 @@ def _expected_output(guide: Guide, lang: str) -> list[str]:
             if line.lstrip().startswith("print(") and "  # " in line:
                 promised.append(line.split("  # ", 1)[1].strip())
     return promised
+
+
+def follow(guide: Guide, lang: str, local: Local, receiver: tuple[str, Path]) -> None:
+    """Follow one column of a guide from top to bottom, its receiver running, as a reader would."""
+    port, log = receiver
+    background = [block for block in guide.blocks if block.marker == "background"]
+    processes = start_background(background, local, port, log) if background else []
+    try:
+        result = run(lang, guide.runnable(lang), local, port)
+        assert result.returncode == 0, f"{guide.path.name} ({lang}) failed:\n{result.stdout}\n{result.stderr}"
+        for shown in guide.runnable(SHOWN) if background else []:
+            wait_for_text(log, shown.code.strip())
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def _webhook_status_failing(local: Local) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", "webhook_status", "--failing"],
+        cwd=ROOT,
+        env=local.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_after_every_guide_no_webhook_subscription_keeps_failing(local):
+    """Run after every column of every guide above (this module's order): nothing they leave keeps failing."""
+    status = _webhook_status_failing(local)
+    assert status.returncode == 0, status.stdout + status.stderr
+
+
+def test_every_guide_in_the_other_order_on_a_fresh_clone_leaves_no_failing_subscription(tmp_path):
+    """Each column after the other, the guides in reverse order, a payment after the last: a subscription one
+    column left behind (its receiver stopped) or two signing with different secrets would fail here."""
+    with make_run(tmp_path / "make-run") as fresh:
+        for path in reversed(guide_paths()):
+            for lang in ("sh", "python"):
+                if parse(path).runnable(lang):
+                    port = str(fresh.server.port + 1 if _free(fresh.server.port + 1) else free_port())
+                    follow(parse(path), lang, fresh, (port, tmp_path / f"{path.stem}-{lang}.log"))
+        first_payment = parse(GUIDES / "first-payment.md")
+        run("sh", first_payment.runnable("sh"), fresh, "0")  # an event after every receiver stopped
+        _wait_for_no_pending(fresh)
+        status = _webhook_status_failing(fresh)
+        assert status.returncode == 0, status.stdout + status.stderr
+
+
+def _wait_for_no_pending(local: Local) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        listed = subprocess.run(
+            [sys.executable, "manage.py", "webhook_status"], cwd=ROOT, env=local.env, capture_output=True, text=True
+        )
+        if " pending=" not in listed.stdout or all(" pending=0 " in line for line in listed.stdout.splitlines()):
+            return
+        time.sleep(0.5)
+
+
+class _Redirect(BaseHTTPRequestHandler):
+    """What plain HTTP to a production host behind TLS answers: a redirect with an empty body."""
+
+    def _redirect(self) -> None:
+        self.send_response(301)
+        self.send_header("Location", f"https://payments.example.com{self.path}")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _redirect
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def redirecting() -> Iterator[str]:
+    server = HTTPServer(("127.0.0.1", 0), _Redirect)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+CHECKS = [
+    pytest.param(path, index, id=f"{path.stem}-{index}")
+    for path in guide_paths()
+    for index, block in enumerate(parse(path).blocks)
+    if block.marker == "check"
+]
+
+
+@pytest.mark.parametrize(("path", "index"), CHECKS)
+def test_every_check_fails_when_what_it_checks_is_wrong(local, redirecting, path, index):
+    """Run after the guides above made what a check needs (a merchant's key): the check passes against the server,
+    and fails against one that answers a redirect with an empty body, which `curl -f` alone lets pass."""
+    check = parse(path).blocks[index]
+    if (path, "sh") not in FOLLOWED:  # run alone: what the check needs comes from the guide's column
+        assert run("sh", parse(path).runnable("sh"), local, str(free_port())).returncode == 0
+        FOLLOWED.add((path, "sh"))
+    for api, passes in ((local.server.url, True), (redirecting, False)):
+        code = f'API="{api}"\n' + localise(check.code, local)
+        result = subprocess.run(
+            ["bash", "-c", SH_PRELUDE + code], cwd=ROOT, env=local.env, capture_output=True, text=True, timeout=120
+        )
+        assert (result.returncode == 0) == passes, f"{path.name}:{check.line} against {api}: {result}"

@@ -85,7 +85,7 @@ def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
     with django_assert_num_queries(CHANGE_PAGE_QUERIES + (1 if transactions else 0)):
         html = support_client.get(url).content.decode()
 
-    assert f"Transactions ({transactions})" in html
+    assert ("Transactions (5 newest of 7)" if transactions else "Transactions (0)") in html
     assert "Recent events (0)" in html
     assert "Gift cards (0)" in html
     assert "Stored payment methods (0)" in html
@@ -99,6 +99,26 @@ def test_the_buyer_page_leads_to_transactions_and_gift_cards_in_fixed_queries(
         assert f"USD: 7 payment(s), captured USD {captured / 100:,.2f}, refunded USD 0.00" in html
         listed = support_client.get(f"/admin/transactions/transaction/?buyer__id__exact={buyer.pk}")
         assert {txn.pk for txn in listed.context["cl"].result_list} == {txn.pk for txn in made}
+
+
+@pytest.mark.parametrize(("events", "header"), [(5, "Recent events (5)"), (6, "Recent events (5 newest of 6)")])
+def test_a_pivot_header_counts_what_it_lists(support_client, merchant_account, events, header):
+    from transactions.models import TransactionEvent
+    from transactions.tests.factories import TransactionFactory
+
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    txn = TransactionFactory(merchant_account=merchant_account, buyer=buyer)
+    TransactionEvent.objects.filter(transaction=txn).delete()
+    for _ in range(events):
+        TransactionEvent.objects.create(
+            transaction=txn, name="authorization_succeeded", actor_type="system", to_status="authorization_succeeded"
+        )
+
+    html = support_client.get(f"/admin/buyers/buyer/{buyer.pk}/change/").content.decode()
+
+    assert header in html
+    section = html.split('data-pivot="recent events"', 1)[1].split("</ul>", 1)[0]
+    assert section.count("<li>") == 5
 
 
 def test_capped_paginator_counts_exactly_below_the_cap_and_stops_at_it(merchant_account, monkeypatch):

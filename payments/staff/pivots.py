@@ -56,7 +56,9 @@ def render(obj: Model) -> SafeString:
         rows = pivot.model._default_manager.filter(**{pivot.lookup: obj.pk})
         count = rows.order_by()[: COUNTED + 1].count()
         newest = list(rows.select_related(*pivot.select_related).order_by("-created_at")[:SHOWN])
-        shown = f"{COUNTED:,}+" if count > COUNTED else f"{count:,}"
+        counted = f"{COUNTED:,}+" if count > COUNTED else f"{count:,}"
+        # The header says what the list holds: "(6)" over five rows reads as a row missing.
+        shown = counted if count <= len(newest) else f"{len(newest)} newest of {counted}"
         link = ""
         if pivot.changelist_param and count:
             meta = pivot.model._meta
