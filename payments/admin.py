@@ -12,6 +12,7 @@ from django.utils.html import format_html
 
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.services import api_key_revoke, merchant_account_create, merchant_account_update
+from payments.audit import display as audit_display
 from payments.audit.models import AuditLogEntry
 from payments.ratelimits.models import RateLimitEvent
 from payments.staff.mixins import ReadOnlyAdminMixin
@@ -44,15 +45,8 @@ class RateLimitEventAdmin(ReadOnlyAdminMixin, RateLimitEventAdminBase):
 class AuditLogEntryAdmin(ReadOnlyAdminMixin, AuditLogEntryAdminBase):
     """Who changed what and when, API keys and staff alike: read-only, written only by `audit_record`."""
 
-    list_display = (
-        "created_at",
-        "user_name",
-        "user_is_staff",
-        "action",
-        "resource_type",
-        "resource_name",
-        "merchant_account",
-    )
+    # Four columns that fit 1280 px: when, who, what changed (linked to the resource), for which account.
+    list_display = ("created_at", "who", "what_changed", "merchant_account")
     list_filter = (
         "action",
         "user_is_staff",
@@ -66,6 +60,14 @@ class AuditLogEntryAdmin(ReadOnlyAdminMixin, AuditLogEntryAdminBase):
     list_select_related = ("merchant_account",)
     ordering = ("-created_at", "-id")
     show_full_result_count = False
+
+    @admin.display(description="Who", ordering="user_name")
+    def who(self, entry: AuditLogEntry) -> str:
+        return audit_display.actor(entry)
+
+    @admin.display(description="What changed")
+    def what_changed(self, entry: AuditLogEntry) -> str:
+        return audit_display.change(entry)
 
 
 @admin.register(MerchantAccount)

@@ -247,3 +247,30 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "transactions.transaction": "transaction",
         "webhooks.webhooksubscription": "webhook-subscription",
     }
+
+
+def test_the_admin_list_says_who_what_changed_and_links_the_resource(
+    admin_client, api_client, api_key, merchant_account
+):
+    client = api_client(scopes=["buyers.write"])
+    buyer = client.post("/buyers", {"display_name": "Jane Zoe"}, format="json").json()
+    gone = client.post("/buyers", {"display_name": "Gone Buyer"}, format="json").json()
+    client.delete(f"/buyers/{gone['id']}")
+    staff = Actor(id=uuid.uuid4(), name="dana", is_staff=True)
+    audit_record(
+        actor=staff,
+        action="updated",
+        resource_type="buyer",
+        resource_id=buyer["id"],
+        resource_name="Jane Zoe",
+        merchant_account_id=merchant_account.id,
+    )
+
+    html = admin_client.get("/admin/payments/auditlogentry/").content.decode()
+
+    assert f'Created buyer <a href="/admin/buyers/buyer/{buyer["id"]}/change/">Jane Zoe</a>' in html
+    assert "Deleted buyer <span>Gone Buyer</span>" in html  # nothing left to link to
+    assert "dana <small>(staff)</small>" in html
+    assert f"API key {api_key.kid[:8]}…</a> <small>of {merchant_account.id}</small>" in html
+    assert f">{api_key.kid}<" not in html  # never the raw key id as the text
+    assert f'href="/admin/payments/apikey/?q={api_key.kid}"' in html
