@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from tests.browser.test_checkout import APPROVED_CARD, DECLINED_CARD, enter_card, open_checkout
-from tests.browser.test_support_desk import _log_in, desk  # noqa: F401 - the desk fixture
+from tests.browser.test_support_desk import Desk, _log_in, desk  # noqa: F401 - the desk fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -106,16 +106,58 @@ def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the f
     expect(page.locator("#result_list tbody tr")).to_have_count(2)
     expect(page.locator("#result_list")).to_contain_text("issuer_decline")
     # Every column shows: the list does not scroll inside its own box either.
-    overflow = page.evaluate(
-        "(() => { const r = document.querySelector('#changelist .results'); return r.scrollWidth - r.clientWidth; })()"
+    assert _overflow(page) <= 0
+    # Each value sits beside its label: the decline reason starts no further left than the status it follows
+    # (on a phone, never under the label in the label column).
+    stray = page.evaluate(
+        """(() => {
+            const reason = document.querySelector('#result_list .decline-reason');
+            const status = document.createRange();
+            status.selectNodeContents(reason.parentElement.firstChild);
+            const start = status.getClientRects()[0].left;
+            return [...reason.getClientRects()].filter((rect) => rect.left < start - 1).length;
+        })()"""
     )
-    assert overflow <= 0
+    assert stray == 0, f"the decline reason wraps into the label column at {screen.name}"
     screen.check(output_dir, "desk-transactions")
+
+    _audited(desk)
+    page.goto(f"{desk.origin}/admin/payments/auditlogentry/")
+    expect(page.locator("#result_list")).to_contain_text("Captured transaction")
+    expect(page.locator("#result_list .field-who", has_text="API key").first).to_be_visible()
+    if screen.name == "1280":  # every column shows at a laptop's width
+        assert _overflow(page) <= 0
+    screen.check(output_dir, "desk-audit-log")
 
     page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/change/")
     expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
     expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
     screen.check(output_dir, "desk-buyer")
+
+
+def _overflow(page: Page) -> int:
+    """How far the list's table reaches past its box: > 0 when a column is cut off."""
+    return page.evaluate(
+        "(() => { const r = document.querySelector('#changelist .results'); return r.scrollWidth - r.clientWidth; })()"
+    )
+
+
+def _audited(prepared: Desk) -> None:
+    """An API key's capture and a staff user's change, as the audit log records them."""
+    from payments.accounts.services import api_key_generate
+    from payments.audit.services import Actor, audit_record
+
+    paid = prepared.paid
+    key = api_key_generate(merchant_account=paid.merchant_account).api_key
+    for actor, action in ((Actor(key.id, key.kid, False), "captured"), (Actor(None, "support", True), "updated")):
+        audit_record(
+            actor=actor,
+            action=action,
+            resource_type="transaction",
+            resource_id=str(paid.pk),
+            resource_name=f"Felix Okafor USD 120.00 {paid.pk}",
+            merchant_account_id=paid.merchant_account_id,
+        )
 
 
 def test_the_front_door_at_each_width(demo_shop, screen, output_dir):
