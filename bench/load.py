@@ -22,6 +22,8 @@ from bench.fixtures import ROOT, free_port
 GUNICORN = [sys.executable, "-m", "gunicorn", "--config", "config/gunicorn.conf.py"]
 APP_SERVERS: dict[str, Callable[[str, int, int], list[str]]] = {
     "gunicorn sync": lambda app, workers, port: [*GUNICORN, app],
+    # The production layout (docs/deploy.md): nginx with config/nginx.conf keeps the clients' connections alive.
+    "nginx + gunicorn sync": lambda app, workers, port: [sys.executable, "-m", "bench.proxied", app],
     "gthread keep-alive": lambda app, workers, port: [*GUNICORN, "--worker-class", "gthread", "--keep-alive", "5", app],
     "gthread keep-alive, 2 connections": lambda app, workers, port: [
         *GUNICORN, "--worker-class", "gthread", "--keep-alive", "5", "--worker-connections", "2", app
@@ -67,7 +69,7 @@ def start_server(
             with urllib.request.urlopen(base + ready_path, timeout=2) as response:  # noqa: S310 - loopback
                 if response.status == 200:
                     return process, base
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # refused, reset, timed out (URLError is one too): not ready yet
             pass
         if process.poll() is not None:
             break
