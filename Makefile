@@ -111,8 +111,10 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e ".[dev,bench]"
 	touch $(BENCH_STAMP)
 
+# `make bench STAGE=scale`: the lists and desk pages at 10k, 100k and 1M rows (bench/scale.py, docs/performance.md).
+STAGE ?= run
 bench: install $(BENCH_STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/$(STAGE).py
 
 clean:
 	rm -rf $(VENV) .local staticfiles test-output node_modules

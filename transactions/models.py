@@ -193,6 +193,14 @@ class Transaction(TimestampedModel):
             models.Index(
                 fields=["merchant_account", "payment_method", "-created_at", "-id"], name="transaction_payment_method"
             ),
+            # `updated_at_gte`/`_lte`: a window of last changes, found without walking the page order.
+            models.Index(fields=["merchant_account", "updated_at"], name="transaction_updated"),
+            # `payment_method_scheme` and `country`: a rare value is a short range scan in the page order.
+            models.Index(
+                fields=["merchant_account", "card_scheme", "-created_at", "-id"], name="transaction_card_scheme"
+            ),
+            models.Index(fields=["merchant_account", "country", "-created_at", "-id"], name="transaction_country"),
+            # (`metadata` containment has a GIN index on PostgreSQL: migration 0012.)
             # The admin's searches and filters across accounts (docs/admin.md), each followed by the list's order.
             models.Index(fields=["card_last4", "-created_at", "-id"], name="transaction_staff_last4"),
             # Also the list's `buyer_email_address` filter: an address is so selective that the account is checked on

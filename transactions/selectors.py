@@ -12,7 +12,7 @@ from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Out
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import TruncHour
 
-from buyers.selectors import buyer_ids_named
+from buyers.selectors import buyer_ids_named, buyer_ids_with_name
 from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
@@ -65,15 +65,17 @@ def transactions_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
     )
 
 
-def transaction_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
+def transaction_search(
+    queryset: QuerySet[Transaction], term: str, *, merchant_account: MerchantAccount
+) -> QuerySet[Transaction]:
     """Transactions whose id, external identifier, buyer identifier or processor id is `term`, or whose buyer's
-    name contains it."""
-    match = (
-        Q(external_identifier=term)
-        | Q(buyer_external_identifier=term)
-        | Q(payment_service_transaction_id=term)
-        | Q(buyer__display_name__icontains=term)
-    )
+    name contains it (of the first `BUYER_NAME_MATCHES` buyers so named). The buyers are found first, so every
+    branch of the OR is an index of the transactions table: joined to buyers, the OR read every transaction with
+    its buyer (5 s at a million rows, docs/performance.md)."""
+    match = Q(external_identifier=term) | Q(buyer_external_identifier=term) | Q(payment_service_transaction_id=term)
+    named = buyer_ids_with_name(merchant_account=merchant_account, term=term, limit=BUYER_NAME_MATCHES)
+    if named:
+        match |= Q(buyer_id__in=named)
     pk = _as_uuid(term)
     if pk is not None:
         match |= Q(pk=pk)

@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from payments.choices import PaymentSource
 from payments.rest.filters import OffsetDateTimeFilter, TrueFalseFilter, always, matches_nothing
 from payments.rest.parsers import UnacceptableJson, json_loads_checked
+from payments.rest.permissions import request_merchant_account
 from transactions.models import Transaction, TransactionStatus
 from transactions.selectors import (
     transaction_buyer_search,
@@ -109,7 +110,7 @@ class TransactionFilter(django_filters.FilterSet):
     created_at_gte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="gte")
     created_at_lte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="lte")
     updated_at_gte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="gte")
-    updated_at_lte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="lte")
+    updated_at_lte = OffsetDateTimeFilter(method="filter_updated_at_lte")
     amount_eq = IntegerFilter(field_name="amount", lookup_expr="exact", min_value=0, max_value=MAX_FILTER_AMOUNT)
     amount_gte = IntegerFilter(field_name="amount", lookup_expr="gte", min_value=0, max_value=MAX_FILTER_AMOUNT)
     amount_lte = IntegerFilter(field_name="amount", lookup_expr="lte", min_value=0, max_value=MAX_FILTER_AMOUNT)
@@ -178,8 +179,14 @@ class TransactionFilter(django_filters.FilterSet):
         # Settled: the processor's settlement records name the transaction (docs/reconciliation.md).
         return queryset.filter(settled_at__isnull=not value)
 
+    def filter_updated_at_lte(self, queryset, name, value):
+        # A transaction is created before its last change, so `created_at <= value` holds too. Said outright, it
+        # lets the page walk start at `value` instead of at the newest row: an old window no longer reads every
+        # newer transaction first (4.4 s for a day 85 days back at a million rows, docs/performance.md).
+        return queryset.filter(updated_at__lte=value, created_at__lte=value)
+
     def filter_search(self, queryset, name, value):
-        return transaction_search(queryset, value)
+        return transaction_search(queryset, value, merchant_account=request_merchant_account(self.request))
 
     def filter_buyer_email_address(self, queryset, name, value):
         return queryset.filter(buyer_email_address=value.lower())
