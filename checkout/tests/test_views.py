@@ -202,6 +202,15 @@ def test_demo_mints_a_pinned_embed_token_for_a_fresh_session(demo, private_key_p
     assert f'src="{api_origin}/static/checkout/embed.js"' in html
 
 
+def test_demo_says_beside_the_test_cards_how_to_pay_with_3_d_secure(demo):
+    html = Client(HTTP_HOST="localhost:8000").get(DEMO_URL).content.decode()
+
+    cards = html.split('id="test-cards"', 1)[1].split("</p>", 1)[0]
+    assert "4000 0000 0000 3220" in cards
+    assert "three_d_secure_enabled" in cards
+    assert "PUT /payment-services/{id}" in cards
+
+
 def test_demo_pins_the_token_to_a_returning_buyer(demo, private_key_pem):
     buyer_id = str(uuid.uuid4())
 
