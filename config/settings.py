@@ -493,7 +493,7 @@ SCHEDULED_JOBS: dict[str, dict] = {
 SANDBOX_SETTLEMENT_LOOKBACK_DAYS = env.int("SANDBOX_SETTLEMENT_LOOKBACK_DAYS", default=7)
 # Reports (docs/reports.md). A file is kept this many days after its execution finished, then deleted by the purge.
 REPORT_FILE_RETENTION_DAYS = env.int("REPORT_FILE_RETENTION_DAYS", default=30)
-# A worker holds a running execution this long between renewals (every few thousand rows); one that dies frees it.
+# A worker holds a running execution this long, renewed as it writes (each third of it); one that dies frees it.
 REPORT_EXECUTION_LEASE_SECONDS = env.float("REPORT_EXECUTION_LEASE_SECONDS", default=300.0)
 # Attempts an execution gets when its worker dies before it finishes; then it is failed.
 REPORT_EXECUTION_MAX_ATTEMPTS = env.int("REPORT_EXECUTION_MAX_ATTEMPTS", default=3)

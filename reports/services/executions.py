@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -34,8 +35,8 @@ logger = logging.getLogger(__name__)
 WORKER = f"{socket.gethostname()}:{os.getpid()}"
 # Reports the scheduler handles per run; the next run takes the rest.
 SCHEDULE_BATCH = 200
-# Rows written between two renewals of a running execution's lease.
-HEARTBEAT_ROWS = 5000
+# Rows written between two looks at the clock, to renew a running execution's lease in time.
+HEARTBEAT_ROWS = 100
 
 
 def report_execution_create(*, report: Report, reference: datetime) -> ReportExecution:
@@ -148,16 +149,19 @@ class LeaseLost(Exception):
 
 
 def _leased(rows: Iterator[list[Any]], execution_id: str, token: uuid.UUID) -> Iterator[list[Any]]:
-    """The rows, renewing the attempt's lease every HEARTBEAT_ROWS: a long report keeps its lease while it makes
-    progress, and a worker that dies loses it within REPORT_EXECUTION_LEASE_SECONDS."""
+    """The rows, renewing the attempt's lease whenever a third of it has passed: a long report keeps its lease while
+    it makes progress, and a worker that dies loses it within REPORT_EXECUTION_LEASE_SECONDS."""
     lease = timedelta(seconds=settings.REPORT_EXECUTION_LEASE_SECONDS)
+    renew_every = lease.total_seconds() / 3
+    renewed_at = time.monotonic()
     for count, row in enumerate(rows, start=1):
-        if count % HEARTBEAT_ROWS == 0:
-            renewed = ReportExecution.objects.filter(pk=execution_id, lease_token=token).update(
+        if count % HEARTBEAT_ROWS == 0 and time.monotonic() - renewed_at >= renew_every:
+            kept = ReportExecution.objects.filter(pk=execution_id, lease_token=token).update(
                 leased_until=timezone.now() + lease
             )
-            if not renewed:
+            if not kept:
                 raise LeaseLost(execution_id)
+            renewed_at = time.monotonic()
         yield row
 
 
