@@ -194,3 +194,22 @@ def test_execution_states(merchant_account):
     execution.refresh_from_db()
     assert execution.status == ExecutionStatus.SUCCEEDED
     assert execution.row_count == 0
+
+
+def test_an_xlsx_report_downloads_as_a_workbook(api_client, merchant_account):
+    from openpyxl import load_workbook
+
+    paid = TransactionFactory(merchant_account=merchant_account, captured=True, amount=777)
+    client = api_client(scopes=WRITE)
+    report = _create(client, file_format="xlsx").json()
+    execution_id = report["latest_execution"]["id"]
+    report_execution_run(execution_id=execution_id)
+    url = client.post(f"/reports/{report['id']}/executions/{execution_id}/url", {}, format="json").json()["url"]
+
+    downloaded = _download(APIClient(), url)
+    assert downloaded["Content-Type"].startswith("application/vnd.openxmlformats")
+    sheet = load_workbook(io.BytesIO(b"".join(downloaded.streaming_content)), read_only=True).active
+    assert [list(row) for row in sheet.iter_rows(values_only=True)] == [
+        ["id", "status", "amount"],
+        [str(paid.pk), "capture_succeeded", 777],
+    ]
