@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
+from paymentservices.models import PaymentService
 from tests.browser.test_checkout import APPROVED_CARD, DECLINED_CARD, enter_card, open_checkout
 from tests.browser.test_support_desk import Desk, _log_in, desk  # noqa: F401 - the desk fixture
 
@@ -66,6 +67,9 @@ def test_the_demo_at_each_width(demo_shop, screen, output_dir):
     enter_card(page, APPROVED_CARD)
     page.locator(".gr4vy-embed__pay").click()
     expect(checkout).to_have_attribute("data-state", "approved")
+    # The receipt names the payment service that took the payment: the account's sandbox.
+    sandbox = PaymentService.objects.get(merchant_account=demo_shop.merchant_account)
+    expect(page.locator("#demo-result")).to_contain_text(f"Paid through{sandbox.display_name}")
     screen.check(output_dir, "demo-receipt")
 
 
