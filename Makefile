@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 PYTEST_ARGS ?=
 NODE_STAMP := node_modules/.installed
 
-.PHONY: install run worker test lint serve bench clean chromium nginx contracts
+.PHONY: install run worker test quick lint serve bench clean chromium nginx contracts
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +97,18 @@ test: lint chromium nginx $(NODE_STAMP)
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	$(BIN)/python -m contracts.derive --check
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The fast loop while working: the tests named in T (default: the suite but its browser tests and the fuzzer) on one
+# worker per core (pytest-xdist), keeping the test database between runs (pytest-django's --reuse-db: a PostgreSQL
+# DATABASE_URL's test databases are migrated once, not each run; add T=--create-db after a new migration). No lint, no
+# browsers, no contracts check: `make test` stays the whole thing. Examples: `make quick`,
+# `make quick T=paymentservices`, `make quick T="transactions -k refund"`.
+# Leave REDIS_URL unset here: workers sharing one Redis database clear each other's rate-limit counters.
+T ?= --ignore=tests/test_fuzz.py
+QUICK_WORKERS ?= auto
+quick: $(STAMP) $(NODE_STAMP)
+	mkdir -p .local
+	$(BIN)/pytest -n $(QUICK_WORKERS) --reuse-db -m "not browser" $(T) $(PYTEST_ARGS)
 
 # preflight first: a missing or wrong setting (secrets, DATABASE_URL) is one line naming it, before anything runs.
 serve: $(STAMP)

@@ -13,6 +13,9 @@ from transactions.tests.test_api import (
     create,
 )
 
+# A well-formed id no row has: a parameter fixed at import, so every test worker collects the same test ids.
+UNKNOWN_ID = "00000000-0000-4000-8000-00000000dead"
+
 pytestmark = pytest.mark.django_db
 
 
@@ -30,7 +33,7 @@ def test_get_returns_the_transaction(client):
     assert response.json() == created
 
 
-@pytest.mark.parametrize("transaction_id", [str(uuid.uuid4()), "not-a-uuid"])
+@pytest.mark.parametrize("transaction_id", [UNKNOWN_ID, "not-a-uuid"])
 def test_unknown_transactions_are_404(client, transaction_id):
     assert_error(client.get(f"/transactions/{transaction_id}"), 404)
 
