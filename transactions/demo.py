@@ -179,6 +179,7 @@ def demo_rows(
             "authorized_amount": amount if approved else 0,
             "captured_amount": amount if approved and capture else 0,
             "refunded_amount": 0,
+            "settled_amount": 0,  # COPY sends every column: the model default is not the table's
             "external_identifier": f"{EXTERNAL_IDENTIFIER_PREFIX}{number:06d}",
             "buyer_id": buyer[0] if buyer else None,
             "buyer_external_identifier": buyer[1] if buyer else None,

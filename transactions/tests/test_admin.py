@@ -325,7 +325,10 @@ def test_a_gift_card_leads_to_its_redemptions_in_fixed_queries(
     with django_assert_num_queries(8):
         html = support_client.get(url).content.decode()
 
-    assert f"Redemptions ({redemptions})" in html
+    shown = min(redemptions, 5)
+    assert (
+        f"Redemptions ({shown} newest of {redemptions})" if redemptions > shown else f"Redemptions ({redemptions})"
+    ) in html
     assert html.count("USD 2.50") == min(redemptions, 5)
     assert page_of(txns[-1]) in html
 
