@@ -142,6 +142,7 @@ def test_an_approved_card_pays_and_the_transaction_is_stored(demo_shop, browser_
     assert receipt_rows(page) == {
         "Amount": "$12.99",
         "Card": "ending in 1111",
+        "Paid through": "Sandbox",
         "Reference": transaction.reconciliation_id,
         "Status": "Paid",
     }

@@ -91,6 +91,7 @@ def test_a_challenge_completed_in_the_frame_ends_authorized(shop, sized_page, si
     assert receipt_rows(page) == {
         "Amount": "$12.99",
         "Card": "ending in 3220",
+        "Paid through": "Sandbox",
         "Reference": txn.reconciliation_id,
         "Status": "Paid",
     }
