@@ -32,6 +32,8 @@ from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.accounts.keys import mint_token
 from paymentservices.models import PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
+from reports.tests.factories import ReportExecutionFactory
+from settlements.tests.factories import LedgerEntryFactory
 from tests.servers import database_url, gunicorn
 from tests.test_openapi import registered_api_endpoints
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
@@ -58,6 +60,8 @@ def _objects(account, settings) -> dict[str, list[str]]:
     authorized = TransactionFactory(merchant_account=account, authorized=True)
     refund = RefundFactory(transaction__merchant_account=account)
     shipping_details = ShippingDetailsFactory(buyer__merchant_account=account)
+    settlement = LedgerEntryFactory(transaction__merchant_account=account)
+    execution = ReportExecutionFactory(report__merchant_account=account)
     return {
         "buyer_id": [str(shipping_details.buyer_id), str(BuyerFactory(merchant_account=account).pk)],
         "shipping_details_id": [str(shipping_details.pk)],
@@ -67,8 +71,12 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(authorized.pk),
             str(TransactionFactory(merchant_account=account, captured=True).pk),
             str(refund.transaction_id),
+            str(settlement.transaction_id),
         ],
         "refund_id": [str(refund.pk)],
+        "settlement_id": [str(settlement.pk)],
+        "report_id": [str(execution.report_id)],
+        "report_execution_id": [str(execution.pk)],
         "payment_method_id": [str(PaymentMethodFactory(merchant_account=account).pk)],
         "subscription_id": [str(subscription_for(account, "http://127.0.0.1:9/payments").pk)],
         "payment_service_id": [
