@@ -7,6 +7,7 @@ switches production strictness on: every secret must then come from the environm
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -398,23 +399,29 @@ PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SEC
 # A production server (DJANGO_DEBUG=false) lets the `mock-card` sandbox answer only when this is true: without it
 # a `mock-card` payment service cannot be created and no payment is routed to one (docs/payment-services.md).
 SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
-# The Stripe API the `stripe-card` connector calls (tests point it at a local fake Stripe), and how long one call
-# may take; a call that gets no answer in time is a "no answer" result, never a decline.
-STRIPE_API_BASE = env.str("STRIPE_API_BASE", default="https://api.stripe.com")
-STRIPE_TIMEOUT_SECONDS = env.float("STRIPE_TIMEOUT_SECONDS", default=10.0)
-# Stripe.js, which the buyer's page loads to complete Stripe's own 3-D Secure (docs/three-d-secure.md); the tests
-# point it at the fake Stripe's stand-in. The page's Content-Security-Policy allows its origin.
-STRIPE_JS_URL = env.str("STRIPE_JS_URL", default="https://js.stripe.com/v3/")
 # How long one payment may spend with processors, every failover attempt included (docs/payment-services.md): no
 # attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
 # that finds no processor answering still answers well inside the web timeout and the client's own.
 PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
 
-# The Adyen Checkout API (v72) the `adyen-card` connector calls: empty means Adyen's own, test or live by the service's
-# `live_url_prefix`; tests point it at a mock built from Adyen's API document. A call that gets no answer in time is a
-# "no answer" result, never a decline.
-ADYEN_API_BASE = env.str("ADYEN_API_BASE", default="")
-ADYEN_TIMEOUT_SECONDS = env.float("ADYEN_TIMEOUT_SECONDS", default=10.0)
+# Each processor's own settings, one block per processor folder (paymentservices/processors/<id>/), read from
+# environment variables named after it (docs/deploy.md). API_BASE: where its connector calls (the tests point it at
+# the processor's double); TIMEOUT_SECONDS: how long one call may take, after which it is a "no answer" result, never a
+# decline. Connectors read their block at each call (`paymentservices.processors.config.processor_settings`).
+PROCESSORS: dict[str, dict[str, Any]] = {
+    "stripe": {
+        "API_BASE": env.str("STRIPE_API_BASE", default="https://api.stripe.com"),
+        "TIMEOUT_SECONDS": env.float("STRIPE_TIMEOUT_SECONDS", default=10.0),
+        # Stripe.js, which the buyer's page loads to complete Stripe's own 3-D Secure (docs/three-d-secure.md); the
+        # tests point it at the fake Stripe's stand-in. The page's Content-Security-Policy allows its origin.
+        "JS_URL": env.str("STRIPE_JS_URL", default="https://js.stripe.com/v3/"),
+    },
+    "adyen": {
+        # The Checkout API (v72): empty means Adyen's own, test or live by the service's `live_url_prefix`.
+        "API_BASE": env.str("ADYEN_API_BASE", default=""),
+        "TIMEOUT_SECONDS": env.float("ADYEN_TIMEOUT_SECONDS", default=10.0),
+    },
+}
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")

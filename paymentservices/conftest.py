@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from paymentservices import notifications
+from paymentservices.processors.tests.overrides import override_processor
 from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
 from tests.servers import FakeStripe, localstripe
 
@@ -21,8 +22,7 @@ def fake_stripe() -> Iterator[FakeStripe]:
 @pytest.fixture
 def stripe_api(fake_stripe, settings) -> FakeStripe:
     """Point the stripe-card connector at the fake."""
-    settings.STRIPE_API_BASE = fake_stripe.url
-    settings.STRIPE_TIMEOUT_SECONDS = 5
+    override_processor(settings, "stripe", API_BASE=fake_stripe.url, TIMEOUT_SECONDS=5)
     return fake_stripe
 
 
@@ -36,8 +36,7 @@ def adyen_prism() -> Iterator[AdyenMock]:
 def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
     """Point the adyen-card connector at the validating mock, through a transport that names each simulated answer;
     afterwards, every request the library sent must have been valid by Adyen's document."""
-    settings.ADYEN_API_BASE = adyen_prism.url
-    settings.ADYEN_TIMEOUT_SECONDS = 5
+    override_processor(settings, "adyen", API_BASE=adyen_prism.url, TIMEOUT_SECONDS=5)
     adyen_prism.reset()
     monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
     monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)

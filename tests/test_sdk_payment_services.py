@@ -6,6 +6,7 @@ import pytest
 from gr4vy import errors, models
 
 from paymentservices.models import PaymentService
+from paymentservices.processors.tests.overrides import override_processor
 from tests.servers import localstripe
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,7 +34,7 @@ def test_definitions(sdk, merchant_account):
 
 def test_a_stripe_service_is_verified_configured_moved_and_deleted(sdk, merchant_account, settings):
     with localstripe() as fake:
-        settings.STRIPE_API_BASE = fake.url
+        override_processor(settings, "stripe", API_BASE=fake.url)
         sdk.payment_services.verify(
             payment_service_definition_id="stripe-card", fields=[{"key": "secret_key", "value": SECRET}]
         )

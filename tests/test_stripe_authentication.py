@@ -18,6 +18,7 @@ import stripe
 from django.test import Client
 from django.utils import timezone
 
+from paymentservices.processors.tests.overrides import override_processor
 from tests.servers import FakeStripe, localstripe
 from transactions.models import ThreeDSecureChallenge, Transaction
 from transactions.services.challenges import challenges_expire
@@ -36,9 +37,9 @@ SDK_DEFAULTS = {"store": False, "is_subsequent_payment": False, "merchant_initia
 @pytest.fixture
 def fake(settings) -> FakeStripe:
     with localstripe() as running:
-        settings.STRIPE_API_BASE = running.url
-        settings.STRIPE_TIMEOUT_SECONDS = 5
-        settings.STRIPE_JS_URL = f"{running.url}/js.stripe.com/v3/"
+        override_processor(
+            settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5, JS_URL=f"{running.url}/js.stripe.com/v3/"
+        )
         yield running
 
 

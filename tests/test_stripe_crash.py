@@ -19,6 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from payments.accounts.keys import mint_token
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import database_url, gunicorn, localstripe
@@ -114,7 +115,7 @@ def test_a_worker_killed_after_stripe_made_the_payment_intent_is_recovered_from_
             None,
         )
 
-        settings.STRIPE_API_BASE = fake.url
+        override_processor(settings, "stripe", API_BASE=fake.url)
         recovery = transactions_recover_pending(now=timezone.now() + timedelta(hours=1))
 
         assert [recovered.pk for recovered in recovery.resolved] == [txn.pk]

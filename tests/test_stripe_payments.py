@@ -16,6 +16,7 @@ import stripe
 from gr4vy import models
 
 from paymentservices.models import InboundNotification
+from paymentservices.processors.tests.overrides import override_processor
 from tests.servers import FakeStripe, localstripe
 from transactions.models import Refund, Transaction, TransactionEvent
 
@@ -31,8 +32,7 @@ DECLINED = {**CARD, "number": "4000000000000341"}
 @pytest.fixture
 def fake(settings) -> FakeStripe:
     with localstripe() as running:
-        settings.STRIPE_API_BASE = running.url
-        settings.STRIPE_TIMEOUT_SECONDS = 5
+        override_processor(settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5)
         yield running
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from payments.tests.assertions import assert_error
 from paymentservices.models import PaymentService
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.services import payment_service_credentials
 from paymentservices.tests.factories import PaymentServiceFactory
 
@@ -296,7 +297,7 @@ def test_verify_uses_a_services_own_credentials_for_fields_not_sent(writer, stri
 def test_verify_of_an_unreachable_processor_is_a_502(writer, settings):
     from tests.servers import free_port
 
-    settings.STRIPE_API_BASE = f"http://127.0.0.1:{free_port()}"
+    override_processor(settings, "stripe", API_BASE=f"http://127.0.0.1:{free_port()}")
     payload = {"payment_service_definition_id": "stripe-card", "fields": [{"key": "secret_key", "value": SECRET}]}
 
     response = writer.post("/payment-services/verify", payload, format="json")

@@ -13,6 +13,7 @@ import pytest
 from payments.connectors.base import ConnectorResult, Outcome
 from paymentservices.definitions import ADYEN_CARD, STRIPE_CARD
 from paymentservices.models import PaymentService
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.routing import RETRYABLE_DECLINES, try_next
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -86,7 +87,7 @@ def _history(client, body) -> list[str]:
 def test_with_stripe_killed_a_payment_fails_over_to_adyen(client, settings, stripe_first, adyen, adyen_mock):
     adyen_mock.answer("/payments", example="card-direct")
     with localstripe() as fake:
-        settings.STRIPE_API_BASE = fake.url
+        override_processor(settings, "stripe", API_BASE=fake.url)
         os.kill(fake.process.pid, signal.SIGKILL)
         fake.process.wait()
 

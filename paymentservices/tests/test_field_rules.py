@@ -13,6 +13,7 @@ from payments.tests.assertions import assert_error
 from paymentservices.definitions import DEFINITIONS, Definition, DefinitionField
 from paymentservices.models import PaymentService
 from paymentservices.processors.fields import OPAQUE_SECRET
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.routing import connector_for
 from paymentservices.services import (
     CredentialsMalformed,
@@ -85,9 +86,8 @@ def writer(api_client, merchant_account):
 @pytest.fixture
 def nowhere(settings, listener):
     """Every processor call this test could make goes to the listener, which counts what arrives."""
-    settings.STRIPE_API_BASE = f"http://127.0.0.1:{listener.port}"
-    settings.ADYEN_API_BASE = f"http://127.0.0.1:{listener.port}"
-    settings.STRIPE_TIMEOUT_SECONDS = settings.ADYEN_TIMEOUT_SECONDS = 1
+    for processor_id in ("stripe", "adyen"):
+        override_processor(settings, processor_id, API_BASE=f"http://127.0.0.1:{listener.port}", TIMEOUT_SECONDS=1)
     return listener
 
 

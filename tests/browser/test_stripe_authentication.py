@@ -13,6 +13,7 @@ import pytest
 from gr4vy import Gr4vy, auth
 from playwright.sync_api import Page, expect
 
+from paymentservices.processors.tests.overrides import override_processor
 from tests.servers import FakeStripe, localstripe
 from transactions.models import Transaction
 
@@ -26,9 +27,9 @@ AUTHENTICATE = {"method": "card", "number": "4000002760003184", "expiration_date
 @pytest.fixture
 def fake(settings) -> Iterator[FakeStripe]:
     with localstripe() as running:
-        settings.STRIPE_API_BASE = running.url
-        settings.STRIPE_TIMEOUT_SECONDS = 5
-        settings.STRIPE_JS_URL = f"{running.url}/js.stripe.com/v3/"
+        override_processor(
+            settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5, JS_URL=f"{running.url}/js.stripe.com/v3/"
+        )
         yield running
 
 

@@ -13,6 +13,7 @@ from paymentmethods.models import PaymentMethod
 from payments.tests.assertions import assert_error
 from payments.tests.factories import MerchantAccountFactory
 from paymentservices.models import PaymentService
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import free_port
@@ -40,7 +41,7 @@ def sandbox(merchant_account) -> PaymentService:
 @pytest.fixture
 def stripe_down(settings, merchant_account) -> PaymentService:
     """A Stripe service first in the routing order, whose Stripe refuses every connection (nothing listens)."""
-    settings.STRIPE_API_BASE = f"http://127.0.0.1:{free_port()}"
+    override_processor(settings, "stripe", API_BASE=f"http://127.0.0.1:{free_port()}")
     service = PaymentServiceFactory(merchant_account=merchant_account, display_name="Stripe (down)")
     return payment_service_update(service=service, position=1)
 

@@ -48,6 +48,7 @@ from paymentservices.processors.adyen.codes import (
 )
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
 from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
+from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
 
@@ -85,7 +86,7 @@ def _base_url(api_base: str, live_url_prefix: str | None) -> str:
 
 def _adyen_url(url: str) -> bool:
     """Whether a call may go to `url`: one of Adyen's hosts, or under ADYEN_API_BASE exactly as configured."""
-    return url_allowed(url, domains=ADYEN_DOMAINS, configured=settings.ADYEN_API_BASE)
+    return url_allowed(url, domains=ADYEN_DOMAINS, configured=processor_settings("adyen")["API_BASE"])
 
 
 class HostRefused(AdyenError):  # type: ignore[misc] # the library is untyped
@@ -115,13 +116,13 @@ class AdyenConnector:
         deadline: float | None = None,
     ) -> None:
         self._merchant_account = merchant_account
-        self._timeout = timeout or settings.ADYEN_TIMEOUT_SECONDS
+        self._timeout = timeout or processor_settings("adyen")["TIMEOUT_SECONDS"]
         self._deadline = deadline
         self._client = client = _Client(
             xapikey=api_key, merchant_account=merchant_account, platform="test", http_timeout=self._timeout
         )
         self._checkout = AdyenCheckoutApi(client=client)
-        base = _base_url(settings.ADYEN_API_BASE, live_url_prefix)
+        base = _base_url(processor_settings("adyen")["API_BASE"], live_url_prefix)
         # Checked once here (and again by the client for every URL it calls): a service whose URL is not Adyen's
         # sends nothing, and each call answers FAILED at once.
         self._host_refused = not _adyen_url(base)

@@ -24,10 +24,10 @@ from typing import Any, cast
 
 import requests
 import stripe
-from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
 from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
+from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
 from paymentservices.processors.stripe.codes import DECLINE_CODES, DEFAULT_DECLINE
@@ -63,7 +63,7 @@ class _CheckedClient(stripe.RequestsClient):
     def request(  # type: ignore[override] # RequestsClient's own signature, which its base's does not match
         self, method: str, url: str, headers: Mapping[str, str] | None, post_data: Any = None
     ) -> tuple[bytes, int, Mapping[str, str]]:
-        if not url_allowed(url, domains=STRIPE_DOMAINS, configured=settings.STRIPE_API_BASE):
+        if not url_allowed(url, domains=STRIPE_DOMAINS, configured=processor_settings("stripe")["API_BASE"]):
             logger.warning("Refused to send a Stripe call to a host that is not Stripe's (nor STRIPE_API_BASE)")
             raise HostRefused("The URL is not Stripe's.")  # type: ignore[no-untyped-call]
         return super().request(method, url, headers, post_data)
@@ -82,12 +82,13 @@ def _session() -> requests.Session:
 def _client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeClient:
     """A client for one account, cheap to make (about 10 µs): the connections are the thread's session's, and the
     timeout is this client's own, so each call can carry what is left of its payment's time."""
+    own = processor_settings("stripe")
     return stripe.StripeClient(
         secret_key,
-        base_addresses={"api": settings.STRIPE_API_BASE},
+        base_addresses={"api": own["API_BASE"]},
         # Retries are ours to decide (failover to the next service): one call, one bounded wait.
         max_network_retries=0,
-        http_client=_CheckedClient(timeout=timeout or settings.STRIPE_TIMEOUT_SECONDS, session=_session()),
+        http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=_session()),
     )
 
 
@@ -257,7 +258,7 @@ class StripeConnector:
         """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
         if self._deadline is None:
             return self._client
-        timeout = call_timeout(settings.STRIPE_TIMEOUT_SECONDS, self._deadline)
+        timeout = call_timeout(processor_settings("stripe")["TIMEOUT_SECONDS"], self._deadline)
         return _client(self._secret_key, timeout=timeout)
 
     def __repr__(self) -> str:  # never the key
@@ -327,7 +328,7 @@ class StripeConnector:
         except stripe.StripeError:
             logger.warning("Stripe could not be asked for the PaymentIntent %s's client secret", processor_reference)
             return None
-        script_url = settings.STRIPE_JS_URL
+        script_url = processor_settings("stripe")["JS_URL"]
         # Real Stripe.js calls Stripe's API and frames Stripe's 3-D Secure pages from origins of their own
         # (Stripe's CSP guide); a stand-in (the tests' fake Stripe) serves all three from its one origin.
         own_origin = script_url.startswith(STRIPE_JS_ORIGIN + "/")

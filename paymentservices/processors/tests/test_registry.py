@@ -7,6 +7,9 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +105,41 @@ def test_no_processor_imports_another():
         for path in (PROCESSORS_DIR / folder).rglob("*.py"):
             reached = {module for module in _imported_modules(path) for other in others if module.startswith(other)}
             assert reached == set(), path
+
+
+def test_each_settings_block_belongs_to_a_processor_folder_and_is_read_only_there():
+    """`settings.PROCESSORS` has one block per processor folder that has settings; outside config/, only the folder
+    itself (through `processors.config`) names its block."""
+    from django.conf import settings
+
+    folders = {_folder(processor).name for processor in PROCESSORS}
+    assert set(settings.PROCESSORS) <= folders
+    for name in settings.PROCESSORS:
+        connector = (PROCESSORS_DIR / name / "connector.py").read_text()
+        assert f'processor_settings("{name}")' in connector
+    readers = {
+        path.relative_to(ROOT)
+        for path in ROOT.glob("*/**/*.py")
+        if ".venv" not in path.parts and "processor_settings(" in path.read_text() and "tests" not in path.parts
+    }
+    assert all(str(path).startswith(("paymentservices/processors/",)) for path in readers), readers
+
+
+def test_a_processor_s_environment_variables_fill_its_block():
+    """The deploy guide's variables reach the block a connector reads (a fresh process: settings read the
+    environment once)."""
+    script = "import django; django.setup(); from django.conf import settings; print(settings.PROCESSORS)"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "STRIPE_API_BASE": "http://127.0.0.1:1",
+        "STRIPE_TIMEOUT_SECONDS": "3.5",
+        "ADYEN_API_BASE": "http://127.0.0.1:2",
+    }
+    printed = subprocess.run(  # noqa: S603 (our own interpreter and script)
+        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    blocks = ast.literal_eval(printed.stdout.strip())
+    assert blocks["stripe"]["API_BASE"] == "http://127.0.0.1:1"
+    assert blocks["stripe"]["TIMEOUT_SECONDS"] == 3.5
+    assert blocks["adyen"] == {"API_BASE": "http://127.0.0.1:2", "TIMEOUT_SECONDS": 10.0}

@@ -24,6 +24,7 @@ from paymentservices.processors.adyen import PROCESSOR
 from paymentservices.processors.adyen.codes import REFUSAL_REASONS
 from paymentservices.processors.adyen.connector import AdyenConnector
 from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 from paymentservices.services import payment_service_credentials_verify
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -228,7 +229,7 @@ def test_a_stopped_adyen_is_no_answer_not_a_decline(settings, monkeypatch):
     monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
     with prism_adyen() as mock:
         monkeypatch.setattr(AdyenTransport, "mock", mock)
-        settings.ADYEN_API_BASE = mock.url
+        override_processor(settings, "adyen", API_BASE=mock.url)
         connector = AdyenConnector(api_key=KEY, merchant_account=MERCHANT)
         mock.answer("/payments", example="card-direct")
         assert connector.authorize(_request()).outcome is Outcome.APPROVED
@@ -248,7 +249,7 @@ def test_an_adyen_that_takes_the_request_and_never_answers_is_no_answer(settings
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(16)  # connections are taken by the kernel and never answered
-        settings.ADYEN_API_BASE = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        override_processor(settings, "adyen", API_BASE=f"http://127.0.0.1:{silent.getsockname()[1]}")
         connector = AdyenConnector(api_key=KEY, merchant_account=MERCHANT, timeout=0.3)
 
         result = connector.authorize(_request())
@@ -368,14 +369,14 @@ def test_verify_refuses_malformed_fields_without_asking_adyen(adyen_mock, mercha
 
 def test_a_stopped_adyen_cannot_verify(settings, monkeypatch):
     with prism_adyen() as mock:
-        settings.ADYEN_API_BASE = mock.url
+        override_processor(settings, "adyen", API_BASE=mock.url)
         mock.stop()
         with pytest.raises(ConnectionError):
             PROCESSOR.verify({"api_key": KEY, "merchant_account": MERCHANT})
 
 
 def test_the_live_url_comes_from_the_prefix(settings):
-    settings.ADYEN_API_BASE = ""
+    override_processor(settings, "adyen", API_BASE="")
     live = AdyenConnector(api_key=KEY, merchant_account=MERCHANT, live_url_prefix="1797a841fbb37ca7-AdyenDemo")
     test = AdyenConnector(api_key=KEY, merchant_account=MERCHANT)
 
@@ -703,7 +704,7 @@ def test_verify_through_the_api_asks_adyen_and_names_the_refused_field(writer, m
 def test_verify_of_an_unreachable_adyen_is_a_502(writer, merchant_account, settings):
     from tests.servers import free_port
 
-    settings.ADYEN_API_BASE = f"http://127.0.0.1:{free_port()}"
+    override_processor(settings, "adyen", API_BASE=f"http://127.0.0.1:{free_port()}")
     payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
 
     assert_error(writer.post("/payment-services/verify", payload, format="json"), 502)

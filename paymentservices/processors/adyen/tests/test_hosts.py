@@ -10,6 +10,7 @@ from payments.tests.assertions import assert_error
 from paymentservices.definitions import ADYEN_CARD
 from paymentservices.models import PaymentService
 from paymentservices.processors.adyen.connector import HOST_REFUSED, AdyenConnector, HostRefused, _Client
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 from transactions.models import Transaction
 
@@ -25,9 +26,9 @@ def _request() -> AuthorizationRequest:
 def production(settings):
     """Production's processor settings: Adyen's own URLs (no ADYEN_API_BASE), no sandbox payments."""
     settings.DEBUG = False
-    settings.ADYEN_API_BASE = ""
+    override_processor(settings, "adyen", API_BASE="")
     settings.SANDBOX_PAYMENTS = False
-    settings.ADYEN_TIMEOUT_SECONDS = 2
+    override_processor(settings, "adyen", TIMEOUT_SECONDS=2)
     return settings
 
 

@@ -20,6 +20,7 @@ from payments.connectors.base import Outcome
 from paymentservices.processors.calls import MIN_CALL_SECONDS
 from paymentservices.processors.stripe import PROCESSOR
 from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector, _session
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 from tests.servers import localstripe
 
@@ -129,7 +130,7 @@ def test_the_buyers_step_needs_a_publishable_key_and_reads_the_client_secret_fro
 
     assert (connector.buyer_can_act, with_key.buyer_can_act) == (False, True)
     assert action is not None
-    assert (action.script_url, action.publishable_key) == (settings.STRIPE_JS_URL, "pk_test_1")
+    assert (action.script_url, action.publishable_key) == (settings.PROCESSORS["stripe"]["JS_URL"], "pk_test_1")
     assert action.client_secret.startswith(f"{waiting.processor_reference}_secret_")
     assert action.client_secret not in repr(action)
     assert with_key.buyer_result(processor_reference=waiting.processor_reference).outcome is Outcome.BUYER_ACTION
@@ -137,7 +138,7 @@ def test_the_buyers_step_needs_a_publishable_key_and_reads_the_client_secret_fro
 
 def test_a_stopped_stripe_is_no_answer_not_a_decline(settings):
     with localstripe() as fake:
-        settings.STRIPE_API_BASE = fake.url
+        override_processor(settings, "stripe", API_BASE=fake.url)
         connector = StripeConnector(secret_key=KEY)
         assert connector.authorize(_request()).outcome is Outcome.APPROVED
         fake.stop()
@@ -314,7 +315,7 @@ def _front(port: int | None) -> Iterator[_Front]:
 
 def test_payments_in_a_worker_share_one_connection_to_stripe(stripe_api, settings):
     with _front(stripe_api.port) as front:
-        settings.STRIPE_API_BASE = front.url
+        override_processor(settings, "stripe", API_BASE=front.url)
         for _ in range(5):  # five payments, each with its own connector and deadline, as routing makes them
             connector = StripeConnector(secret_key=KEY, deadline=time.monotonic() + 30)
             authorized = connector.authorize(_request())
@@ -342,7 +343,7 @@ def test_each_thread_and_process_has_its_own_session():
 
 
 def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings, monkeypatch):
-    settings.STRIPE_TIMEOUT_SECONDS = 30
+    override_processor(settings, "stripe", TIMEOUT_SECONDS=30)
     waits: list[float] = []
     original = requests.Session.request
 
@@ -352,7 +353,7 @@ def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings,
 
     monkeypatch.setattr(requests.Session, "request", spy)
     with _front(None) as silent:  # takes the request and never answers
-        settings.STRIPE_API_BASE = silent.url
+        override_processor(settings, "stripe", API_BASE=silent.url)
         deadline = time.monotonic() + 1
         result = StripeConnector(secret_key=KEY, deadline=deadline).authorize(_request())
 

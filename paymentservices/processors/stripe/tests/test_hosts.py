@@ -5,6 +5,7 @@ from __future__ import annotations
 from payments.connectors.base import AuthorizationRequest, Outcome
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.stripe.connector import StripeConnector
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 
 
@@ -19,9 +20,9 @@ def test_stripes_host_is_its_api_host_only():
 
 def test_the_stripe_connector_sends_nothing_outside_the_configured_base(settings, listener):
     """The base a client was made with is checked against the operator's setting again at each call."""
-    settings.STRIPE_API_BASE = f"http://127.0.0.1:{listener.port}"
+    override_processor(settings, "stripe", API_BASE=f"http://127.0.0.1:{listener.port}")
     connector = StripeConnector(secret_key="sk_test_hosts_0123")
-    settings.STRIPE_API_BASE = "https://api.stripe.com"
+    override_processor(settings, "stripe", API_BASE="https://api.stripe.com")
 
     result = connector.authorize(_request())
 

@@ -18,6 +18,7 @@ from payments.tests.assertions import assert_error
 from paymentservices import notifications
 from paymentservices.models import InboundNotification
 from paymentservices.processors.stripe.connector import StripeConnector
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.servers import localstripe
 
@@ -155,7 +156,7 @@ def test_urls_that_take_no_notifications(client, merchant_account, case):
 def test_a_capture_made_at_stripe_reaches_the_webhook_url(live_server, merchant_account, settings, received):
     """localstripe signs and sends its own event to the URL the service answers as its `webhook_url`."""
     with localstripe() as fake:
-        settings.STRIPE_API_BASE = fake.url
+        override_processor(settings, "stripe", API_BASE=fake.url)
         service = PaymentServiceFactory(
             fields=[
                 {"key": "secret_key", "value": "sk_test_live_0123"},

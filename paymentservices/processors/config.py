@@ -1,0 +1,15 @@
+"""Each processor's block of `settings.PROCESSORS` (config/settings.py, docs/deploy.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+
+
+def processor_settings(processor_id: str) -> Mapping[str, Any]:
+    """The processor's settings block, read at each call so that a changed setting (a test's double) takes effect;
+    empty for a processor that has none (the sandbox)."""
+    blocks: Mapping[str, Mapping[str, Any]] = settings.PROCESSORS
+    return blocks.get(processor_id, {})
