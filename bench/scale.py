@@ -79,6 +79,7 @@ def probes() -> list[Probe]:
         Probe("desk: transaction page", f"/admin/transactions/transaction/{deep_id}/change/", {}, desk=True),
         Probe("desk: buyer profile", f"/admin/buyers/buyer/{newest.buyer_id}/change/", {}, desk=True),
         Probe("desk: audit log list", "/admin/payments/auditlogentry/", {}, desk=True),
+        Probe("desk: audit log search", "/admin/payments/auditlogentry/", {"q": str(newest.id)}, desk=True),
     ]
 
 

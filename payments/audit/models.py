@@ -42,7 +42,13 @@ class AuditLogEntry(TimestampedModel):
 
     class Meta:
         verbose_name_plural = "audit log entries"
-        indexes = [models.Index(fields=["merchant_account", "-created_at", "-id"], name="audit_account_created")]
+        indexes = [
+            models.Index(fields=["merchant_account", "-created_at", "-id"], name="audit_account_created"),
+            # What the desk's search matches exactly (payments.admin.AuditLogEntryAdmin.get_search_results).
+            models.Index(fields=["resource_id"], name="audit_resource_id"),
+            models.Index(fields=["user_name"], name="audit_user_name"),
+            models.Index(fields=["resource_name"], name="audit_resource_name"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.user_name} {self.action} {self.resource_type} {self.resource_id}"
