@@ -10,6 +10,7 @@ from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer, ShippingDetails
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError, Forbidden, NotFound
+from payments.remembered import remembered
 
 M = TypeVar("M", bound=Model)
 
@@ -107,10 +108,19 @@ def buyer_owned(
     return queryset.order_by(*ordering)
 
 
-def buyer_ids_named(term: str, *, limit: int) -> QuerySet[Buyer, uuid.UUID]:
-    """Ids of up to `limit` buyers of any account whose display name or email address contains `term`, in any case
-    (the trigram indexes of docs/admin.md serve both on PostgreSQL)."""
-    return Buyer.objects.filter(_named(term)).values_list("id", flat=True)[:limit]
+# How many buyers a partial name or email address may stand for when another resource is searched by its buyer.
+BUYER_NAME_MATCHES = 500
+
+
+def buyer_ids_named(term: str) -> list[uuid.UUID]:
+    """Ids of up to `BUYER_NAME_MATCHES` buyers of any account whose display name or email address contains `term`,
+    in any case (the trigram indexes of docs/admin.md serve both on PostgreSQL). Asked once per desk search, however
+    many finders ask (`payments.remembered`)."""
+
+    def read() -> list[uuid.UUID]:
+        return list(Buyer.objects.filter(_named(term)).values_list("id", flat=True)[:BUYER_NAME_MATCHES])
+
+    return remembered(("buyer_ids_named", term), read)
 
 
 def buyer_ids_with_name(*, merchant_account: MerchantAccount, term: str, limit: int) -> list[uuid.UUID]:

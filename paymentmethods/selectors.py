@@ -98,11 +98,6 @@ def payment_method_card_for_session(*, merchant_account: MerchantAccount, id: UU
     return payment_method_for_payment(merchant_account=merchant_account, id=id, buyer_id=None, pointer=pointer).card
 
 
-# Buyers found by part of a name or email address before their methods are: one indexed query each, as the
-# transactions' search does (docs/admin.md).
-BUYER_MATCHES = 500
-
-
 def payment_method_staff_search(queryset: QuerySet[PaymentMethod], term: str) -> QuerySet[PaymentMethod]:
     """What support types to find a stored card (docs/admin.md): the method's or its buyer's id, the card's last 4
     digits, the method's or the buyer's external identifier, or part of the buyer's name or email address."""
@@ -115,5 +110,5 @@ def payment_method_staff_search(queryset: QuerySet[PaymentMethod], term: str) ->
         return queryset.filter(Q(pk=pk) | Q(buyer_id=pk))
     if len(term) == 4 and term.isdigit():
         return queryset.filter(card__last4=term)
-    buyers = list(buyer_ids_named(term, limit=BUYER_MATCHES))
+    buyers = buyer_ids_named(term)
     return queryset.filter(Q(external_identifier=term) | Q(buyer__external_identifier=term) | Q(buyer_id__in=buyers))

@@ -12,7 +12,7 @@ from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, Out
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import TruncHour
 
-from buyers.selectors import buyer_ids_named, buyer_ids_with_name
+from buyers.selectors import BUYER_NAME_MATCHES, buyer_ids_named, buyer_ids_with_name
 from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
@@ -86,8 +86,6 @@ def transaction_search(
 # `411111 1111`) or its expiry after (`1111 12/29`); an amount has decimals or a currency code (`120.00`, `JPY 500`).
 _LAST4 = re.compile(r"^(?:(?P<bin>\d{6})\s*(?:…|\.{3}|\*+|\s)\s*)?(?P<last4>\d{4})(?:\s+(?P<expiry>\d{2}/\d{2}))?$")
 _AMOUNT = re.compile(r"^(?:(?P<currency>[A-Za-z]{3})\s*)?(?P<amount>\d[\d,]*(?:\.\d+)?)$")
-# A name matching more buyers than this is too vague to list their transactions: the first ones are shown.
-BUYER_NAME_MATCHES = 500
 
 
 def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> QuerySet[Transaction]:
@@ -103,7 +101,7 @@ def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> Quer
         return queryset.filter(card_last4=card["last4"], **{k: v for k, v in narrowed.items() if v})
     if "@" in term:
         # The whole address as the transaction recorded it, or part of a buyer's (`jane.doe@`, `@example.com`).
-        partly = list(buyer_ids_named(term, limit=BUYER_NAME_MATCHES))
+        partly = buyer_ids_named(term)
         return queryset.filter(Q(buyer_email_address=term.lower()) | Q(buyer_id__in=partly))
     amount = _AMOUNT.match(term)
     if amount and ("." in term or amount["currency"]):
@@ -113,7 +111,7 @@ def transaction_staff_search(queryset: QuerySet[Transaction], term: str) -> Quer
         except AmountError:
             return queryset.none()
         return queryset.filter(amount=minor, **({"currency": currency} if amount["currency"] else {}))
-    buyers = list(buyer_ids_named(term, limit=BUYER_NAME_MATCHES))
+    buyers = buyer_ids_named(term)
     return queryset.filter(Q(external_identifier=term) | Q(buyer_id__in=buyers))
 
 
