@@ -201,6 +201,7 @@ def _record_entries(
         ).values_list("entry_key", flat=True)
     )
     fresh = [line for line in parsed if line.entry_key not in known]
+    _name_payouts(merchant_account, source, [line for line in parsed if line.entry_key in known])
     matches = _Matcher(merchant_account, fresh)
     entries = [
         LedgerEntry(
@@ -216,6 +217,19 @@ def _record_entries(
     ]
     LedgerEntry.objects.bulk_create(entries)
     return entries
+
+
+def _name_payouts(merchant_account: MerchantAccount, source: str, known: Sequence[ParsedEntry]) -> None:
+    """A line already in the ledger that a later file says a payout paid (Stripe lists what a payout paid after the
+    lines themselves) takes the payout's name; nothing else of an entry ever changes."""
+    by_payout: dict[str, list[str]] = {}
+    for line in known:
+        if line.payout_reference:
+            by_payout.setdefault(line.payout_reference, []).append(line.entry_key)
+    for payout, keys in by_payout.items():
+        LedgerEntry.objects.filter(
+            merchant_account=merchant_account, source=source, entry_key__in=keys, payout_reference=""
+        ).update(payout_reference=payout)
 
 
 class _Matcher:

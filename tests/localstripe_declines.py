@@ -2,7 +2,8 @@
 cards Stripe documents declining when charged as Stripe does, each with the codes Stripe gives it, and the amounts
 Stripe's objects carry of a capture (a PaymentIntent's `amount_received`, a charge's `amount_captured`). Unchanged,
 localstripe declines those cards only when they are attached to a customer, every decline as `card_declined` without
-a `decline_code`, and says nothing of what a (partial) capture took; nothing else of it changes.
+a `decline_code`, and says nothing of what a (partial) capture took; nothing else of it changes. Its balance gets
+Stripe's fee and automatic payouts from tests/localstripe_balance.py.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 
 from localstripe import resources
 from localstripe.server import start
+
+from tests import localstripe_balance
 
 # Stripe's decline test cards: the card number, its error `code` and its `decline_code` (None: Stripe gives none).
 DECLINES: dict[str, tuple[str, str | None]] = {
@@ -96,4 +99,5 @@ resources.Charge._raise_failure = raise_failure
 resources.PaymentIntent.last_payment_error = property(last_payment_error)
 
 if __name__ == "__main__":
+    localstripe_balance.install()
     start()

@@ -19,8 +19,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
+
+from paymentservices.processors.tests.overrides import override_processor
 
 if TYPE_CHECKING:
     from tests.logscan import LogScan
@@ -204,6 +206,15 @@ def localstripe() -> Iterator[FakeStripe]:
             yield fake
         finally:
             fake.stop()
+
+
+@contextmanager
+def localstripe_connected(settings: Any) -> Iterator[FakeStripe]:
+    """A localstripe of the caller's own, with the stripe-card connector pointed at it (its `API_BASE`, a short
+    timeout) through pytest-django's `settings`, which puts them back afterwards."""
+    with localstripe() as running:
+        override_processor(settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5)
+        yield running
 
 
 def _wait_until_answering(fake: FakeStripe, log: IO[bytes]) -> None:

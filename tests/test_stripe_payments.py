@@ -16,8 +16,7 @@ import stripe
 from gr4vy import models
 
 from paymentservices.models import InboundNotification
-from paymentservices.processors.tests.overrides import override_processor
-from tests.servers import FakeStripe, localstripe
+from tests.servers import FakeStripe, localstripe_connected
 from transactions.models import Refund, Transaction, TransactionEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,8 +30,7 @@ DECLINED = {**CARD, "number": "4000000000000341"}
 
 @pytest.fixture
 def fake(settings) -> FakeStripe:
-    with localstripe() as running:
-        override_processor(settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5)
+    with localstripe_connected(settings) as running:
         yield running
 
 

@@ -18,6 +18,7 @@ logger = logging.getLogger(__name__)
 # Each source's entry point: a function of no required argument that ingests what is new and returns the results.
 SOURCES: dict[str, str] = {
     "sandbox": "settlements.sources.sandbox.settlements_sandbox_ingest",
+    "stripe": "settlements.sources.stripe.settlements_stripe_ingest",
 }
 
 

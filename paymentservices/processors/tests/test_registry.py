@@ -46,7 +46,7 @@ def test_each_registered_processor_lists_its_parts():
         "stripe-card": (
             "stripe",
             {
-                "modules": ["codes", "connector", "notifications", "processor"],
+                "modules": ["balance", "codes", "connector", "notifications", "processor"],
                 "templates": ["stripe/three_d_secure.html"],
                 "tests": ["test_connector.py", "test_hosts.py", "test_notifications.py"],
             },
