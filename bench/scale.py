@@ -77,7 +77,7 @@ def probes() -> list[Probe]:
         Probe("desk: transactions list", "/admin/transactions/transaction/", {}, desk=True),
         Probe("desk: transactions ?p=100", "/admin/transactions/transaction/", {"p": "100"}, desk=True),
         Probe("desk: transaction page", f"/admin/transactions/transaction/{deep_id}/change/", {}, desk=True),
-        Probe("desk: buyer profile", f"/admin/buyers/buyer/{newest.buyer_id}/change/", {}, desk=True),
+        Probe("desk: buyer profile", f"/admin/buyers/buyer/{newest.buyer_id}/profile/", {}, desk=True),
         Probe("desk: audit log list", "/admin/payments/auditlogentry/", {}, desk=True),
         Probe("desk: audit log search", "/admin/payments/auditlogentry/", {"q": str(newest.id)}, desk=True),
     ]

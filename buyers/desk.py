@@ -23,7 +23,7 @@ def buyer_label(buyer: Buyer) -> SafeString:
 
 
 def buyer_hit(buyer: Buyer) -> Hit:
-    return Hit("Buyers", reverse("admin:buyers_buyer_change", args=[buyer.pk]), buyer_label(buyer), VIEW)
+    return Hit("Buyers", reverse("admin:buyers_buyer_profile", args=[buyer.pk]), buyer_label(buyer), VIEW)
 
 
 def find_buyers(term: str) -> list[Hit]:

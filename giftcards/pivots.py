@@ -21,6 +21,11 @@ def _gift_card(gift_card: GiftCard) -> SafeString:
     )
 
 
+def _offered(gift_card: GiftCard) -> list[tuple[str, str]]:
+    # Removes the card from the buyer's stored cards (as the API's DELETE); the card and its balance stay.
+    return [("Remove", reverse("admin:giftcards_giftcard_delete", args=[gift_card.pk]))]
+
+
 def register() -> None:
     pivots.register(
         pivots.Pivot(
@@ -31,5 +36,6 @@ def register() -> None:
             describe=_gift_card,
             changelist_param="buyer__id__exact",
             select_related=("issued_card",),
+            actions=pivots.RowActions("giftcards.delete_giftcard", _offered),
         )
     )

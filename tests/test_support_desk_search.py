@@ -62,7 +62,7 @@ def found(response) -> dict[str, list[str]]:
 
 
 def buyer_url(buyer) -> str:
-    return f"/admin/buyers/buyer/{buyer.pk}/change/"
+    return f"/admin/buyers/buyer/{buyer.pk}/profile/"
 
 
 def transaction_url(txn) -> str:

@@ -300,7 +300,8 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     def buyer_link(self, txn: Transaction) -> str:
         if txn.buyer is None:
             return self.buyer_shown(txn)
-        return admin_link(txn.buyer, txn.buyer.display_name or str(txn.buyer.pk))
+        url = reverse("admin:buyers_buyer_profile", args=[txn.buyer.pk])
+        return format_html('<a href="{}">{}</a>', url, txn.buyer.display_name or str(txn.buyer.pk))
 
     @admin.display(description="Stored payment method")
     def stored_method(self, txn: Transaction) -> str:

@@ -7,6 +7,7 @@ from django.utils.safestring import SafeString
 
 from payments.money import format_money
 from payments.staff import pivots
+from transactions.admin import ACTIONS, OPERATE_PERMISSION
 from transactions.badges import refund_badge
 from transactions.models import GiftCardRedemption, Transaction, TransactionEvent
 
@@ -37,6 +38,15 @@ def _totals(transactions: QuerySet[Transaction]) -> str:
         f"refunded {format_money(row['refunded'], row['currency'])}"
         for row in rows
     )
+
+
+def _offered(txn: Transaction) -> list[tuple[str, str]]:
+    """The transaction page's own buttons, by the same rules: each opens its confirmation page."""
+    return [
+        (action.label, reverse(f"admin:transactions_transaction_{action.name}", args=[txn.pk]))
+        for action in ACTIONS.values()
+        if action.offered(txn)
+    ]
 
 
 def _event(event: TransactionEvent) -> SafeString:
@@ -75,6 +85,8 @@ def register() -> None:
             describe=_transaction,
             changelist_param="buyer__id__exact",
             summary=_totals,
+            # What is left to refund counts the gift cards' parts too.
+            actions=pivots.RowActions(OPERATE_PERMISSION, _offered, prefetch_related=("gift_card_redemptions",)),
         )
     )
     pivots.register(

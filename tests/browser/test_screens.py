@@ -133,7 +133,7 @@ def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the f
         assert _overflow(page) <= 0
     screen.check(output_dir, "desk-audit-log")
 
-    page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/change/")
+    page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/profile/")
     expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
     expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
     screen.check(output_dir, "desk-buyer")

@@ -81,7 +81,7 @@ def test_the_transaction_page_leads_to_buyer_refunds_and_deliveries(client, merc
 
     html = client.get(reverse("admin:transactions_transaction_change", args=[txn.pk])).content.decode()
 
-    assert reverse("admin:buyers_buyer_change", args=[buyer.pk]) in html
+    assert reverse("admin:buyers_buyer_profile", args=[buyer.pk]) in html
     assert reverse("admin:transactions_refund_change", args=[refund.pk]) in html
     delivery = WebhookDelivery.objects.filter(event__target_id=str(txn.pk)).first()
     assert delivery is not None
