@@ -105,8 +105,9 @@ class LedgerEntry(models.Model):
     objects = LedgerEntryQuerySet.as_manager()
 
     class Meta:
-        verbose_name = "ledger entry"
-        verbose_name_plural = "ledger entries"
+        # Named apart from the settlement ledger's entries: the desk's start page lists both.
+        verbose_name = "gift card ledger entry"
+        verbose_name_plural = "gift card ledger entries"
         constraints = [
             models.CheckConstraint(condition=models.Q(balance_after__gte=0), name="ledger_balance_not_negative"),
             models.CheckConstraint(condition=~models.Q(amount=0), name="ledger_amount_not_zero"),

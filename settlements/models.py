@@ -149,7 +149,9 @@ class LedgerEntry(TimestampedModel):
     payout_reference = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
-        verbose_name_plural = "ledger entries"
+        # Named apart from the gift card ledger's entries: the desk's start page lists both.
+        verbose_name = "settlement ledger entry"
+        verbose_name_plural = "settlement ledger entries"
         constraints = [
             models.UniqueConstraint(fields=["merchant_account", "source", "entry_key"], name="ledger_entry_once"),
             models.CheckConstraint(condition=Q(kind__in=EntryKind.values), name="ledger_entry_kind_valid"),

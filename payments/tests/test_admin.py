@@ -73,3 +73,12 @@ def test_merchant_account_id_is_read_only_once_created(admin_client, merchant_ac
 
     assert 'name="id"' not in html
     assert 'name="display_name"' in html
+
+
+def test_the_start_page_names_every_list_apart(admin_client):
+    """Two links of one name (both ledgers once read "Ledger entries") leave staff guessing which is which."""
+    response = admin_client.get("/admin/")
+
+    names = [model["name"] for app in response.context["app_list"] for model in app["models"]]
+    assert len(names) == len(set(names)), sorted(name for name in names if names.count(name) > 1)
+    assert {"Gift card ledger entries", "Settlement ledger entries"} <= set(names)
