@@ -37,7 +37,7 @@ from settlements.tests.factories import LedgerEntryFactory
 from tests.servers import database_url, gunicorn
 from tests.test_openapi import registered_api_endpoints
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
-from transactions.tests.factories import RefundFactory, TransactionFactory
+from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
 from webhooks.tests.factories import subscription_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -59,6 +59,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
     gift_card = GiftCardFactory(merchant_account=account)
     authorized = TransactionFactory(merchant_account=account, authorized=True)
     refund = RefundFactory(transaction__merchant_account=account)
+    capture = CaptureFactory(transaction__merchant_account=account)
     shipping_details = ShippingDetailsFactory(buyer__merchant_account=account)
     settlement = LedgerEntryFactory(transaction__merchant_account=account)
     execution = ReportExecutionFactory(report__merchant_account=account)
@@ -71,9 +72,11 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(authorized.pk),
             str(TransactionFactory(merchant_account=account, captured=True).pk),
             str(refund.transaction_id),
+            str(capture.transaction_id),
             str(settlement.transaction_id),
         ],
         "refund_id": [str(refund.pk)],
+        "capture_id": [str(capture.pk)],
         "settlement_id": [str(settlement.pk)],
         "report_id": [str(execution.report_id)],
         "report_execution_id": [str(execution.pk)],

@@ -416,6 +416,56 @@ class Refund(TimestampedModel):
         return self.redemption_id
 
 
+class CaptureStatus(models.TextChoices):
+    """Upstream's `CaptureStatus`: `pending` while the processor is being asked."""
+
+    PENDING = "pending"
+    SUCCEEDED = "succeeded"
+    DECLINED = "declined"
+    FAILED = "failed"
+
+
+# Upstream answers a transaction's captures whole, like its refunds: a transaction takes at most this many capture
+# attempts (declined and failed ones included, as they are listed).
+MAX_CAPTURES_PER_TRANSACTION = 100
+
+
+class Capture(TimestampedModel):
+    """One capture of a transaction's card authorization: asked through the API or the admin, made with the
+    authorization (`intent: capture`), or made at the processor and told by its notification. `final: false` leaves
+    the rest of the authorization open for later captures; the final one releases what it did not capture."""
+
+    Status = CaptureStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="captures")
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="captures")
+    # 1 for the transaction's first capture, then 2, 3...: unique, so two captures can never both be the next one,
+    # and the processor's reference of each is stable (`transactions.services.state.capture_reference`).
+    sequence = models.PositiveSmallIntegerField()
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=16, choices=CaptureStatus.choices, default=CaptureStatus.PENDING)
+    final = models.BooleanField(default=True)
+    external_identifier = models.CharField(max_length=300, null=True, blank=True)
+    payment_service_capture_id = models.CharField(max_length=255, null=True, blank=True)
+    error_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_code = models.CharField(max_length=64, null=True, blank=True)
+    raw_response_description = models.CharField(max_length=255, null=True, blank=True)
+    captured_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="capture_amount_positive"),
+            models.UniqueConstraint(fields=["transaction", "sequence"], name="capture_sequence_unique"),
+            models.CheckConstraint(condition=Q(status__in=CaptureStatus.values), name="capture_status_valid"),
+        ]
+        indexes = [models.Index(fields=["transaction", "-created_at", "-id"], name="capture_page")]
+
+    def __str__(self) -> str:
+        return f"Capture {format_money(self.amount, self.currency)} ({self.status})"
+
+
 class TransactionEvent(models.Model):
     """One change of a transaction, for support: who or what did it, when, from which status to which, how much."""
 

@@ -20,6 +20,7 @@ from payments.money import AmountError, parse_money
 from payments.outbox import OutboxActivity, outbox_activity_about
 from transactions.models import (
     PENDING_STATUSES,
+    Capture,
     GiftCardRedemption,
     Refund,
     Transaction,
@@ -29,6 +30,7 @@ from transactions.models import (
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
+_CAPTURE_NOT_FOUND = "The capture could not be found."
 
 
 def _as_uuid(value: object) -> uuid.UUID | None:
@@ -181,6 +183,20 @@ def refund_get(
     if refund is None:
         raise NotFound(_REFUND_NOT_FOUND)
     return refund
+
+
+def capture_list(*, txn: Transaction) -> QuerySet[Capture]:
+    """The transaction's captures, newest first: all of them, at most `MAX_CAPTURES_PER_TRANSACTION`."""
+    return Capture.objects.filter(transaction=txn).select_related("transaction").order_by("-created_at", "-id")
+
+
+def capture_get(*, txn: Transaction, id: uuid.UUID | str | None) -> Capture:
+    """One capture of `txn` (already scoped to the request's account); anything else is not found."""
+    pk = _as_uuid(id)
+    capture = capture_list(txn=txn).filter(pk=pk).first() if pk else None
+    if capture is None:
+        raise NotFound(_CAPTURE_NOT_FOUND)
+    return capture
 
 
 def transaction_event_list(*, txn: Transaction) -> QuerySet[TransactionEvent]:

@@ -30,7 +30,12 @@ from tests.conformance.world import (
     _shipping_to,
     _transaction,
 )
-from transactions.tests.factories import RefundFactory, TransactionFactory
+from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
+
+
+def _capture_path(world: World, path: Any) -> Any:
+    return world.client.get(path(CaptureFactory(transaction__merchant_account=world.account)))
+
 
 SCENARIOS: list[tuple[str, str, str, Scenario]] = [
     # transactions
@@ -140,6 +145,32 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         "POST",
         "conflict",
         lambda w: w.post(f"/transactions/{_captured(w).pk}/capture", {}),
+    ),
+    (
+        "/transactions/{transaction_id}/captures",
+        "GET",
+        "list",
+        lambda w: w.client.get(
+            f"/transactions/{CaptureFactory(transaction__merchant_account=w.account).transaction_id}/captures"
+        ),
+    ),
+    (
+        "/transactions/{transaction_id}/captures",
+        "GET",
+        "missing",
+        lambda w: w.client.get(f"/transactions/{uuid.uuid4()}/captures"),
+    ),
+    (
+        "/transactions/{transaction_id}/captures/{capture_id}",
+        "GET",
+        "found",
+        lambda w: _capture_path(w, lambda capture: f"/transactions/{capture.transaction_id}/captures/{capture.pk}"),
+    ),
+    (
+        "/transactions/{transaction_id}/captures/{capture_id}",
+        "GET",
+        "missing",
+        lambda w: w.client.get(f"/transactions/{_captured(w).pk}/captures/{uuid.uuid4()}"),
     ),
     (
         "/transactions/{transaction_id}/void",

@@ -31,6 +31,8 @@ from transactions.api.serializers.actions import (
 from transactions.api.serializers.create import TransactionCreateInput
 from transactions.api.serializers.history import TransactionActionsOutput, TransactionEventOutput
 from transactions.api.serializers.outputs import (
+    CaptureOutput,
+    CapturesOutput,
     RefundOutput,
     RefundsOutput,
     TransactionCancelOutput,
@@ -40,9 +42,19 @@ from transactions.api.serializers.outputs import (
     TransactionVoidOutput,
 )
 from transactions.api.serializers.payment_options import PaymentOptionsInput, PaymentOptionsOutput
-from transactions.models import MAX_REFUNDS_PER_TRANSACTION, Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.models import (
+    MAX_CAPTURES_PER_TRANSACTION,
+    MAX_REFUNDS_PER_TRANSACTION,
+    Capture,
+    Refund,
+    Transaction,
+    TransactionEvent,
+    TransactionStatus,
+)
 from transactions.payment_options import payment_options_list
 from transactions.selectors import (
+    capture_get,
+    capture_list,
     refund_get,
     refund_list,
     transaction_action_list,
@@ -205,7 +217,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         data = validated(TransactionCaptureInput(data=request.data))
         txn = self.get_object()
         outcome = _resumed(request, txn, TransactionStatus.CAPTURE_SUCCEEDED) or transaction_capture(
-            txn=txn, actor=_actor(request), amount=data.get("amount")
+            txn=txn, actor=_actor(request), **data
         )
         if _prefers(request, "transaction-capture"):
             return Response(TransactionCaptureOutput(outcome).data)
@@ -334,6 +346,39 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         refunds = refund_all(txn=self._transaction(), actor=_actor(request), **data)
         page = {"items": refunds, "limit": max(len(refunds), 1)}
         return Response(RefundsOutput(page).data, status=status.HTTP_201_CREATED)
+
+
+class TransactionCaptureViewSet(viewsets.GenericViewSet):
+    """`/transactions/{id}/captures[/{capture_id}]`: every capture of a transaction, as a record."""
+
+    queryset = Capture.objects.none()  # names the model for the schema; requests use the selectors
+    scope_resource = "transactions"
+    # Like its refunds: upstream's list takes no cursor and no limit, and a transaction's captures are bounded
+    # (MAX_CAPTURES_PER_TRANSACTION), so they are answered whole.
+    pagination_class = None
+    serializer_class = CaptureOutput
+
+    def _transaction(self) -> Transaction:
+        return _transaction(self.request, self.kwargs["transaction_id"])
+
+    @extend_schema(responses={200: CapturesOutput})
+    def list(self, request: Request, transaction_id=None) -> Response:
+        """List a transaction's captures
+
+        Every capture of one transaction, newest first, in one answer (a transaction has at most 100): each with
+        its amount, status, whether it was the final one, and the processor's answer.
+        """
+        captures = list(capture_list(txn=self._transaction()))
+        return Response(CapturesOutput({"items": captures, "limit": MAX_CAPTURES_PER_TRANSACTION}).data)
+
+    @extend_schema(responses={200: CaptureOutput})
+    def retrieve(self, request: Request, transaction_id=None, capture_id=None) -> Response:
+        """Get a transaction's capture
+
+        One capture of the transaction: its amount, status, whether it was the final one, and the processor's
+        answer.
+        """
+        return Response(CaptureOutput(capture_get(txn=self._transaction(), id=capture_id)).data)
 
 
 class TransactionEventPagination(KeysetCursorPagination):

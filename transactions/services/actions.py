@@ -7,9 +7,12 @@ from django.utils import timezone
 
 from payments.connectors import (
     ConnectorResult,
+    Outcome,
 )
 from payments.errors import DomainError
 from transactions.models import (
+    Capture,
+    CaptureStatus,
     Transaction,
     TransactionStatus,
 )
@@ -17,6 +20,8 @@ from transactions.services.state import (
     ActionResult,
     Actor,
     answer_fields,
+    capture_book,
+    capture_reference,
     connector_of,
     locked_for_update,
     move_to,
@@ -29,40 +34,88 @@ from transactions.services.state import (
 S = TransactionStatus
 
 
+def _capture_amount(txn: Transaction, amount: int | None) -> int:
+    """What a capture takes: `amount`, or all that is left of the authorization; never more than is left."""
+    left = txn.authorized_amount - txn.captured_amount
+    if amount is None:
+        return left
+    if amount > left:
+        what = "the authorized amount" if not txn.captured_amount else "what is left to capture"
+        raise DomainError(f"The capture amount is more than {what} ({left}).", pointer="/amount")
+    return amount
+
+
 @transaction.atomic
-def _begin_capture(txn: Transaction, *, amount: int | None, actor: Actor) -> tuple[Transaction, int]:
+def _begin_capture(
+    txn: Transaction, *, amount: int | None, final: bool, external_identifier: str | None, actor: Actor
+) -> tuple[Transaction, Capture | None]:
     txn = locked_for_update(txn)
     require_allowed("capture", txn)
-    if amount is None:
-        amount = txn.authorized_amount
-    elif amount > txn.authorized_amount:
-        raise DomainError(
-            f"The capture amount is more than the authorized amount ({txn.authorized_amount}).", pointer="/amount"
+    amount = _capture_amount(txn, amount)
+    # Gift cards alone authorize nothing at a processor: their capture is the transaction's only.
+    capture = (
+        capture_book(
+            txn, amount=amount, status=CaptureStatus.PENDING, final=final, external_identifier=external_identifier
         )
-    move_to(txn, S.CAPTURE_PENDING, name="capture_requested", actor=actor, amount=amount)
-    return txn, amount
+        if amount
+        else None
+    )
+    details = {"capture": str(capture.pk)} if capture is not None else {}
+    move_to(txn, S.CAPTURE_PENDING, name="capture_requested", actor=actor, amount=amount, details=details)
+    return txn, capture
 
 
-def transaction_capture(*, txn: Transaction, actor: Actor, amount: int | None = None) -> ActionResult:
-    """Capture `amount` (default: all) of the authorization, once; the gift card debits are captured with it."""
+def transaction_capture(
+    *,
+    txn: Transaction,
+    actor: Actor,
+    amount: int | None = None,
+    final: bool = True,
+    external_identifier: str | None = None,
+) -> ActionResult:
+    """Capture `amount` (default: all that is left) of the authorization, each capture a record; the gift card debits
+    are captured with the first."""
     processor_ready(txn)
-    txn, amount = _begin_capture(txn, amount=amount, actor=actor)
+    txn, capture = _begin_capture(txn, amount=amount, final=final, external_identifier=external_identifier, actor=actor)
     result = None
-    if txn.authorized_amount:
+    if capture is not None:
         result = connector_of(txn).capture(
             processor_reference=txn.payment_service_transaction_id or "",
-            amount=amount,
+            amount=capture.amount,
             currency=txn.currency,
-            reference=f"{txn.pk}:capture",
+            reference=capture_reference(capture),
         )
-    return ActionResult(finish_capture(txn, result=result, amount=amount, actor=actor), result)
+    txn = finish_capture(txn, capture=capture, result=result, actor=actor)
+    if capture is not None:
+        capture.refresh_from_db()  # the answer recorded on it
+    return ActionResult(txn, result, capture)
+
+
+def _record_capture_answer(capture: Capture, result: ConnectorResult | None) -> None:
+    if result is None or result.approved:
+        capture.status = CaptureStatus.SUCCEEDED
+        capture.captured_at = timezone.now()
+    else:
+        capture.status = CaptureStatus.DECLINED if result.outcome is Outcome.DECLINED else CaptureStatus.FAILED
+    if result is not None:
+        capture.payment_service_capture_id = result.processor_reference
+        for name, value in answer_fields(result).items():
+            setattr(capture, name, value)
+    capture.save()
 
 
 @transaction.atomic
-def finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount: int, actor: Actor) -> Transaction:
+def finish_capture(
+    txn: Transaction, *, capture: Capture | None, result: ConnectorResult | None, actor: Actor
+) -> Transaction:
+    """Record the processor's answer to `capture` (None: gift cards alone, nothing asked): a refused capture leaves
+    the transaction as it was before it."""
     txn = locked_for_update(txn)
     if txn.status != S.CAPTURE_PENDING:
         return txn  # a sync recorded the processor's answer first
+    amount = capture.amount if capture is not None else 0
+    if capture is not None:
+        _record_capture_answer(Capture.objects.select_for_update().get(pk=capture.pk), result)
     if result is None or result.approved:
         # The processor's answer is now the capture's (Stripe's `succeeded`), no longer the authorization's.
         answer = answer_fields(result) if result is not None else {}
@@ -72,12 +125,13 @@ def finish_capture(txn: Transaction, *, result: ConnectorResult | None, amount: 
             name="capture_succeeded",
             actor=actor,
             amount=amount,
-            captured_amount=amount,
+            captured_amount=txn.captured_amount + amount,
             captured_at=timezone.now(),
             **answer,
         )
     else:
-        move_to(txn, S.AUTHORIZATION_SUCCEEDED, name=f"capture_{result.outcome}", actor=actor, amount=amount)
+        before = S.CAPTURE_SUCCEEDED if txn.captured_amount else S.AUTHORIZATION_SUCCEEDED
+        move_to(txn, before, name=f"capture_{result.outcome}", actor=actor, amount=amount)
     return txn
 
 

@@ -22,6 +22,7 @@ from payments.connectors import (
 )
 from paymentservices.models import PaymentService
 from transactions.models import (
+    CaptureStatus,
     Transaction,
     TransactionStatus,
 )
@@ -30,6 +31,7 @@ from transactions.services.state import (
     SYSTEM,
     Actor,
     answer_fields,
+    capture_book,
     connector_of,
     locked_for_update,
     move_to,
@@ -210,6 +212,15 @@ def record_authorization(
             captured_at=now,
             details=named,
             **answer,
+        )
+        # Captured with its authorization: one capture, the final one (Stripe's charge is its own capture).
+        capture_book(
+            txn,
+            amount=card_amount,
+            status=CaptureStatus.SUCCEEDED,
+            captured_at=now,
+            payment_service_capture_id=result.processor_reference,
+            **answer_fields(result),
         )
     else:
         move_to(

@@ -19,11 +19,18 @@ from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.seam import NotifiedRefund, PaymentChange
 from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
-from transactions.models import Refund, RefundStatus, Transaction, TransactionStatus
+from transactions.models import CaptureStatus, Refund, RefundStatus, Transaction, TransactionStatus
 from transactions.notifications import refund_notify
 from transactions.services.authorization import record_authorization
 from transactions.services.refunds import card_refund_book
-from transactions.services.state import SYSTEM, card_amount_of, move_to, record_event, return_gift_cards
+from transactions.services.state import (
+    SYSTEM,
+    capture_book,
+    card_amount_of,
+    move_to,
+    record_event,
+    return_gift_cards,
+)
 
 logger = logging.getLogger(__name__)
 S = TransactionStatus
@@ -56,6 +63,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
             captured_amount=0,
             captured_at=None,
         )
+        txn.captures.filter(status=CaptureStatus.SUCCEEDED).update(status=CaptureStatus.FAILED, captured_at=None)
     elif event.change == PaymentChange.VOIDED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         move_to(
             txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now()
@@ -130,6 +138,7 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
         captured_amount=amount,
         captured_at=timezone.now(),
     )
+    capture_book(txn, amount=amount, status=CaptureStatus.SUCCEEDED, captured_at=txn.captured_at)
 
 
 def _unapplied(txn: Transaction, *, noted: dict[str, Any], why: str) -> None:

@@ -22,6 +22,8 @@ from transactions.services.authorization import NEVER_RECEIVED, record_authoriza
 from transactions.services.state import (
     SYSTEM,
     Actor,
+    capture_pending,
+    capture_reference,
     card_amount_of,
     connector_of,
 )
@@ -37,12 +39,6 @@ PENDING: frozenset[str] = frozenset(PENDING_STATUSES)
 def _abandoned(txn: Transaction, now: datetime) -> bool:
     """Pending for longer than any request may run: nothing is still working on it."""
     return txn.updated_at <= now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
-
-
-def _pending_amount(txn: Transaction, name: str) -> int:
-    """The amount the pending operation was asked for, from the event that started it."""
-    started = txn.events.filter(name=name).order_by("-created_at", "-id").first()
-    return started.amount if started is not None and started.amount is not None else txn.authorized_amount
 
 
 def transaction_sync(
@@ -75,13 +71,16 @@ def transaction_sync(
             connector.release(str(txn.pk))
         return record_authorization(txn, result=result or NEVER_RECEIVED, card_amount=card_amount_of(txn), actor=actor)
     operation = "capture" if txn.status == S.CAPTURE_PENDING else "void"
-    found = connector_of(txn).lookup(reference=f"{txn.pk}:{operation}") if txn.authorized_amount else None
-    if found is None and txn.authorized_amount and not abandoned:
+    capture = capture_pending(txn) if operation == "capture" else None
+    reference = capture_reference(capture) if capture is not None else f"{txn.pk}:void"
+    asked = capture is not None if operation == "capture" else bool(txn.authorized_amount)
+    found = connector_of(txn).lookup(reference=reference) if asked else None
+    if found is None and asked and not abandoned:
         return txn
     # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.
-    result = found or (NEVER_RECEIVED if txn.authorized_amount else None)
+    result = found or (NEVER_RECEIVED if asked else None)
     if operation == "capture":
-        return finish_capture(txn, result=result, amount=_pending_amount(txn, "capture_requested"), actor=actor)
+        return finish_capture(txn, capture=capture, result=result, actor=actor)
     return finish_void(txn, result=result, actor=actor)
 
 

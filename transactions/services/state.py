@@ -11,7 +11,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Max, Sum
 
 from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_refund
@@ -27,6 +27,9 @@ from payments.errors import Conflict, DomainError
 from paymentservices.routing import connector_for
 from transactions.details import payment_details_stored
 from transactions.models import (
+    MAX_CAPTURES_PER_TRANSACTION,
+    Capture,
+    CaptureStatus,
     GiftCardRedemption,
     RedemptionStatus,
     Transaction,
@@ -126,10 +129,12 @@ class GiftCardCharge:
 
 @dataclass(frozen=True)
 class ActionResult:
-    """A capture or void: the transaction afterwards and the processor's answer (None when none was asked)."""
+    """A capture or void: the transaction afterwards, the processor's answer (None when none was asked) and, for a
+    capture of a card part, its record."""
 
     transaction: Transaction
     result: ConnectorResult | None
+    capture: Capture | None = None
 
 
 def locked_for_update(txn: Transaction) -> Transaction:
@@ -200,6 +205,46 @@ def release_on_commit(txn: Transaction, processor_reference: str) -> None:
     """Release what the processor holds for a payment this server ended (best effort, once committed)."""
     connector = connector_of(txn)
     transaction.on_commit(lambda: connector.void(processor_reference=processor_reference, reference=f"{txn.pk}:void"))
+
+
+class TooManyCaptures(Conflict):
+    """The transaction already has as many captures as one may have (`MAX_CAPTURES_PER_TRANSACTION`)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            f"This transaction already has {MAX_CAPTURES_PER_TRANSACTION} captures, the most one may have: capture "
+            "what is left in one final capture."
+        )
+
+
+def capture_book(txn: Transaction, *, amount: int, status: str, final: bool = True, **fields: Any) -> Capture:
+    """The one writer of a capture row (the caller holds the transaction's row lock, so the next sequence is its
+    own; the unique sequence stops anyone who does not)."""
+    last = txn.captures.aggregate(last=Max("sequence"))["last"] or 0
+    if last >= MAX_CAPTURES_PER_TRANSACTION:
+        raise TooManyCaptures()
+    return Capture.objects.create(
+        merchant_account_id=txn.merchant_account_id,
+        transaction=txn,
+        sequence=last + 1,
+        amount=amount,
+        currency=txn.currency,
+        status=status,
+        final=final,
+        **fields,
+    )
+
+
+def capture_reference(capture: Capture) -> str:
+    """Our reference of a capture at the processor (its idempotency key, what recovery looks up): the first keeps
+    the one a transaction's capture always had, later ones add their sequence."""
+    first = f"{capture.transaction_id}:capture"
+    return first if capture.sequence == 1 else f"{first}:{capture.sequence}"
+
+
+def capture_pending(txn: Transaction) -> Capture | None:
+    """The capture the processor is being asked for, while the transaction is `capture_pending`."""
+    return txn.captures.filter(status=CaptureStatus.PENDING).order_by("-sequence").first()
 
 
 def answer_fields(result: ConnectorResult) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from factory.django import DjangoModelFactory
 
 from payments.tests.factories import MerchantAccountFactory
 from paymentservices.models import PaymentService
-from transactions.models import Refund, Transaction, TransactionStatus
+from transactions.models import Capture, Refund, Transaction, TransactionStatus
 
 
 class TransactionFactory(DjangoModelFactory[Transaction]):
@@ -67,3 +67,18 @@ class RefundFactory(DjangoModelFactory[Refund]):
     amount = 100
     currency = factory.SelfAttribute("transaction.currency")
     status = Refund.Status.SUCCEEDED
+
+
+class CaptureFactory(DjangoModelFactory[Capture]):
+    """A transaction's one capture, of all it captured."""
+
+    class Meta:
+        model = Capture
+
+    transaction = factory.SubFactory(TransactionFactory, captured=True)
+    merchant_account = factory.SelfAttribute("transaction.merchant_account")
+    sequence = 1
+    amount = factory.SelfAttribute("transaction.captured_amount")
+    currency = factory.SelfAttribute("transaction.currency")
+    status = Capture.Status.SUCCEEDED
+    captured_at = factory.SelfAttribute("transaction.captured_at")

@@ -266,7 +266,7 @@ def test_put_refuses_options_no_connection_reads_and_accepts_an_empty_set(client
     [
         ("final", False),
         ("reauthorize_if_authorization_expired", True),
-        ("external_identifier", "capture-1"),
+        ("external_identifier", ""),
         ("cart_items", [{"name": "Tea", "quantity": 1, "unit_amount": 1}]),
         ("airline", {"booking_code": "X"}),
         ("tracking", []),

@@ -45,7 +45,7 @@ class TransactionCaptureInput(StrictSerializer):
     reauthorize_if_authorization_expired = UnsupportedField(
         "authorizations are never reauthorized here: send false.", accepts=False
     )
-    external_identifier = UnsupportedField("captures are not separate resources here, so there is nothing to name.")
+    external_identifier = optional_text(300)
     airline = UnsupportedField("order details are set when the transaction is created.", json_type="object")
     cart_items = UnsupportedField("order details are set when the transaction is created.", json_type="array")
 

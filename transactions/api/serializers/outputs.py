@@ -26,6 +26,7 @@ from transactions.api.serializers.fields import (
     NULL_STRING,
 )
 from transactions.models import (
+    CaptureStatus,
     RedemptionStatus,
     RefundStatus,
     RefundTargetType,
@@ -332,6 +333,40 @@ class RefundsOutput(OutputSerializer):
     previous_cursor = ConstantField(None, schema=NULL_STRING)
 
 
+class CaptureOutput(OutputSerializer):
+    """The upstream `Capture`: one capture of the transaction's authorization."""
+
+    type = ConstantField("capture")
+    id = serializers.UUIDField()
+    merchant_account_id = serializers.CharField()
+    transaction_id = serializers.UUIDField()
+    transaction_external_identifier = serializers.CharField(source="transaction.external_identifier", allow_null=True)
+    external_identifier = serializers.CharField(allow_null=True)
+    currency = serializers.CharField()
+    amount = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=CaptureStatus.choices)
+    final = serializers.BooleanField()
+    error_code = serializers.CharField(allow_null=True)
+    raw_response_code = serializers.CharField(allow_null=True)
+    raw_response_description = serializers.CharField(allow_null=True)
+    # Order details are the transaction's here (a capture takes none of its own); no 3-D Secure per capture.
+    cart_items = ConstantField(None, schema=NULL_OBJECT)
+    iso_response_code = ConstantField(None, schema=NULL_STRING)
+    xid = ConstantField(None, schema=NULL_STRING)
+    captured_at = TimestampField(allow_null=True)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+
+
+class CapturesOutput(OutputSerializer):
+    """The upstream `CaptureCollection`: a transaction's captures, as one complete page."""
+
+    items = CaptureOutput(many=True)
+    limit = serializers.IntegerField()
+    next_cursor = ConstantField(None, schema=NULL_STRING)
+    previous_cursor = ConstantField(None, schema=NULL_STRING)
+
+
 # What a processor said to a capture or void (a cancel asks none, so it always succeeds).
 ACTION_STATUSES = ["succeeded", "declined", "failed"]
 
@@ -360,9 +395,12 @@ class _TransactionActionOutput(OutputSerializer):
 
 
 class TransactionCaptureOutput(_TransactionActionOutput):
-    """The upstream `TransactionCapture`."""
+    """The upstream `TransactionCapture`: what the capture did, and its record (none for gift cards alone)."""
 
     type = ConstantField("transaction-capture")
+    capture_id = serializers.UUIDField(source="capture.pk", allow_null=True)
+    payment_service_capture_id = serializers.CharField(source="capture.payment_service_capture_id", allow_null=True)
+    external_identifier = serializers.CharField(source="capture.external_identifier", allow_null=True)
 
 
 class TransactionVoidOutput(_TransactionActionOutput):
