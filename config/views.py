@@ -22,6 +22,7 @@ GUIDES = {
     "first-payment": "Take your first payment",
     "saved-cards": "Save a card and charge it again",
     "webhooks": "Receive webhooks",
+    "stripe": "Connect Stripe and pay through it",
     "production": "Go to production",
 }
 
