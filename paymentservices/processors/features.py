@@ -6,6 +6,10 @@ from __future__ import annotations
 CARD_FEATURES: dict[str, bool] = {
     "delayed_capture": True,
     "partial_capture": True,
+    # Several captures of one authorization (`final: false` until the last) and raising an authorization's amount
+    # (`POST /transactions/{id}/authorization/increment`): the processors that can say so.
+    "multiple_captures": False,
+    "incremental_authorization": False,
     "void": True,
     "refunds": True,
     "partial_refunds": True,

@@ -147,6 +147,16 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         lambda w: w.post(f"/transactions/{_captured(w).pk}/capture", {}),
     ),
     (
+        "/transactions/{transaction_id}/capture",
+        "POST",
+        "not-final",
+        lambda w: w.post(
+            f"/transactions/{_authorized(w).pk}/capture",
+            {"amount": 100, "final": False},
+            HTTP_PREFER="resource=transaction-capture",
+        ),
+    ),
+    (
         "/transactions/{transaction_id}/captures",
         "GET",
         "list",

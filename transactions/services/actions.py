@@ -28,6 +28,7 @@ from transactions.services.state import (
     processor_ready,
     release_on_commit,
     require_allowed,
+    require_feature,
     return_gift_cards,
 )
 
@@ -45,12 +46,23 @@ def _capture_amount(txn: Transaction, amount: int | None) -> int:
     return amount
 
 
+def _open_for_captures(txn: Transaction) -> bool:
+    """Captured, but its last capture said `final: false` and some of the authorization is left: it takes more."""
+    if txn.status != S.CAPTURE_SUCCEEDED or txn.captured_amount >= txn.authorized_amount:
+        return False
+    last = txn.captures.filter(status=CaptureStatus.SUCCEEDED).order_by("-sequence").first()
+    return last is not None and not last.final
+
+
 @transaction.atomic
 def _begin_capture(
     txn: Transaction, *, amount: int | None, final: bool, external_identifier: str | None, actor: Actor
 ) -> tuple[Transaction, Capture | None]:
     txn = locked_for_update(txn)
-    require_allowed("capture", txn)
+    if not _open_for_captures(txn):
+        require_allowed("capture", txn)
+    if not final:
+        require_feature(txn, "multiple_captures", asked="several captures of one authorization", pointer="/final")
     amount = _capture_amount(txn, amount)
     # Gift cards alone authorize nothing at a processor: their capture is the transaction's only.
     capture = (
@@ -73,8 +85,9 @@ def transaction_capture(
     final: bool = True,
     external_identifier: str | None = None,
 ) -> ActionResult:
-    """Capture `amount` (default: all that is left) of the authorization, each capture a record; the gift card debits
-    are captured with the first."""
+    """Capture `amount` (default: all that is left) of the authorization, each capture a record, never more in total
+    than was authorized. `final: false` (where the processor takes several captures) leaves the rest open for later
+    captures; a final one releases it. The gift card debits are captured with the first."""
     processor_ready(txn)
     txn, capture = _begin_capture(txn, amount=amount, final=final, external_identifier=external_identifier, actor=actor)
     result = None

@@ -24,6 +24,7 @@ from payments.connectors import (
     payment_details_of,
 )
 from payments.errors import Conflict, DomainError
+from paymentservices.definitions import definition_get
 from paymentservices.routing import connector_for
 from transactions.details import payment_details_stored
 from transactions.models import (
@@ -56,8 +57,9 @@ TRANSITIONS: frozenset[tuple[str, str]] = frozenset(
         (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_DECLINED),
         (S.BUYER_APPROVAL_PENDING, S.AUTHORIZATION_FAILED),
         (S.AUTHORIZATION_SUCCEEDED, S.CAPTURE_PENDING),
-        (S.CAPTURE_PENDING, S.CAPTURE_SUCCEEDED),
-        (S.CAPTURE_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the capture
+        (S.CAPTURE_SUCCEEDED, S.CAPTURE_PENDING),  # a later capture, after one with `final: false`
+        (S.CAPTURE_PENDING, S.CAPTURE_SUCCEEDED),  # captured; or a later capture refused, the earlier ones stand
+        (S.CAPTURE_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the (first) capture
         (S.AUTHORIZATION_SUCCEEDED, S.AUTHORIZATION_VOID_PENDING),
         (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_VOIDED),
         (S.AUTHORIZATION_VOID_PENDING, S.AUTHORIZATION_SUCCEEDED),  # the processor refused the void
@@ -190,6 +192,17 @@ def connector_of(txn: Transaction) -> PaymentConnector:
     if txn.payment_service is None:
         raise ValueError(f"Transaction {txn.pk} has no payment service: nothing was asked of a processor.")
     return connector_for(txn.payment_service)
+
+
+def require_feature(txn: Transaction, feature: str, *, asked: str, pointer: str) -> None:
+    """Refuse by name (400 at `pointer`) what the processor holding the payment cannot do: its definition's
+    `supported_features` (each processor's `features`) say which."""
+    service = txn.payment_service
+    definition = definition_get(service.definition_id) if service is not None else None
+    if definition is not None and definition.supported_features.get(feature):
+        return
+    holder = f"{definition.display_name} ({definition.id})" if definition is not None else "no processor"
+    raise DomainError(f"Not supported: {asked} with {holder}, which holds this payment.", pointer=pointer)
 
 
 def processor_ready(txn: Transaction) -> None:

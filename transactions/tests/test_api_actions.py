@@ -90,7 +90,6 @@ INVALID_CAPTURE = [
     ({"amount": -5}, "/amount"),
     ({"amount": "100"}, "/amount"),
     ({"amount": 1300}, "/amount"),
-    ({"final": False}, "/final"),
     ({"final": "true"}, "/final"),
     ({"reauthorize_if_authorization_expired": 1}, "/reauthorize_if_authorization_expired"),
     ({"tip": 5}, "/tip"),

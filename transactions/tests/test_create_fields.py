@@ -264,7 +264,6 @@ def test_put_refuses_options_no_connection_reads_and_accepts_an_empty_set(client
 @pytest.mark.parametrize(
     ("name", "value"),
     [
-        ("final", False),
         ("reauthorize_if_authorization_expired", True),
         ("external_identifier", ""),
         ("cart_items", [{"name": "Tea", "quantity": 1, "unit_amount": 1}]),

@@ -26,7 +26,15 @@ class AdyenProcessor(Processor):
         DefinitionField("hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=HMAC_KEY),
     )
     # Adyen's 3-D Secure and redirect flows are not run yet: a payment asking for them is declined by name.
-    features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "transaction_sync": False, "webhooks": True}
+    # Several captures: Adyen's multiple partial captures (each a `/captures` call on the payment); increments: its
+    # `/amountUpdates`.
+    features: ClassVar[Mapping[str, bool]] = {
+        **CARD_FEATURES,
+        "transaction_sync": False,
+        "webhooks": True,
+        "multiple_captures": True,
+        "incremental_authorization": True,
+    }
     notification_secret_field = "hmac_key"  # noqa: S105 - a field name, not a secret
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> AdyenConnector:

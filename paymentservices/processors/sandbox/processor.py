@@ -17,7 +17,13 @@ class SandboxProcessor(Processor):
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
     fields = (DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),)
-    features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "three_d_secure_pass_through": True, "webhooks": False}
+    features: ClassVar[Mapping[str, bool]] = {
+        **CARD_FEATURES,
+        "three_d_secure_pass_through": True,
+        "webhooks": False,
+        "multiple_captures": True,
+        "incremental_authorization": True,
+    }
     sandbox = True
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

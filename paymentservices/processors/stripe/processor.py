@@ -42,6 +42,8 @@ class StripeProcessor(Processor):
         # Secure (docs/three-d-secure.md); without it such a payment is declined.
         DefinitionField("publishable_key", "Publishable key", required=False, secret=False, rule=PUBLISHABLE_KEY),
     )
+    # One capture per authorization and no increments: Stripe's multicapture and incremental authorization are
+    # features the test double (localstripe) does not have, so nothing here could show them working.
     features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "webhooks": True}
     notification_secret_field = "webhook_secret"  # noqa: S105 - a field name, not a secret
     buyer_page = "stripe/three_d_secure.html"

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from payments.rest.fields import AmountField, StrictCharField, StrictSerializer, UnsupportedField, optional_text
+from payments.rest.fields import (
+    AmountField,
+    StrictBooleanField,
+    StrictCharField,
+    StrictSerializer,
+    UnsupportedField,
+    optional_text,
+)
 from transactions.api.serializers.fields import (
     ConnectionOptionsField,
     MetadataField,
@@ -39,9 +46,7 @@ class TransactionCaptureInput(StrictSerializer):
     """Body of `POST /transactions/{id}/capture`."""
 
     amount = AmountField(min_value=1, required=False, allow_null=True)
-    final = UnsupportedField(
-        "one capture per authorization (the uncaptured rest is released): send final true.", accepts=True
-    )
+    final = StrictBooleanField(default=True)
     reauthorize_if_authorization_expired = UnsupportedField(
         "authorizations are never reauthorized here: send false.", accepts=False
     )

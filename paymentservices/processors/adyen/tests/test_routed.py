@@ -90,3 +90,26 @@ def test_a_refusal_at_adyen_is_final(client, adyen_service, adyen_mock):
     assert body["payment_service"]["payment_service_definition_id"] == "adyen-card"
     assert Transaction.objects.get(pk=body["id"]).payment_service_id == adyen_service.pk
     assert [exchange.url.split("?")[0].rsplit("/", 1)[-1] for exchange in adyen_mock.exchanges] == ["payments"]
+
+
+def test_two_partial_captures_at_adyen_add_up_to_the_authorized_amount(client, adyen_service, adyen_mock):
+    adyen_mock.answer("/payments", example="card-direct")
+    adyen_mock.answer("/payments/*/captures", example="capture")
+    body = _pay(client, payment_service_id=str(adyen_service.pk)).json()
+
+    first = client.post(f"/transactions/{body['id']}/capture", {"amount": 2000, "final": False}, format="json")
+    last = client.post(f"/transactions/{body['id']}/capture", {"final": True}, format="json")
+
+    assert (first.json()["status"], first.json()["captured_amount"]) == ("capture_succeeded", 2000)
+    assert (last.json()["status"], last.json()["captured_amount"]) == ("capture_succeeded", 5000)
+    captures = client.get(f"/transactions/{body['id']}/captures").json()["items"]
+    assert [(capture["amount"], capture["final"], capture["status"]) for capture in captures] == [
+        (3000, True, "succeeded"),
+        (2000, False, "succeeded"),
+    ]
+    sent = [exchange for exchange in adyen_mock.exchanges if exchange.url.split("?")[0].endswith("/captures")]
+    assert [(e.body["amount"]["value"], e.body["reference"]) for e in sent] == [
+        (2000, f"{body['id']}:capture"),
+        (3000, f"{body['id']}:capture:2"),
+    ]
+    assert adyen_mock.violations() == []
