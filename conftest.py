@@ -170,3 +170,24 @@ def support_client(client, staff_login):
 
     staff_login(SUPPORT)
     return client
+
+
+@pytest.fixture(scope="session")
+def paypal_prism():
+    """The PayPal mock (tests/paypal_mock.py): Prism per PayPal document behind the suite's front, once per session."""
+    from tests.paypal_mock import paypal_mock
+
+    with paypal_mock() as mock:
+        yield mock
+
+
+@pytest.fixture
+def paypal_api(paypal_prism, settings):
+    """Point the paypal-paypal connector at the validating mock; afterwards, every request the library sent must
+    have been valid by PayPal's documents."""
+    from paymentservices.processors.tests.overrides import override_processor
+
+    override_processor(settings, "paypal", API_BASE=paypal_prism.url, TIMEOUT_SECONDS=5)
+    paypal_prism.reset()
+    yield paypal_prism
+    assert paypal_prism.violations() == []

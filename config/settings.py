@@ -421,6 +421,12 @@ PROCESSORS: dict[str, dict[str, Any]] = {
         "API_BASE": env.str("ADYEN_API_BASE", default=""),
         "TIMEOUT_SECONDS": env.float("ADYEN_TIMEOUT_SECONDS", default=10.0),
     },
+    "paypal": {
+        # The REST API host PayPal's library calls: PayPal's live host by default; its sandbox is
+        # https://api-m.sandbox.paypal.com (docs/payment-services.md, "PayPal").
+        "API_BASE": env.str("PAYPAL_API_BASE", default="https://api-m.paypal.com"),
+        "TIMEOUT_SECONDS": env.float("PAYPAL_TIMEOUT_SECONDS", default=10.0),
+    },
 }
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.

@@ -81,6 +81,8 @@ def _definition(processor: Processor) -> Definition:
         parse_notification=processor.parse_notification if takes_notifications else None,
         connection_options_keys=processor.connection_options_keys,
         buyer_page=processor.buyer_page,
+        method=processor.method,
+        mode=processor.mode,
     )
 
 
@@ -89,6 +91,7 @@ DEFINITIONS: dict[str, Definition] = {processor.id: _definition(processor) for p
 MOCK_CARD = "mock-card"
 STRIPE_CARD = "stripe-card"
 ADYEN_CARD = "adyen-card"
+PAYPAL_PAYPAL = "paypal-paypal"
 
 
 def definition_get(definition_id: str) -> Definition | None:

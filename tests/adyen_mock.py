@@ -309,6 +309,17 @@ class AdyenMock:
         stop_process(self.process, grace=10)
 
 
+def start_prism(document: Path, port: int, log: IO[bytes]) -> subprocess.Popen:
+    """Prism serving `document` on 127.0.0.1:`port`, refusing requests that break it (`--errors`), logging to `log`."""
+    return subprocess.Popen(
+        [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), str(document)],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"},
+    )
+
+
 @contextmanager
 def prism_adyen() -> Iterator[AdyenMock]:
     """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
@@ -318,13 +329,7 @@ def prism_adyen() -> Iterator[AdyenMock]:
     with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
         document = Path(directory) / "adyen-checkout-v72.json"
         document.write_text(json.dumps(mock_document()))
-        process = subprocess.Popen(
-            [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), str(document)],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"},
-        )
+        process = start_prism(document, port, log)
         mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
         try:
             _wait_until_answering(mock)

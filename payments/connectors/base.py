@@ -205,6 +205,13 @@ class ConnectorResult:
     merchant_advice_code: str | None = None
     iso_response_code: str | None = None
     approval_expires_at: datetime | None = None
+    # A payment the buyer approves at the processor (`RedirectConnector`): where the buyer goes to approve it.
+    approval_link: str | None = None
+    # The processor's id of the payment once this operation is done, when it changes (PayPal's capture, which its
+    # refunds name): the transaction's `payment_service_transaction_id` from then on.
+    payment_reference: str | None = None
+    # How the buyer's account is shown (PayPal's payer email, masked), when the processor tells it.
+    payer_label: str | None = None
 
     @property
     def approved(self) -> bool:
@@ -279,4 +286,39 @@ class BuyerActionConnector(PaymentConnector, Protocol):
     def buyer_result(self, *, processor_reference: str) -> ConnectorResult:
         """What the processor says of the payment now: approved, declined (the buyer failed or gave up), still
         `BUYER_ACTION`, or FAILED when it cannot be asked."""
+        ...
+
+
+@dataclass(frozen=True)
+class RedirectRequest:
+    """A payment the buyer approves on the processor's own pages (PayPal): what to ask for, our `reference` for it
+    (stable across retries), and where the processor sends the buyer back after approving (`return_url`) or giving
+    up (`cancel_url`)."""
+
+    amount: int
+    currency: str
+    reference: str
+    return_url: str
+    cancel_url: str
+    description: str | None = None
+
+
+@runtime_checkable
+class RedirectConnector(PaymentConnector, Protocol):
+    """A processor whose buyer approves the payment on the processor's own pages before it is authorized (PayPal).
+    Every method is called outside database transactions and answers refusals as results."""
+
+    def redirect_begin(self, request: RedirectRequest) -> ConnectorResult:
+        """Open the payment at the processor: `BUYER_ACTION` with the processor's id of it and its `approval_link`,
+        or a decline or failure."""
+        ...
+
+    def redirect_authorize(self, *, processor_reference: str, reference: str) -> ConnectorResult:
+        """Authorize the payment the buyer approved: APPROVED names the authorization."""
+        ...
+
+    def redirect_status(self, *, processor_reference: str) -> ConnectorResult:
+        """What the processor holds for the payment now: APPROVED (authorized, naming the authorization),
+        `BUYER_ACTION` (still with the buyer; `raw_response_code` says whether the buyer approved it), DECLINED, or
+        FAILED when it cannot be asked."""
         ...

@@ -4,13 +4,14 @@ folder, one line here and its library in pyproject.toml (docs/architecture.md, "
 
 from __future__ import annotations
 
-from paymentservices.processors import adyen, sandbox, stripe
+from paymentservices.processors import adyen, paypal, sandbox, stripe
 from paymentservices.processors.seam import Processor
 
 PROCESSORS: tuple[Processor, ...] = (
     sandbox.PROCESSOR,
     stripe.PROCESSOR,
     adyen.PROCESSOR,
+    paypal.PROCESSOR,
 )
 
 

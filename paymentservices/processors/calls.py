@@ -20,6 +20,10 @@ MIN_CALL_SECONDS = 1.0
 NO_ANSWER = "service_error"
 MISCONFIGURED = "invalid_service_configuration"
 
+# A FAILED result's `raw_response_code` when the URL a connector was about to call is not its processor's: nothing
+# was sent.
+HOST_REFUSED = "host_refused"
+
 # Amounts in a notification: minor units, an int64 at the most, never negative.
 MAX_NOTIFIED_AMOUNT = 2**63 - 1
 
@@ -48,6 +52,27 @@ def no_answer(*, code: str, misconfigured: bool, description: str) -> ConnectorR
         raw_response_code=code,
         raw_response_description=description,
     )
+
+
+class NoAnswer(Exception):
+    """The processor gave no answer to a call; `sent` says whether the request may have reached it, `code` names what
+    happened (an HTTP status, an error's name, HOST_REFUSED) and `misconfigured` whether the service's credentials or
+    URL were refused."""
+
+    def __init__(self, *, sent: bool, code: str, misconfigured: bool = False) -> None:
+        super().__init__(code)
+        self.sent = sent
+        self.code = code
+        self.misconfigured = misconfigured
+
+
+def unanswered(exc: NoAnswer, *, processor: str, host_refused: str) -> ConnectorResult:
+    """The FAILED answer of a `NoAnswer` from `processor`, in words safe to show (`host_refused` for HOST_REFUSED)."""
+    if exc.code == HOST_REFUSED:
+        description = host_refused
+    else:
+        description = f"{processor} refused the credentials." if exc.misconfigured else f"{processor} gave no answer."
+    return no_answer(code=exc.code, misconfigured=exc.misconfigured, description=description)
 
 
 def field_of(obj: Any, key: str) -> Any:

@@ -118,6 +118,9 @@ class Processor(ABC):
     display_name: ClassVar[str]
     fields: ClassVar[tuple[DefinitionField, ...]]
     features: ClassVar[Mapping[str, bool]]
+    # The way of paying its services take (upstream's `method` and `mode`): payments are routed by it.
+    method: ClassVar[str] = "card"
+    mode: ClassVar[str] = "card"
     # The secret field holding the key its notifications are verified with; None: it sends none.
     notification_secret_field: ClassVar[str | None] = None
     # The `connection_options` sets its connector reads (upstream keys them by connector, e.g. `stripe-card`); a

@@ -378,9 +378,14 @@ def test_definitions_are_listed_paged_and_fetched(api_client):
     second = client.get("/payment-service-definitions", {"limit": 2, "cursor": first["next_cursor"]}).json()
     stripe_card = client.get("/payment-service-definitions/stripe-card").json()
 
-    assert [item["id"] for item in page["items"]] == ["adyen-card", "mock-card", "stripe-card"]
+    assert [item["id"] for item in page["items"]] == ["adyen-card", "mock-card", "paypal-paypal", "stripe-card"]
     assert (page["next_cursor"], page["previous_cursor"]) == (None, None)
-    assert [item["id"] for item in first["items"] + second["items"]] == ["adyen-card", "mock-card", "stripe-card"]
+    assert [item["id"] for item in first["items"] + second["items"]] == [
+        "adyen-card",
+        "mock-card",
+        "paypal-paypal",
+        "stripe-card",
+    ]
     assert (second["next_cursor"], second["previous_cursor"] is not None) == (None, True)
     assert [(f["key"], f["required"], f["secret"]) for f in stripe_card["fields"]] == [
         ("secret_key", True, True),

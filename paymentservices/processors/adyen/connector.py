@@ -47,7 +47,14 @@ from paymentservices.processors.adyen.codes import (
     VALIDATION_ERRORS,
 )
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
-from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
+from paymentservices.processors.calls import (
+    HOST_REFUSED,
+    NoAnswer,
+    call_timeout,
+    field_of,
+    never_connected,
+    unanswered,
+)
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
@@ -61,18 +68,6 @@ DEFAULT_RETURN_PATH = "/adyen/return"
 # `<prefix>-checkout-live.adyenpayments.com` (live), as Adyen's "Live endpoints" page gives them. No call goes anywhere
 # else but ADYEN_API_BASE (docs/payment-services.md, "Where a connector may send").
 ADYEN_DOMAINS = ("adyenpayments.com", "adyen.com")
-# A FAILED result's code when the URL the connector built is not Adyen's: nothing was sent.
-HOST_REFUSED = "host_refused"
-
-
-class _NoAnswer(Exception):
-    """Adyen gave no answer; `sent` says whether the request may have reached it."""
-
-    def __init__(self, *, sent: bool, code: str, misconfigured: bool = False) -> None:
-        super().__init__(code)
-        self.sent = sent
-        self.code = code
-        self.misconfigured = misconfigured
 
 
 def _base_url(api_base: str, live_url_prefix: str | None) -> str:
@@ -151,31 +146,31 @@ class AdyenConnector:
 
     def _call(self, call: Callable[..., Any], *args: Any, idempotency_key: str | None = None) -> dict[str, Any]:
         """One call through the library: Adyen's answer (2xx body), `AdyenAPIResponseError` for a 4xx that is
-        Adyen's word on the request, `_NoAnswer` for anything else."""
+        Adyen's word on the request, `NoAnswer` for anything else."""
         if self._host_refused:
-            raise _NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True)
+            raise NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True)
         self._limit_to_deadline()
         try:
             result = call(*args, idempotency_key=idempotency_key)
         except requests.exceptions.ConnectTimeout:
-            raise _NoAnswer(sent=False, code="ConnectTimeout") from None
+            raise NoAnswer(sent=False, code="ConnectTimeout") from None
         except requests.exceptions.ConnectionError as exc:
             # Refused or never resolved: Adyen cannot have seen it. Cut off after sending: it may have acted on it.
-            raise _NoAnswer(sent=_reset_after_sending(exc), code=type(exc).__name__) from None
+            raise NoAnswer(sent=_reset_after_sending(exc), code=type(exc).__name__) from None
         except requests.exceptions.RequestException as exc:  # a read timeout among them: the request went out
-            raise _NoAnswer(sent=True, code=type(exc).__name__) from None
+            raise NoAnswer(sent=True, code=type(exc).__name__) from None
         except AdyenAPIResponseError as exc:
             status = int(exc.status_code or 0)
             if status in (401, 403):
-                raise _NoAnswer(sent=False, code=str(status), misconfigured=True) from None
+                raise NoAnswer(sent=False, code=str(status), misconfigured=True) from None
             if status in (400, 422):
                 raise
             # 404 (a wrong base URL), 429, 5xx: no word on the request; a 5xx may have acted on it.
-            raise _NoAnswer(sent=status >= 500, code=str(status), misconfigured=status == 404) from None
+            raise NoAnswer(sent=status >= 500, code=str(status), misconfigured=status == 404) from None
         except HostRefused:
-            raise _NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True) from None
+            raise NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True) from None
         except AdyenError as exc:
-            raise _NoAnswer(sent=False, code=type(exc).__name__, misconfigured=True) from None
+            raise NoAnswer(sent=False, code=type(exc).__name__, misconfigured=True) from None
         message = result.message
         return message if isinstance(message, dict) else {}
 
@@ -184,7 +179,7 @@ class AdyenConnector:
         answers the repeat with what it did the first time (or does it now, once)."""
         try:
             return self._call(call, *args, idempotency_key=idempotency_key)
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             if not exc.sent:
                 raise
         return self._call(call, *args, idempotency_key=idempotency_key)
@@ -195,7 +190,7 @@ class AdyenConnector:
         body = self._payment_request(request)
         try:
             answer = self._write(self._checkout.payments_api.payments, body, idempotency_key=request.reference)
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             if exc.sent:
                 self.release(request.reference)
             return _no_answer(exc)
@@ -300,7 +295,7 @@ class AdyenConnector:
                 body,
                 idempotency_key=f"{reference}:release",
             )
-        except (_NoAnswer, AdyenAPIResponseError):
+        except (NoAnswer, AdyenAPIResponseError):
             logger.warning(
                 "Could not cancel the Adyen payment with reference %s; it expires unused at Adyen", reference
             )
@@ -336,7 +331,7 @@ class AdyenConnector:
         """A modification of the payment `psp`; its result names the payment (`keep`) or, for a refund, the refund."""
         try:
             answer = self._write(call, body, psp, idempotency_key=reference)
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             return _no_answer(exc)
         except AdyenAPIResponseError as exc:
             return _refused_request(exc)
@@ -360,7 +355,7 @@ class AdyenConnector:
         """One cheap authenticated call (the account's payment methods): None when Adyen takes the key and account."""
         try:
             self._call(self._checkout.payments_api.payment_methods, {"merchantAccount": self._merchant_account})
-        except _NoAnswer as exc:
+        except NoAnswer as exc:
             if exc.code == "401":
                 return CredentialProblem("api_key", "Adyen refused this API key.")
             if exc.code == "403":
@@ -387,12 +382,12 @@ def _describe(reason: Any, raw: Any) -> str | None:
     return text[:255] or None
 
 
-def _no_answer(exc: _NoAnswer) -> ConnectorResult:
-    if exc.code == HOST_REFUSED:
-        description = "The service's live URL prefix does not make a URL of Adyen's: nothing was sent."
-    else:
-        description = "Adyen refused the credentials." if exc.misconfigured else "Adyen gave no answer."
-    return no_answer(code=exc.code, misconfigured=exc.misconfigured, description=description)
+def _no_answer(exc: NoAnswer) -> ConnectorResult:
+    return unanswered(
+        exc,
+        processor="Adyen",
+        host_refused="The service's live URL prefix does not make a URL of Adyen's: nothing was sent.",
+    )
 
 
 def _refused_request(exc: AdyenAPIResponseError) -> ConnectorResult:

@@ -59,6 +59,10 @@ def test_each_registered_processor_lists_its_parts():
                 "tests": ["test_connector.py", "test_hosts.py", "test_inbound.py", "test_routed.py"],
             },
         ),
+        "paypal-paypal": (
+            "paypal",
+            {"modules": ["connector", "processor", "rules"], "templates": [], "tests": ["test_connector.py"]},
+        ),
     }
 
 
@@ -74,6 +78,7 @@ def test_a_processor_is_its_package_s_processor_and_its_definition(processor):
     assert processor_get(processor.id) is processor
     definition = DEFINITIONS[processor.id]
     assert (definition.fields, definition.supported_features) == (processor.fields, processor.features)
+    assert (definition.method, definition.mode) == (processor.method, processor.mode)
     assert definition.connection_options_keys == processor.connection_options_keys
     assert definition.webhook_secret_field == processor.notification_secret_field
     assert (definition.parse_notification is not None) == (processor.notification_secret_field is not None)

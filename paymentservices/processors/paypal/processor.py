@@ -1,0 +1,39 @@
+"""PayPal as a processor: the `paypal-paypal` definition (its fields and their rules, features) and its connector."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from paymentservices.processors.features import CARD_FEATURES
+from paymentservices.processors.paypal.connector import PayPalConnector
+from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
+from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
+
+
+class PayPalProcessor(Processor):
+    id = "paypal-paypal"
+    display_name = "PayPal"
+    method = "paypal"
+    mode = "redirect"
+    fields = (
+        DefinitionField("client_id", "Client ID", required=True, secret=False, verifiable=True, rule=CLIENT_ID),
+        DefinitionField(
+            "client_secret", "Client secret", required=True, secret=True, verifiable=True, rule=CLIENT_SECRET
+        ),
+        DefinitionField("webhook_id", "Webhook ID", required=False, secret=False, rule=WEBHOOK_ID),
+    )
+    # Captures (full or partial), voids and refunds (full or partial) through Payments v2; the buyer approves at
+    # PayPal, so no 3-D Secure of this server's applies, and nothing is stored for later payments yet.
+    features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "webhooks": False}
+
+    def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PayPalConnector:
+        return PayPalConnector(
+            client_id=credentials.get("client_id", ""),
+            client_secret=credentials.get("client_secret", ""),
+            deadline=deadline,
+        )
+
+    def verify(self, credentials: Mapping[str, str]) -> CredentialProblem | None:
+        """Ask PayPal for an access token with the app's credentials; unreachable PayPal raises."""
+        return self.connect(credentials).verify()

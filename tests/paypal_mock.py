@@ -1,0 +1,356 @@
+"""A mock of PayPal's REST API for the `paypal-paypal` connector: Prism, as real processes in validating mode, serving
+the project's contracts of PayPal's Orders v2 and Payments v2 documents (contracts/paypal/), so every request the
+official library (`paypal-server-sdk`) sends is checked against PayPal's schemas; a request the real PayPal would
+refuse shows up as a violation (Prism's `sl-violations` header, kept with each exchange).
+
+The library calls one host for both documents, so a small front of the suite's own takes every call and hands it to
+the Prism of the document that holds its path. Two things are the suite's own, not Prism's:
+
+- PayPal's OAuth token call (`POST /v1/oauth2/token`) is in neither document: the front answers it itself (a bearer
+  token for any client whose Basic credentials are given, 401 `invalid_client` for the client id `REFUSED_CLIENT`).
+- The contracts hold PayPal's schemas and no examples, and Prism's answers are static: the answers a flow needs (an
+  order whose id the return must match, its approve link, its authorization, a capture and a refund, PayPal's error
+  bodies) are added here as named examples (`ANSWERS`, `ERRORS`); only answers are added, the request schemas are
+  the contracts' untouched. A test names the answer it simulates per path (`mock.answer(pattern, example=...)`),
+  which the front asks of Prism with its `Prefer` header. An error status (`code=`) is answered by the front with
+  `ERRORS` once Prism has validated the request: Prism's `Prefer: code=422` breaks the contracts' pattern for
+  PayPal's own `Prefer` header.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import fnmatch
+import json
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import IO, Any
+
+import contracts
+from tests.adyen_mock import PRISM, start_prism
+from tests.servers import free_port, stop_process
+
+DOCUMENTS = {"/v2/checkout/": contracts.PAYPAL_ORDERS, "/v2/payments/": contracts.PAYPAL_PAYMENTS}
+
+# The ids of the answers below (PayPal's are 17 upper-case letters and digits).
+ORDER_ID = "5O190127TN364715T"
+AUTHORIZATION_ID = "0VF52814937998046"
+CAPTURE_ID = "2GG279541U471931P"
+REFUND_ID = "1JU08902781691411"
+PAYER_EMAIL = "buyer@example.com"
+APPROVE_LINK = f"https://www.sandbox.paypal.com/checkoutnow?token={ORDER_ID}"
+REFUSED_CLIENT = "refusedclient"
+ACCESS_TOKEN = "A21AAsimulatedaccesstoken"
+
+
+def _money(value: str = "10.00") -> dict[str, str]:
+    return {"currency_code": "USD", "value": value}
+
+
+def _authorized_order(status: str) -> dict[str, Any]:
+    return {
+        "id": ORDER_ID,
+        "status": "COMPLETED",
+        "intent": "AUTHORIZE",
+        "payment_source": {"paypal": {"email_address": PAYER_EMAIL, "account_id": "QYR5Z8XDVJNXQ"}},
+        "purchase_units": [
+            {
+                "reference_id": "default",
+                "payments": {"authorizations": [{"id": AUTHORIZATION_ID, "status": status, "amount": _money()}]},
+            }
+        ],
+    }
+
+
+_ORDER_LINKS = [
+    {"href": APPROVE_LINK, "rel": "payer-action", "method": "GET"},
+    {"href": f"https://api-m.sandbox.paypal.com/v2/checkout/orders/{ORDER_ID}", "rel": "self", "method": "GET"},
+]
+
+# Named answers by (path, method), for each of its 2xx statuses. Static: Prism does not echo the request, so an
+# amount here is its own.
+ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
+    ("/v2/checkout/orders", "post"): {
+        "opened": {"id": ORDER_ID, "status": "PAYER_ACTION_REQUIRED", "intent": "AUTHORIZE", "links": _ORDER_LINKS},
+        "nolink": {"id": ORDER_ID, "status": "CREATED", "intent": "AUTHORIZE", "links": []},
+        "foreignlink": {
+            "id": ORDER_ID,
+            "status": "PAYER_ACTION_REQUIRED",
+            "links": [{"href": "https://paypal.com.evil.example/checkoutnow", "rel": "payer-action", "method": "GET"}],
+        },
+    },
+    ("/v2/checkout/orders/{id}/authorize", "post"): {
+        "authorized": _authorized_order("CREATED"),
+        "denied": _authorized_order("DENIED"),
+    },
+    ("/v2/checkout/orders/{id}", "get"): {
+        "created": {"id": ORDER_ID, "status": "PAYER_ACTION_REQUIRED", "links": _ORDER_LINKS},
+        "approved": {"id": ORDER_ID, "status": "APPROVED"},
+        "authorized": _authorized_order("CREATED"),
+    },
+    ("/v2/payments/authorizations/{authorization_id}/capture", "post"): {
+        "completed": {"id": CAPTURE_ID, "status": "COMPLETED", "amount": _money("6.00"), "final_capture": True},
+        "declined": {
+            "id": CAPTURE_ID,
+            "status": "DECLINED",
+            "status_details": {"reason": "DECLINED_BY_RISK_FRAUD_FILTERS"},
+        },
+    },
+    ("/v2/payments/authorizations/{authorization_id}/void", "post"): {
+        "voided": {"id": AUTHORIZATION_ID, "status": "VOIDED", "amount": _money()},
+    },
+    ("/v2/payments/captures/{capture_id}/refund", "post"): {
+        "completed": {"id": REFUND_ID, "status": "COMPLETED", "amount": _money("2.50")},
+    },
+}
+
+# What every operation answers for each error status it declares with a body, in PayPal's error shape.
+ERRORS: dict[str, dict[str, Any]] = {
+    "400": {
+        "name": "INVALID_REQUEST",
+        "message": "Request is not well-formed.",
+        "debug_id": "b1a3c5d7e9f01",
+        "details": [{"issue": "INVALID_PARAMETER_VALUE", "description": "A value is invalid."}],
+    },
+    "404": {
+        "name": "RESOURCE_NOT_FOUND",
+        "message": "The specified resource does not exist.",
+        "debug_id": "b1a3c5d7e9f02",
+        "details": [{"issue": "INVALID_RESOURCE_ID", "description": "Not found."}],
+    },
+    "422": {
+        "name": "UNPROCESSABLE_ENTITY",
+        "message": "The requested action could not be performed.",
+        "debug_id": "b1a3c5d7e9f03",
+        "details": [{"issue": "INSTRUMENT_DECLINED", "description": "The instrument presented was declined."}],
+    },
+    "500": {
+        "name": "INTERNAL_SERVER_ERROR",
+        "message": "An internal server error occurred.",
+        "debug_id": "b1a3c5d7e9f04",
+    },
+}
+
+
+def mock_document(document: Path) -> dict[str, Any]:
+    """A PayPal contract with the mock's own answers added (request schemas untouched)."""
+    contract: dict[str, Any] = json.loads(document.read_text())
+    requests_before = copy.deepcopy(
+        {
+            path: {m: op.get("requestBody") for m, op in item.items() if isinstance(op, dict)}
+            for path, item in contract["paths"].items()
+        }
+    )
+    for (path, method), answers in ANSWERS.items():
+        if path not in contract["paths"]:
+            continue
+        for status, response in contract["paths"][path][method]["responses"].items():
+            media = response.get("content", {}).get("application/json")
+            if status.startswith("2") and media is not None:
+                media.setdefault("examples", {}).update({name: {"value": body} for name, body in answers.items()})
+    for item in contract["paths"].values():
+        for operation in item.values():
+            if not isinstance(operation, dict):
+                continue
+            for status, response in operation.get("responses", {}).items():
+                media = response.get("content", {}).get("application/json")
+                if status in ERRORS and media is not None:
+                    media.setdefault("examples", {})["error"] = {"value": ERRORS[status]}
+    assert requests_before == {
+        path: {m: op.get("requestBody") for m, op in item.items() if isinstance(op, dict)}
+        for path, item in contract["paths"].items()
+    }
+    return contract
+
+
+@dataclass
+class Exchange:
+    method: str
+    path: str
+    status: int
+    violations: str | None
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class PayPalMock:
+    """The front and its Prisms: `answer(pattern, example=..., code=...)` names what a path (a pattern of the
+    request's path) answers until the next `reset`; `exchanges` keeps every call the front saw."""
+
+    url: str
+    prisms: dict[str, str]
+    logs: list[IO[bytes]]
+    answers: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def answer(self, pattern: str, *, example: str | None = None, code: int | None = None) -> None:
+        """`example`: Prism answers with that named answer. `code`: an error status; Prism still validates the
+        request (its `Prefer: code=` would break the contract's own pattern for PayPal's `Prefer` header), and the
+        front answers PayPal's error body of that status (`ERRORS`)."""
+        self.answers[pattern] = f"example={example}" if example else ""
+        if code:
+            self.errors[pattern] = code
+
+    def error(self, path: str) -> int | None:
+        return next((code for pattern, code in self.errors.items() if fnmatch.fnmatchcase(path, pattern)), None)
+
+    def reset(self) -> None:
+        self.answers.clear()
+        self.errors.clear()
+        self.exchanges.clear()
+
+    def calls(self, method: str, pattern: str) -> list[Exchange]:
+        return [e for e in self.exchanges if e.method == method and fnmatch.fnmatchcase(e.path, pattern)]
+
+    def violations(self) -> list[str]:
+        """Requests Prism found invalid by PayPal's contracts since the last reset (never expected). Its findings
+        about the mock's own answers (an error example's `issue` another operation's enum lacks) are not the
+        connector's."""
+        return [
+            f"{e.method} {e.path}: {e.violations}"
+            for e in self.exchanges
+            if e.violations and '"request"' in e.violations
+        ]
+
+    def prefer(self, path: str) -> str | None:
+        return next((value for pattern, value in self.answers.items() if fnmatch.fnmatchcase(path, pattern)), None)
+
+
+class _Front(BaseHTTPRequestHandler):
+    mock: PayPalMock
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _token(self) -> None:
+        """PayPal's token call, answered by the suite's double (it is in neither document)."""
+        basic = self.headers.get("Authorization", "")
+        client = ""
+        if basic.startswith("Basic "):
+            client = base64.b64decode(basic[6:]).decode(errors="replace").partition(":")[0]
+        self.mock.exchanges.append(Exchange("POST", "/v1/oauth2/token", 200, None, dict(self.headers), None))
+        if not client or client == REFUSED_CLIENT:
+            body = {"error": "invalid_client", "error_description": "Client Authentication failed"}
+            self._send(401, json.dumps(body).encode(), {"Content-Type": "application/json"})
+            return
+        token: dict[str, Any] = {
+            "scope": "https://uri.paypal.com/services/payments/payment",
+            "access_token": ACCESS_TOKEN,
+            "token_type": "Bearer",
+            "app_id": "APP-80W284485P519543T",
+            "expires_in": 32400,
+            "nonce": "simulated",
+        }
+        self._send(200, json.dumps(token).encode(), {"Content-Type": "application/json"})
+
+    def _forward(self, method: str) -> None:
+        path = self.path.split("?", 1)[0]
+        if path == "/v1/oauth2/token" and method == "POST":
+            self._token()
+            return
+        prism = next((url for prefix, url in self.mock.prisms.items() if path.startswith(prefix)), None)
+        data = self.rfile.read(int(self.headers.get("Content-Length") or 0)) if method != "GET" else None
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
+        prefer = self.mock.prefer(path)
+        if prefer:  # Prism's own (letters and '=' only, as the contract's pattern for PayPal's `Prefer` wants)
+            headers["Prefer"] = prefer
+        if prism is None:
+            self._send(404, b"{}", {"Content-Type": "application/json"})
+            return
+        request = urllib.request.Request(prism + self.path, data=data, method=method, headers=headers)  # noqa: S310
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - loopback
+                status, body, answer_headers = answer.status, answer.read(), dict(answer.headers)
+        except urllib.error.HTTPError as error:
+            status, body, answer_headers = error.code, error.read(), dict(error.headers)
+        sent = json.loads(data) if data else None
+        self.mock.exchanges.append(
+            Exchange(method, path, status, answer_headers.get("sl-violations"), dict(self.headers), sent)
+        )
+        kept = {k: v for k, v in answer_headers.items() if k.lower() in ("content-type", "sl-violations")}
+        error = self.mock.error(path)
+        if error is not None and status < 300:  # the request was valid: the error the test asked for
+            status, body = error, json.dumps(ERRORS[str(error)]).encode()
+            self.mock.exchanges[-1].status = error
+        self._send(status, body, kept)
+
+    def do_GET(self) -> None:
+        self._forward("GET")
+
+    def do_POST(self) -> None:
+        self._forward("POST")
+
+
+@contextmanager
+def _prism(document: Path, directory: str) -> Iterator[tuple[str, IO[bytes]]]:
+    port = free_port()
+    served = Path(directory) / document.name
+    served.write_text(json.dumps(mock_document(document)))
+    with tempfile.TemporaryFile() as log:
+        process = start_prism(served, port, log)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            _wait_until_answering(url, process, log)
+            yield url, log
+        finally:
+            stop_process(process, grace=10)
+
+
+def _wait_until_answering(url: str, process: subprocess.Popen, log: IO[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"Prism exited: {log.read().decode(errors='replace')[-2000:]}")
+        try:
+            urllib.request.urlopen(url + "/v2/none", timeout=2)  # noqa: S310 - loopback
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("Prism did not answer within 60 seconds")
+
+
+@contextmanager
+def paypal_mock() -> Iterator[PayPalMock]:
+    """The front on a free port, and a Prism per document refusing requests that break it (`--errors`)."""
+    if not PRISM.exists():
+        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
+        prisms, logs = {}, []
+        for prefix, document in DOCUMENTS.items():
+            url, log = stack.enter_context(_prism(document, directory))
+            prisms[prefix] = url
+            logs.append(log)
+        port = free_port()
+        mock = PayPalMock(f"http://127.0.0.1:{port}", prisms, logs)
+        handler = type("Front", (_Front,), {"mock": mock})
+        server = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield mock
+        finally:
+            server.shutdown()
+            server.server_close()
