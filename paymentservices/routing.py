@@ -46,8 +46,8 @@ class Route:
         return self.services[0]
 
 
-def _refusal(service: PaymentService, currency: str, country: str | None) -> str | None:
-    """Why `service` cannot take the payment, or None when it can."""
+def _refusal(service: PaymentService, currency: str, country: str | None, method: str = "card") -> str | None:
+    """Why `service` cannot take the payment (of `method`), or None when it can."""
     if service.is_deleted:
         return "The payment service has been deleted."
     if not service.active:
@@ -55,6 +55,8 @@ def _refusal(service: PaymentService, currency: str, country: str | None) -> str
     definition = DEFINITIONS.get(service.definition_id)
     if definition is None:
         return f"The payment service's definition '{service.definition_id}' is not available on this server."
+    if definition.method != method:
+        return f"The payment service takes {definition.method} payments, not {method}."
     if definition.sandbox and not sandbox_payments_allowed():
         return REFUSAL
     if currency not in service.accepted_currencies:
@@ -70,10 +72,11 @@ def route(
     currency: str,
     country: str | None = None,
     payment_service_id: uuid.UUID | str | None = None,
+    method: str = "card",
 ) -> Route:
     """The eligible services, in order. With `payment_service_id`: that one service, refused by name when it belongs
     to another account, is inactive or deleted, or does not take the currency or country. Without: the account's
-    active services by `position` that take the currency (and the country, when the payment has one)."""
+    active services by `position` that take the method, the currency (and the country, when the payment has one)."""
     if payment_service_id is not None:
         try:
             service = payment_service_get(merchant_account=merchant_account, id=payment_service_id)
@@ -82,7 +85,7 @@ def route(
                 f"The payment service '{payment_service_id}' does not exist for this merchant account.",
                 pointer=SERVICE_POINTER,
             ) from None
-        refusal = _refusal(service, currency, country)
+        refusal = _refusal(service, currency, country, method)
         if refusal is not None:
             raise NoPaymentService(refusal, pointer=SERVICE_POINTER)
         return Route((service,))
@@ -90,12 +93,13 @@ def route(
     eligible = tuple(
         service
         for service in candidates.order_by("position", "created_at")
-        if _refusal(service, currency, country) is None
+        if _refusal(service, currency, country, method) is None
     )
     if not eligible:
         where = f" from {country}" if country else ""
+        kind = "" if method == "card" else f" {method}"
         raise NoPaymentService(
-            f"No active payment service of this merchant account takes {currency} payments{where}.",
+            f"No active payment service of this merchant account takes {currency}{kind} payments{where}.",
             pointer="/currency",
         )
     return Route(eligible)
@@ -131,7 +135,12 @@ def _unusable(exc: CredentialsUnusable) -> ConnectorResult:
     )
 
 
-def _authorize(service: PaymentService, request: AuthorizationRequest, deadline: float) -> ConnectorResult:
+# What a routed payment asks of each service's connector in turn (its authorization, or the start of a payment the
+# buyer approves at the processor).
+Ask = Callable[[PaymentConnector], ConnectorResult]
+
+
+def _ask(service: PaymentService, ask: Ask, deadline: float) -> ConnectorResult:
     """`service`'s answer; a service whose stored credentials cannot be opened, or break their fields' rules, answers
     as one that gave no answer, and sends nothing."""
     try:
@@ -140,7 +149,7 @@ def _authorize(service: PaymentService, request: AuthorizationRequest, deadline:
         # The message names the field, never its value.
         logger.error("Payment service %s: %s", service.id, exc.message)
         return _unusable(exc)
-    return connector.authorize(request)
+    return ask(connector)
 
 
 # Declines worth sending to another processor: the refusal came from the route, not from the card or its holder,
@@ -177,6 +186,11 @@ NextAttempt = Callable[[PaymentService, ConnectorResult, PaymentService], bool]
 def authorize_routed(
     *, route: Route, request: AuthorizationRequest, next_attempt: NextAttempt
 ) -> tuple[PaymentService, ConnectorResult]:
+    """Authorize `request` along `route` (`ask_routed`)."""
+    return ask_routed(route=route, ask=lambda connector: connector.authorize(request), next_attempt=next_attempt)
+
+
+def ask_routed(*, route: Route, ask: Ask, next_attempt: NextAttempt) -> tuple[PaymentService, ConnectorResult]:
     """Ask each service of `route` in order until one decides (`try_next` says when not), all within
     PAYMENT_ROUTING_SECONDS; returns the service that gave the final answer and the answer.
 
@@ -186,12 +200,12 @@ def authorize_routed(
     """
     deadline = time.monotonic() + settings.PAYMENT_ROUTING_SECONDS
     service = route.first
-    result = _authorize(service, request, deadline)
+    result = _ask(service, ask, deadline)
     for following in route.services[1:]:
         if not try_next(result, service) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
             break
         if not next_attempt(service, result, following):
             break
         service = following
-        result = _authorize(service, request, deadline)
+        result = _ask(service, ask, deadline)
     return service, result

@@ -2,6 +2,7 @@
 
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 from gr4vy import Gr4vy, auth
 
@@ -37,3 +38,18 @@ def sdk_client(live_server, api_key, private_key_pem) -> Iterator[Callable[..., 
 def sdk(sdk_client) -> Gr4vy:
     """An SDK client with every scope (the SDK's own default)."""
     return sdk_client()
+
+
+@pytest.fixture
+def merchant(live_server, token_for) -> Iterator[httpx.Client]:
+    """The merchant's server speaking raw HTTP with a token it signed itself."""
+    headers = {"Authorization": f"Bearer {token_for(['*.read', '*.write'])}"}
+    with httpx.Client(base_url=live_server.url, headers=headers) as client:
+        yield client
+
+
+@pytest.fixture
+def buyer() -> Iterator[httpx.Client]:
+    """The buyer's browser: a plain HTTP client that does not follow redirects (the test follows them)."""
+    with httpx.Client(follow_redirects=False) as client:
+        yield client

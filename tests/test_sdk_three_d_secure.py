@@ -9,7 +9,6 @@ runs in this process), so "never reaches the processor" is a fact the test reads
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
@@ -57,21 +56,6 @@ def three_d_secure_on(sdk: Gr4vy, processor) -> models.PaymentService:
     assert isinstance(updated, models.PaymentService)
     assert updated.three_d_secure_enabled is True
     return updated
-
-
-@pytest.fixture
-def merchant(live_server, token_for) -> Iterator[httpx.Client]:
-    """The merchant's server speaking raw HTTP with a token it signed itself."""
-    headers = {"Authorization": f"Bearer {token_for(['*.read', '*.write'])}"}
-    with httpx.Client(base_url=live_server.url, headers=headers) as client:
-        yield client
-
-
-@pytest.fixture
-def buyer() -> Iterator[httpx.Client]:
-    """The buyer's browser: a plain HTTP client that does not follow redirects (the test follows them)."""
-    with httpx.Client(follow_redirects=False) as client:
-        yield client
 
 
 def authorizations() -> list:

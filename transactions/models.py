@@ -116,6 +116,8 @@ class Transaction(TimestampedModel):
     merchant_advice_code = models.CharField(max_length=64, null=True, blank=True)
     iso_response_code = models.CharField(max_length=64, null=True, blank=True)
     approval_expires_at = models.DateTimeField(null=True, blank=True)
+    # How the buyer's account at the processor is shown (PayPal's payer email, masked): the payment method's label.
+    payer_label = models.CharField(max_length=320, null=True, blank=True)
     # When a buyer's approval (a 3-D Secure challenge) was given up for lost, unanswered at `approval_expires_at`.
     buyer_approval_timedout_at = models.DateTimeField(null=True, blank=True)
 
@@ -220,6 +222,11 @@ class Transaction(TimestampedModel):
         return f"{format_money(self.amount, self.currency)} ({self.status})"
 
     @property
+    def pays_with_method(self) -> bool:
+        """Whether a payment method (a card, a PayPal account) pays part of it: not gift cards alone."""
+        return self.method not in (None, "gift-card")
+
+    @property
     def reconciliation_id(self) -> str:
         return base62(self.id)
 
@@ -264,6 +271,9 @@ class ThreeDSecureChallenge(TimestampedModel):
     # the processor then holds for the payment (`payment_service_transaction_id`) decides; version and result stay
     # empty.
     processor = models.BooleanField(default=False)
+    # The buyer approves the payment on the processor's own page (PayPal's approve link): it is the transaction's
+    # `approval_url`, and the buyer comes back to this server's return page (`transactions.services.redirects`).
+    approval_link = models.URLField(max_length=2048, blank=True, default="")
     # `store: true`: the card is kept for the buyer once the authorization after the challenge succeeds.
     store_card = models.BooleanField(default=False)
     expires_at = models.DateTimeField()

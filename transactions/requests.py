@@ -147,6 +147,18 @@ class StoredPaymentMethodRequest:
 
 
 @dataclass(frozen=True)
+class RedirectPaymentRequest:
+    """`{"method": "paypal", "redirect_url": ...}`: a payment the buyer approves on the processor's own pages (the
+    upstream `RedirectPaymentMethodCreate`), then returns to `redirect_url` (docs/payment-services.md, "PayPal")."""
+
+    method: str
+    redirect_url: str
+    # Upstream's own copies of the transaction's country and currency (checked against them when sent).
+    country: str | None = None
+    currency: str | None = None
+
+
+@dataclass(frozen=True)
 class GiftCardRequest:
     """One gift card of a split tender: `{number, pin, amount}` of a program card, or `{id, amount}` of a stored one."""
 
@@ -165,7 +177,7 @@ class TransactionRequest(PaymentDetails):
     currency: str
     # None: not given, so a checkout session's hint or the default applies (authorize, ecommerce).
     intent: str | None = None
-    payment_method: PaymentMethodRequest | None = None
+    payment_method: PaymentMethodRequest | RedirectPaymentRequest | None = None
     gift_cards: tuple[GiftCardRequest, ...] = ()
     buyer_id: UUID | None = None
     buyer_external_identifier: str | None = None
@@ -186,3 +198,6 @@ class TransactionRequest(PaymentDetails):
     payment_service_id: UUID | None = None
     # The buyer's own address, when the buyer's browser sent the request (an embed token).
     ip_address: str | None = None
+    # This server's own address as the client reached it (where the processor returns the buyer to, when
+    # PUBLIC_BASE_URL is not set).
+    server_base_url: str | None = None

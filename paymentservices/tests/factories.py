@@ -28,6 +28,12 @@ class PaymentServiceFactory(DjangoModelFactory[PaymentService]):
         mock_card = factory.Trait(
             definition_id="mock-card", fields=factory.LazyFunction(lambda: [{"key": "merchant_id", "value": "test"}])
         )
+        paypal = factory.Trait(
+            definition_id="paypal-paypal",
+            fields=factory.LazyFunction(
+                lambda: [{"key": "client_id", "value": "AeA1QIZXiflr1"}, {"key": "client_secret", "value": "ECYYrrSH"}]
+            ),
+        )
 
     @classmethod
     def _create(cls, model_class, **kwargs) -> PaymentService:

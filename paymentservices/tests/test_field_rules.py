@@ -201,6 +201,11 @@ def _plant(service: PaymentService, definition: Definition, key: str, value: str
     service.save(update_fields=["fields", "sealed_fields", "key_id"])
 
 
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "03/30"}
+# What pays with a service of each definition's method (routing goes by method).
+PAYMENT_METHODS = {"paypal": {"method": "paypal", "redirect_url": "https://shop.example/return"}}
+
+
 @pytest.mark.parametrize(("definition", "field"), FIELDS, ids=FIELD_IDS)
 def test_a_stored_value_that_breaks_its_rule_is_never_used(writer, nowhere, merchant_account, definition, field):
     service = _service(merchant_account, definition)
@@ -218,7 +223,7 @@ def test_a_stored_value_that_breaks_its_rule_is_never_used(writer, nowhere, merc
             "amount": 1000,
             "currency": "USD",
             "payment_service_id": str(service.pk),
-            "payment_method": {"method": "card", "number": "4111111111111111", "expiration_date": "03/30"},
+            "payment_method": PAYMENT_METHODS.get(definition.method, CARD),
         },
         format="json",
     )

@@ -173,7 +173,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         404: The checkout session, stored payment method or shipping details the body names do not exist (or belong
         to another merchant account).
         """
-        context = {"ip_address": _buyer_ip_address(request)}
+        context = {"ip_address": _buyer_ip_address(request), "server_base_url": request.build_absolute_uri("/")}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
         access = transaction_access(request_principal(request))
         require_pinned_claims(request_principal(request), transaction_request, access=access)
@@ -435,9 +435,10 @@ class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
         """List the payment options of a checkout
 
         The ways a buyer can pay a checkout of this `amount` and `currency`, in the order to show them: a card
-        (any amount, currency and country), and gift cards when the merchant's gift card program holds a card
-        that could pay in that currency. `country` and `locale` are validated; labels are in English. There are
-        no checkout rules, so `metadata` and `cart_items` are refused unless null.
+        (any amount, currency and country), PayPal where an active PayPal service takes the currency and country,
+        and gift cards when the merchant's gift card program holds a card that could pay in that currency.
+        `country` narrows PayPal; `locale` is validated; labels are in English. There are no checkout rules, so
+        `metadata` and `cart_items` are refused unless null.
 
         Needs the `payment-options.read` or the `embed` scope. An embed token answers for the amount and
         currency it pins (used when the body leaves them out; a different value is a 403) and is rate limited.
@@ -448,5 +449,6 @@ class PaymentOptionsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
             merchant_account=request_merchant_account(request),
             amount=checkout.get("amount"),
             currency=checkout.get("currency"),
+            country=data.get("country"),
         )
         return Response(PaymentOptionsOutput({"items": options}).data)

@@ -10,6 +10,9 @@ from transactions.pages import views
 
 urlpatterns = [
     path("three-d-secure/challenges/<str:token>", views.challenge_page, name="three-d-secure-challenge"),
+    # Where PayPal sends the buyer back after approving the payment, or after canceling it.
+    path("buyer-approvals/<str:token>/return", views.approval_return, name="buyer-approval-return"),
+    path("buyer-approvals/<str:token>/cancel", views.approval_cancel, name="buyer-approval-cancel"),
 ]
 
 

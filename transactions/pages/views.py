@@ -24,6 +24,7 @@ from payments.money import format_money
 from paymentservices.definitions import definition_get
 from transactions.models import Transaction
 from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
+from transactions.services.redirects import redirect_return
 
 TEMPLATE = "transactions/three_d_secure_challenge.html"
 
@@ -142,3 +143,32 @@ def challenge_page(request: HttpRequest, token: str) -> HttpResponse:
     response.status_code = 405
     response["Allow"] = "GET, POST"
     return response
+
+
+def _returned(request: HttpRequest, token: str, *, canceled: bool) -> HttpResponse:
+    """The buyer is back from PayPal (its `token` query parameter names its order): a 303 to the payment's
+    `redirect_url` with `transaction_id` and `transaction_status`, or an honest page with a 4xx status when the return
+    cannot be used (unknown, used or expired, another payment's order), and nothing changes."""
+    if request.method != "GET":
+        response = _unavailable(request, DomainError("This page takes GET only."))
+        response.status_code = 405
+        response["Allow"] = "GET"
+        return response
+    try:
+        txn, redirect_url = redirect_return(
+            token=token, processor_token=request.GET.get("token", ""), canceled=canceled
+        )
+    except DomainError as error:
+        return _unavailable(request, error)
+    response = HttpResponseRedirect(with_outcome(redirect_url, txn), status=303)
+    response["Cache-Control"] = "no-store"
+    response["Referrer-Policy"] = "no-referrer"  # the page's address holds its token
+    return response
+
+
+def approval_return(request: HttpRequest, token: str) -> HttpResponse:
+    return _returned(request, token, canceled=False)
+
+
+def approval_cancel(request: HttpRequest, token: str) -> HttpResponse:
+    return _returned(request, token, canceled=True)

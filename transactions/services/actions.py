@@ -132,6 +132,8 @@ def finish_capture(
     if result is None or result.approved:
         # The processor's answer is now the capture's (Stripe's `succeeded`), no longer the authorization's.
         answer = answer_fields(result) if result is not None else {}
+        if result is not None and result.payment_reference:  # PayPal's capture: its refunds name it
+            answer["payment_service_transaction_id"] = result.payment_reference
         move_to(
             txn,
             S.CAPTURE_SUCCEEDED,

@@ -148,11 +148,14 @@ def challenge_begin(
     version: str | None = None,
     result: str = "",
     processor: bool = False,
+    token: str | None = None,
+    approval_link: str = "",
 ) -> Transaction:
     """The locked transaction waits for the buyer on the challenge page until `approval_expires_at`: the sandbox
-    issuer's challenge (its `version` and `result`), or the processor's own authentication (`processor`). The page's
+    issuer's challenge (its `version` and `result`), the processor's own authentication (`processor`), or the
+    buyer's approval on the processor's own page (`approval_link`, with the `token` its return page takes). The page's
     token is found by its keyed digest and kept sealed for reads (`approval_tokens`) while the challenge waits."""
-    token = secrets.token_urlsafe(32)
+    token = token or secrets.token_urlsafe(32)
     expires_at = timezone.now() + timedelta(seconds=settings.THREE_D_SECURE_CHALLENGE_SECONDS)
     challenge = ThreeDSecureChallenge(
         transaction=txn,
@@ -161,19 +164,21 @@ def challenge_begin(
         version=version or "",
         result=result,
         processor=processor,
+        approval_link=approval_link,
         store_card=store_card,
         expires_at=expires_at,
     )
     approval_token_seal(challenge, token)
     challenge.save(force_insert=True)
-    txn.three_d_secure = {
-        "version": version,
-        "status": None,
-        "method": "challenge",
-        "response_data": None,
-        "error_data": None,
-        "amount": txn.amount,
-    }
+    if not approval_link:  # an approval at the processor is no 3-D Secure authentication
+        txn.three_d_secure = {
+            "version": version,
+            "status": None,
+            "method": "challenge",
+            "response_data": None,
+            "error_data": None,
+            "amount": txn.amount,
+        }
     move_to(
         txn,
         S.BUYER_APPROVAL_PENDING,

@@ -58,6 +58,7 @@ PROCESSOR_DETAILS = (
     "merchant_advice_code",
     "iso_response_code",
     "approval_expires_at",
+    "payer_label",
 )
 
 

@@ -81,7 +81,7 @@ class ChallengePage:
 
 def _found(token: str) -> ThreeDSecureChallenge:
     found = ThreeDSecureChallenge.objects.filter(token_digest=challenge_token_digest(token)).first()
-    if found is None:
+    if found is None or found.approval_link:  # an approval at the processor returns to its own page
         raise ChallengeUnavailable("This authentication page does not exist.")
     return found
 
@@ -291,6 +291,7 @@ def challenges_expire(*, now: datetime | None = None, batch_size: int = 100) -> 
     for challenge_id, transaction_id, processor in waiting.values_list("pk", "transaction_id", "processor")[
         :batch_size
     ]:
+        # An approval at the processor (PayPal's) holds nothing until this server authorizes it: it ends here.
         end = _expire_at_processor if processor else _expire
         ended += end(challenge_id=challenge_id, transaction_id=transaction_id, now=now)
     return ended
@@ -337,7 +338,9 @@ def _expire(*, challenge_id: UUID, transaction_id: UUID, now: datetime) -> bool:
     authentication_refuse(
         txn,
         error_code=INCOMPLETE_AUTHENTICATION,
-        description="The buyer did not complete the authentication in time.",
+        description="The buyer did not approve the payment in time."
+        if challenge.approval_link
+        else "The buyer did not complete the authentication in time.",
         card_amount=card_amount_of(txn),
         actor=SYSTEM,
     )

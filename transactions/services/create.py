@@ -41,6 +41,7 @@ from transactions.requests import (
     MAX_GIFT_CARDS,
     GiftCardRequest,
     PaymentCard,
+    RedirectPaymentRequest,
     StoredPaymentMethodRequest,
     TransactionRequest,
 )
@@ -51,6 +52,7 @@ from transactions.services.authorization import (
     settle_gift_cards_only,
 )
 from transactions.services.recovery import transaction_sync
+from transactions.services.redirects import redirect_payment_create
 from transactions.services.state import (
     Actor,
     GiftCardCharge,
@@ -58,6 +60,7 @@ from transactions.services.state import (
     check_connection_options,
     record_event,
     redemption_reference,
+    set_buyer,
 )
 
 # A card sent inline is kept (sealed, without its security code) while its authorization can be captured.
@@ -84,27 +87,6 @@ def _check_tender(*, amount: int, has_card: bool, gift_cards: Sequence[GiftCardC
         raise DomainError(
             "The gift cards cover the whole amount: leave out the payment method.", pointer="/payment_method"
         )
-
-
-def _set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
-    """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
-    if buyer is not None:
-        txn.buyer = buyer
-        txn.buyer_external_identifier = buyer.external_identifier
-        txn.buyer_details = {
-            "id": str(buyer.pk),
-            "display_name": buyer.display_name,
-            "external_identifier": buyer.external_identifier,
-            "billing_details": buyer.billing_details,
-            "account_number": buyer.account_number,
-        }
-    elif guest_buyer:
-        details = dict(guest_buyer)
-        txn.shipping_details = details.pop("shipping_details", None)
-        txn.buyer_external_identifier = details.get("external_identifier")
-        txn.buyer_details = {"id": None, **details}
-    email = ((txn.buyer_details or {}).get("billing_details") or {}).get("email_address")
-    txn.buyer_email_address = email.lower() if email else None
 
 
 def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
@@ -216,6 +198,15 @@ def transaction_create(
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
         if earlier is not None:
             return transaction_sync(txn=earlier, actor=actor, abandoned=True)
+    if isinstance(request.payment_method, RedirectPaymentRequest):
+        return redirect_payment_create(
+            merchant_account=merchant_account,
+            actor=actor,
+            request=request,
+            method=request.payment_method,
+            id=id,
+            access=access,
+        )
     buyer = buyer_named(
         merchant_account=merchant_account,
         buyer_id=request.buyer_id,
@@ -271,7 +262,7 @@ def transaction_create(
     )
     if id is not None:
         txn.pk = id
-    _set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
+    set_buyer(txn, buyer=buyer, guest_buyer=request.guest_buyer)
     if routed is not None:
         txn.payment_service = routed.first  # the first attempt's, committed with the row before it is asked
     if card is not None and card.payment_method is not None and txn.merchant_initiated:

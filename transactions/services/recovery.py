@@ -19,6 +19,7 @@ from transactions.models import (
 from transactions.selectors import transactions_pending
 from transactions.services.actions import finish_capture, finish_void
 from transactions.services.authorization import NEVER_RECEIVED, record_authorization, settle_gift_cards_only
+from transactions.services.redirects import redirect_sync
 from transactions.services.state import (
     SYSTEM,
     Actor,
@@ -58,6 +59,8 @@ def transaction_sync(
     if abandoned is None:
         abandoned = _abandoned(txn, now or timezone.now())
     if txn.status == S.PROCESSING:
+        if txn.pays_with_method and txn.method != "card":  # approved at the processor: its order is read
+            return redirect_sync(txn, actor=actor, abandoned=abandoned)
         if txn.method != "card":
             # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
             return settle_gift_cards_only(txn, actor=actor) if abandoned else txn

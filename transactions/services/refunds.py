@@ -50,7 +50,7 @@ def _refund_amount(requested: int | None, *, refundable: int, what: str) -> int:
 
 def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, **fields: Any) -> Refund:
     """Count the amount as refunded at once (row locked), so concurrent refunds cannot pass the captured amount."""
-    if txn.method != "card":
+    if not txn.pays_with_method:
         raise DomainError(
             "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
         )
@@ -226,7 +226,7 @@ def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[
     txn = locked_for_update(txn)
     require_allowed("refund", txn)
     refunds = []
-    if txn.method == "card" and txn.captured_amount > txn.refunded_amount:
+    if txn.pays_with_method and txn.captured_amount > txn.refunded_amount:
         refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
     for redemption in _redemptions_for_update(txn):
         if redemption.refundable_amount:

@@ -13,6 +13,7 @@ from uuid import UUID
 from django.db import transaction
 from django.db.models import Max, Sum
 
+from buyers.models import Buyer
 from giftcards.models import IssuedGiftCard
 from giftcards.services import issued_card_refund
 from payments.choices import PaymentIntent
@@ -338,3 +339,24 @@ def authorization_request(
 def card_amount_of(txn: Transaction) -> int:
     gift_cards = txn.gift_card_redemptions.aggregate(total=Sum("amount"))["total"] or 0
     return txn.amount - gift_cards
+
+
+def set_buyer(txn: Transaction, *, buyer: Buyer | None, guest_buyer: dict[str, Any] | None) -> None:
+    """Keep a copy of the buyer as it is now; a guest buyer exists only on the transaction."""
+    if buyer is not None:
+        txn.buyer = buyer
+        txn.buyer_external_identifier = buyer.external_identifier
+        txn.buyer_details = {
+            "id": str(buyer.pk),
+            "display_name": buyer.display_name,
+            "external_identifier": buyer.external_identifier,
+            "billing_details": buyer.billing_details,
+            "account_number": buyer.account_number,
+        }
+    elif guest_buyer:
+        details = dict(guest_buyer)
+        txn.shipping_details = details.pop("shipping_details", None)
+        txn.buyer_external_identifier = details.get("external_identifier")
+        txn.buyer_details = {"id": None, **details}
+    email = ((txn.buyer_details or {}).get("billing_details") or {}).get("email_address")
+    txn.buyer_email_address = email.lower() if email else None

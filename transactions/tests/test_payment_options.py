@@ -5,6 +5,7 @@ import pytest
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.tests.assertions import assert_error
+from paymentservices.tests.factories import PaymentServiceFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -25,6 +26,9 @@ GIFT_CARD = {
     "label": "Gift card",
     "can_store_payment_method": False,
 }
+
+
+PAYPAL = {**CARD, "method": "paypal", "mode": "redirect", "label": "PayPal", "can_store_payment_method": False}
 
 
 @pytest.fixture
@@ -89,11 +93,25 @@ def test_nothing_to_pay_offers_no_gift_card(reader, merchant_account):
     assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
 
 
-def test_the_answer_is_one_query(reader, merchant_account, django_assert_max_num_queries, settings):
+def test_paypal_is_offered_where_an_active_paypal_service_takes_the_currency_and_country(reader, merchant_account):
+    PaymentServiceFactory(paypal=True, accepted_currencies=["USD"], accepted_countries=["US"])
+    PaymentServiceFactory(paypal=True, accepted_currencies=["GBP"], accepted_countries=["GB"], active=False)
+
+    offered = _options(reader, amount=100, currency="USD", country="US")
+    assert offered.json()["items"] == [CARD, PAYPAL]
+    assert _methods(_options(reader, amount=100, currency="USD")) == ["card", "paypal"]
+    assert _methods(_options(reader, amount=100, currency="USD", country="DE")) == ["card"]
+    assert _methods(_options(reader, amount=100, currency="GBP")) == ["card"]  # its service is not active
+    assert _methods(_options(reader, amount=100)) == ["card"]  # no currency: none can be said to take it
+    assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
+
+
+def test_the_answer_is_two_queries(reader, merchant_account, django_assert_max_num_queries, settings):
     settings.API_KEY_CACHE_SECONDS = 3600
     _options(reader)  # warms the key and account caches
 
-    with django_assert_max_num_queries(1):
+    # The account's active payment services (PayPal's), and the gift card program.
+    with django_assert_max_num_queries(2):
         assert _options(reader, amount=100, currency="USD").status_code == 200
 
 

@@ -43,6 +43,7 @@ from transactions.requests import (
     CheckoutSessionRequest,
     GiftCardRequest,
     PaymentMethodRequest,
+    RedirectPaymentRequest,
     StoredPaymentMethodRequest,
     TransactionRequest,
 )
@@ -51,13 +52,13 @@ from transactions.requests import (
 
 # The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
 # input's `method` lists them all, so the schema has one enum of methods.
-PAYMENT_METHODS = ["card", "checkout-session", "id"]
+PAYMENT_METHODS = ["card", "checkout-session", "id", "paypal"]
 
 
 class PaymentMethodInput(StrictSerializer):
     """One way to pay: validates its body and builds the `PaymentMethodRequest` the service resolves."""
 
-    def to_payment_method(self, data: dict[str, Any]) -> PaymentMethodRequest:
+    def to_payment_method(self, data: dict[str, Any]) -> PaymentMethodRequest | RedirectPaymentRequest:
         raise NotImplementedError
 
 
@@ -138,10 +139,41 @@ class StoredPaymentMethodInput(PaymentMethodInput):
         )
 
 
+class RedirectPaymentMethodInput(PaymentMethodInput):
+    """The upstream `RedirectPaymentMethodCreate`, `{"method": "paypal", "redirect_url": ...}`: the buyer approves at
+    PayPal, then returns to `redirect_url` (required: there is nowhere else to send the buyer)."""
+
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
+    redirect_url = WebUrlField(
+        max_length=2048,
+        help_text="Where the buyer returns after approving (or not) at PayPal, with transaction_id and "
+        "transaction_status.",
+    )
+    # Upstream requires both; here they may be left out, and when sent they must be the transaction's own.
+    country = serializers.RegexField(r"^[A-Z]{2}$", required=False)
+    currency = serializers.RegexField(r"^[A-Z]{3}$", required=False)
+    buyer_id = UnsupportedField(_ONLY_WHEN_STORED)
+    buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+
+    def to_payment_method(self, data: dict[str, Any]) -> RedirectPaymentRequest:
+        return RedirectPaymentRequest(
+            method=data["method"],
+            redirect_url=data["redirect_url"],
+            country=data.get("country"),
+            currency=data.get("currency"),
+        )
+
+
 PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
     zip(
         PAYMENT_METHODS,
-        [CardPaymentMethodInput, CheckoutSessionPaymentMethodInput, StoredPaymentMethodInput],
+        [
+            CardPaymentMethodInput,
+            CheckoutSessionPaymentMethodInput,
+            StoredPaymentMethodInput,
+            RedirectPaymentMethodInput,
+        ],
         strict=True,
     )
 )
@@ -157,7 +189,7 @@ PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
 class PaymentMethodField(serializers.Field):
     """One of the payment methods this server processes, chosen by `method`; validates into its request."""
 
-    def to_internal_value(self, data: object) -> PaymentMethodRequest:
+    def to_internal_value(self, data: object) -> PaymentMethodRequest | RedirectPaymentRequest:
         serializer = method_input(data, PAYMENT_METHOD_INPUTS)
         serializer.is_valid(raise_exception=True)
         return serializer.to_payment_method(serializer.validated_data)
@@ -295,8 +327,8 @@ class TransactionCreateInput(RequestSerializer[TransactionRequest]):
                 values["gift_cards"] = tuple(GiftCardRequest(**item) for item in data.get("gift_cards") or ())
             elif field.name in _TYPED_INPUTS:
                 values[field.name] = _TYPED_INPUTS[field.name].build(data.get(name))
-            elif field.name == "ip_address":
-                values["ip_address"] = self.context.get("ip_address")
+            elif field.name in ("ip_address", "server_base_url"):
+                values[field.name] = self.context.get(field.name)
             elif name in data:
                 values[field.name] = data[name]
         return TransactionRequest(**values)

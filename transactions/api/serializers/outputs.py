@@ -143,7 +143,20 @@ def transaction_approval_url(txn: Transaction, request: HttpRequest | None) -> s
     """The challenge page's address while `txn` waits for the buyer and the challenge can still be completed, else
     None (`approval_tokens.approval_token`); `request` gives the host when PUBLIC_BASE_URL is not set."""
     token = approval_token(txn)
-    return approval_url(token, request) if token is not None else None
+    if token is None:
+        return None
+    # A payment the buyer approves at the processor: its approve link (approval_token read the challenge).
+    return txn.three_ds_challenge.approval_link or approval_url(token, request)
+
+
+def _account_method(txn: Transaction) -> dict[str, Any]:
+    """A payment method that is the buyer's account at the processor (PayPal): its method, shown by the payer's
+    masked email as upstream labels it; the card's fields are null."""
+    shown = dict.fromkeys(TransactionPaymentMethodOutput().fields)
+    definition = definition_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
+    shown |= {"type": "payment-method", "method": txn.method, "mode": definition.mode if definition else "redirect"}
+    shown["label"] = txn.payer_label
+    return shown
 
 
 _PAYMENT_METHOD = TransactionPaymentMethodOutput()
@@ -225,9 +238,9 @@ class TransactionSummaryOutput(OutputSerializer):
 
     @extend_schema_field(TransactionPaymentMethodOutput(allow_null=True))
     def get_payment_method(self, txn: Transaction) -> dict[str, Any] | None:
-        if txn.method != "card":
+        if not txn.pays_with_method:
             return None
-        shown = _PAYMENT_METHOD.to_representation(txn)
+        shown = _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else _account_method(txn)
         shown["approval_url"] = transaction_approval_url(txn, self.context.get("request"))
         return shown
 

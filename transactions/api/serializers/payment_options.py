@@ -26,7 +26,7 @@ class PaymentOptionsInput(StrictSerializer):
 
     amount = AmountField(required=False, allow_null=True)
     currency = PaymentCurrencyField(required=False, allow_null=True, min_length=3, max_length=3)
-    # Validated; no method this server takes depends on the buyer's country.
+    # Narrows PayPal to the services that take the buyer's country (cards and gift cards take every country).
     country = CountryField(required=False, allow_null=True, min_length=2, max_length=2)
     # Validated; labels are English whatever the locale (docs/transactions.md).
     locale = StrictCharField(required=False, min_length=1, max_length=50, default="en", trim_whitespace=False)

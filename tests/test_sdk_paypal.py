@@ -1,0 +1,227 @@
+"""PayPal end to end against a running server, as merchants and buyers reach it: the official `gr4vy` SDK, unchanged,
+for the merchant; a plain HTTP client for the buyer coming back from PayPal; the PayPal mock (tests/paypal_mock.py:
+Prism validating every request PayPal's official library sends) as PayPal. docs/payment-services.md, "PayPal".
+
+The mock's answers are static, so the buyer's approval at PayPal is played by the test: it reads the return URL the
+server gave PayPal in the order (the mock's record of the request) and follows it as PayPal would, with PayPal's
+`token` (the order id) and `PayerID`.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from django.utils import timezone
+from gr4vy import Gr4vy, errors, models
+
+from tests import paypal_mock as paypal
+from transactions.models import ThreeDSecureChallenge, Transaction
+from transactions.services.challenges import challenges_expire
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REDIRECT = "https://shop.example/return?order=42"
+PAYPAL = {"method": "paypal", "redirect_url": REDIRECT, "country": "US", "currency": "USD"}
+FIELDS = [
+    {"key": "client_id", "value": "AeA1QIZXiflr1"},
+    {"key": "client_secret", "value": "ECYYrrSHdKfk"},
+    {"key": "webhook_id", "value": "8PT597110X687430LKGECATA"},
+]
+
+
+def paypal_service(
+    sdk: Gr4vy, *, currencies: tuple[str, ...] = ("USD",), name: str = "PayPal"
+) -> models.PaymentService:
+    created = sdk.payment_services.create(
+        display_name=name,
+        payment_service_definition_id="paypal-paypal",
+        fields=FIELDS,
+        accepted_currencies=list(currencies),
+        accepted_countries=["US", "DE"],
+    )
+    assert isinstance(created, models.PaymentService)
+    return created
+
+
+@pytest.fixture
+def service(sdk, paypal_api) -> models.PaymentService:
+    paypal_api.answer("/v2/checkout/orders", example="opened")
+    paypal_api.answer("/v2/checkout/orders/*/authorize", example="authorized")
+    paypal_api.answer("/v2/payments/authorizations/*/capture", example="completed")
+    paypal_api.answer("/v2/payments/authorizations/*/void", example="voided")
+    paypal_api.answer("/v2/payments/captures/*/refund", example="completed")
+    return paypal_service(sdk)
+
+
+def return_urls(mock: paypal.PayPalMock) -> tuple[str, str]:
+    """Where the server asked PayPal to send the buyer back (approved, canceled), from the last order it opened."""
+    opened = mock.calls("POST", "/v2/checkout/orders")[-1]
+    context = opened.body["payment_source"]["paypal"]["experience_context"]
+    return context["return_url"], context["cancel_url"]
+
+
+def come_back(buyer: httpx.Client, url: str, token: str = paypal.ORDER_ID) -> httpx.Response:
+    return buyer.get(url, params={"token": token, "PayerID": "QYR5Z8XDVJNXQ"})
+
+
+def outcome(response: httpx.Response) -> dict[str, list[str]]:
+    assert response.status_code == 303, response.text
+    location = urlsplit(response.headers["location"])
+    assert f"{location.scheme}://{location.netloc}{location.path}" == "https://shop.example/return"
+    return parse_qs(location.query)
+
+
+def pending(sdk: Gr4vy, amount: int = 1000) -> models.Transaction:
+    created = sdk.transactions.create(amount=amount, currency="USD", country="US", payment_method=PAYPAL)
+    assert isinstance(created, models.Transaction)
+    assert created.status == "buyer_approval_pending"
+    return created
+
+
+def test_done_when_paypal_authorized_captured_and_refunded_in_part_and_another_voided(sdk, service, paypal_api, buyer):
+    created = pending(sdk)
+    assert created.payment_method is not None
+    assert (created.payment_method.method, created.payment_method.approval_url) == ("paypal", paypal.APPROVE_LINK)
+    assert created.payment_service is not None
+    assert created.payment_service.id == service.id
+    assert created.approval_expires_at is not None
+    assert created.payment_service_transaction_id == paypal.ORDER_ID
+    [opened] = paypal_api.calls("POST", "/v2/checkout/orders")
+    assert opened.headers["PayPal-Request-Id"] == created.id
+
+    back, _ = return_urls(paypal_api)
+    query = outcome(come_back(buyer, back))
+    assert query == {"order": ["42"], "transaction_id": [created.id], "transaction_status": ["authorization_succeeded"]}
+
+    authorized = sdk.transactions.get(transaction_id=created.id)
+    assert (authorized.status, authorized.authorized_amount) == ("authorization_succeeded", 1000)
+    assert authorized.payment_service_transaction_id == paypal.AUTHORIZATION_ID
+    assert authorized.payment_method is not None
+    assert (authorized.payment_method.method, authorized.payment_method.label) == ("paypal", "b***@example.com")
+    assert authorized.payment_method.approval_url is None
+    assert authorized.raw_response_code == "CREATED"
+
+    captured = sdk.transactions.capture(transaction_id=created.id, amount=600)
+    assert (captured.status, captured.captured_amount) == ("capture_succeeded", 600)
+    assert captured.payment_service_transaction_id == paypal.CAPTURE_ID
+    refund = sdk.transactions.refunds.create(transaction_id=created.id, amount=250)
+    assert (refund.status, refund.amount, refund.payment_service_refund_id) == ("succeeded", 250, paypal.REFUND_ID)
+    [refund_call] = paypal_api.calls("POST", f"/v2/payments/captures/{paypal.CAPTURE_ID}/refund")
+    assert refund_call.body == {"amount": {"currency_code": "USD", "value": "2.50"}}
+
+    second = pending(sdk, amount=500)
+    back, _ = return_urls(paypal_api)
+    assert outcome(come_back(buyer, back))["transaction_status"] == ["authorization_succeeded"]
+    voided = sdk.transactions.void(transaction_id=second.id)
+    assert voided.status == "authorization_voided"
+    assert len(paypal_api.calls("POST", f"/v2/payments/authorizations/{paypal.AUTHORIZATION_ID}/void")) == 1
+
+
+def test_no_redirect_url_is_a_400_naming_it_and_nothing_is_written(merchant, service):
+    answer = merchant.post(
+        "/transactions", json={"amount": 1000, "currency": "USD", "payment_method": {"method": "paypal"}}
+    )
+    assert answer.status_code == 400
+    assert answer.json()["details"][0]["pointer"] == "/payment_method/redirect_url"
+    assert not Transaction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"payment_method": {**PAYPAL, "currency": "EUR"}}, "/payment_method/currency"),
+        ({"payment_method": {**PAYPAL, "redirect_url": "ftp://shop.example/"}}, "/payment_method/redirect_url"),
+        ({"payment_method": PAYPAL, "intent": "capture"}, "/intent"),
+        ({"payment_method": PAYPAL, "store": True}, "/store"),
+        # No PayPal service takes GBP (the sandbox's card service would: routing goes by method).
+        ({"payment_method": {"method": "paypal", "redirect_url": REDIRECT}, "currency": "GBP"}, "/currency"),
+    ],
+)
+def test_bad_inputs_are_4xx_envelopes_naming_them(merchant, service, body, pointer):
+    answer = merchant.post("/transactions", json={"amount": 1000, "currency": "USD", **body})
+    assert answer.status_code == 400, answer.text
+    assert pointer in [detail["pointer"] for detail in answer.json()["details"]]
+    assert not Transaction.objects.exists()
+
+
+def test_a_paypal_payment_goes_only_to_a_paypal_service_for_its_currency(sdk, service, merchant):
+    euro_only = paypal_service(sdk, currencies=("EUR",), name="PayPal EUR")
+    answer = merchant.post(
+        "/transactions",
+        json={"amount": 1000, "currency": "USD", "payment_method": PAYPAL, "payment_service_id": euro_only.id},
+    )
+    assert answer.status_code == 400
+    assert answer.json()["details"][0]["pointer"] == "/payment_service_id"
+    card = merchant.post(
+        "/transactions",
+        json={
+            "amount": 1000,
+            "currency": "USD",
+            "payment_service_id": service.id,
+            "payment_method": {"method": "card", "number": "4111111111111111", "expiration_date": "12/39"},
+        },
+    )
+    assert card.status_code == 400
+    assert "takes paypal payments, not card" in card.json()["message"]
+
+
+def test_no_answer_fails_over_to_the_next_paypal_service_and_a_refusal_is_final(sdk, service, paypal_api):
+    paypal_service(sdk, name="PayPal second")
+    paypal_api.answer("/v2/checkout/orders", code=500)
+    failed = sdk.transactions.create(amount=1000, currency="USD", payment_method=PAYPAL)
+    assert failed.status == "authorization_failed"
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders")) == 4  # two services, each sent twice
+
+    paypal_api.reset()
+    paypal_api.answer("/v2/checkout/orders", code=422)
+    declined = sdk.transactions.create(amount=1000, currency="USD", payment_method=PAYPAL)
+    assert (declined.status, declined.raw_response_code) == ("authorization_declined", "INSTRUMENT_DECLINED")
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders")) == 1
+
+
+def test_cancel_at_paypal_declines_and_nothing_is_authorized(sdk, service, paypal_api, buyer):
+    created = pending(sdk)
+    _, cancel = return_urls(paypal_api)
+    query = outcome(come_back(buyer, cancel))
+    assert query["transaction_status"] == ["authorization_declined"]
+    assert sdk.transactions.get(transaction_id=created.id).error_code == "failed_buyer_approval"
+    assert paypal_api.calls("POST", "/v2/checkout/orders/*/authorize") == []
+
+
+def test_a_foreign_token_a_second_return_and_an_expired_one_change_nothing(sdk, service, paypal_api, buyer):
+    created = pending(sdk)
+    back, _ = return_urls(paypal_api)
+
+    foreign = come_back(buyer, back, token="9XX99999XX9999999")
+    assert foreign.status_code == 400
+    assert foreign.headers["content-type"].startswith("text/html")
+    assert sdk.transactions.get(transaction_id=created.id).status == "buyer_approval_pending"
+    unknown = buyer.get(back.replace("/return", "x/return"), params={"token": paypal.ORDER_ID})
+    assert unknown.status_code == 404
+
+    assert outcome(come_back(buyer, back))["transaction_status"] == ["authorization_succeeded"]
+    again = come_back(buyer, back)
+    assert again.status_code == 410
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders/*/authorize")) == 1
+
+    late = pending(sdk)
+    late_back, _ = return_urls(paypal_api)
+    ThreeDSecureChallenge.objects.filter(transaction_id=late.id).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+    assert come_back(buyer, late_back).status_code == 410
+    assert challenges_expire() == 1
+    expired = sdk.transactions.get(transaction_id=late.id)
+    assert (expired.status, expired.error_code) == ("authorization_failed", "incomplete_buyer_approval")
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders/*/authorize")) == 1
+
+
+def test_the_official_sdk_refuses_nothing_it_reads(sdk, service):
+    created = pending(sdk)
+    listed = sdk.transactions.list(limit=5)
+    assert created.id in [item.id for item in listed.result.items]
+    with pytest.raises(errors.Error404):
+        sdk.transactions.get(transaction_id="00000000-0000-0000-0000-000000000000")
