@@ -20,6 +20,7 @@ from gr4vy import Gr4vy, errors, models
 from tests import paypal_mock as paypal
 from transactions.models import ThreeDSecureChallenge, Transaction
 from transactions.services.challenges import challenges_expire
+from transactions.services.recovery import transactions_recover_pending
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -225,3 +226,28 @@ def test_the_official_sdk_refuses_nothing_it_reads(sdk, service):
     assert created.id in [item.id for item in listed.result.items]
     with pytest.raises(errors.Error404):
         sdk.transactions.get(transaction_id="00000000-0000-0000-0000-000000000000")
+
+
+@pytest.mark.parametrize(("held", "authorize_calls"), [("approved", 1), ("authorized", 0), ("created", 0)])
+def test_a_return_that_died_before_paypal_answered_is_settled_from_the_order(
+    sdk, service, paypal_api, held, authorize_calls
+):
+    """The buyer's return recorded `processing` and its process died before PayPal's answer was recorded: recovery
+    reads the order (`GET /v2/checkout/orders/{id}`) and settles what it finds, authorizing an approved order once."""
+    created = pending(sdk)
+    ThreeDSecureChallenge.objects.filter(transaction_id=created.id).update(state="completed")
+    Transaction.objects.filter(pk=created.id).update(
+        status="processing", updated_at=timezone.now() - timedelta(hours=1)
+    )
+    paypal_api.answer("/v2/checkout/orders/*", example=held)
+
+    recovery = transactions_recover_pending()
+
+    assert recovery.failed == []
+    settled = sdk.transactions.get(transaction_id=created.id)
+    expected = "authorization_failed" if held == "created" else "authorization_succeeded"
+    assert settled.status == expected
+    if held != "created":
+        assert settled.payment_service_transaction_id == paypal.AUTHORIZATION_ID
+    assert len(paypal_api.calls("GET", f"/v2/checkout/orders/{paypal.ORDER_ID}")) == 1
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders/*/authorize")) == authorize_calls

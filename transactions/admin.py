@@ -28,7 +28,7 @@ from payments.money import AmountError, format_money, parse_money
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
-from transactions.badges import refund_badge
+from transactions.badges import method_badge, refund_badge
 from transactions.models import Refund, Transaction
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
@@ -253,7 +253,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     @admin.display(description="Status", ordering="status")
     def status_shown(self, txn: Transaction) -> str:
         reason = format_html(' <span class="decline-reason">{}</span>', txn.error_code) if txn.error_code else ""
-        return format_html("{}{}{}", readable(txn.status), reason, refund_badge(txn))
+        return format_html("{}{}{}{}", readable(txn.status), reason, method_badge(txn), refund_badge(txn))
 
     @admin.display(description="Amount", ordering="amount")
     def amount_shown(self, txn: Transaction) -> str:

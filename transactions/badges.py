@@ -1,4 +1,5 @@
-"""Badges staff see beside a transaction in lists: what happened to the money after it was taken.
+"""Badges staff see beside a transaction in lists: how it was paid when not by card, and what happened to the money
+after it was taken.
 
 Read from the transaction's own columns (no query). Disputes get no badge: this server records none (no processor
 reports them yet; `GET /transactions?disputed=true` is always empty, docs/transactions.md).
@@ -19,4 +20,15 @@ def refund_badge(txn: Transaction) -> SafeString:
         ' <span class="badge badge-refund" data-badge="{}">{}</span>',
         "refunded" if full else "partly-refunded",
         "Refunded" if full else "Partly refunded",
+    )
+
+
+def method_badge(txn: Transaction) -> SafeString:
+    """`PayPal`, with the payer's masked email, beside a payment made with a PayPal account (a card shows its last 4
+    instead)."""
+    if txn.method != "paypal":
+        return SafeString("")
+    return format_html(
+        ' <span class="badge badge-paypal" data-badge="paypal">PayPal{}</span>',
+        f" {txn.payer_label}" if txn.payer_label else "",
     )

@@ -7,7 +7,7 @@ from django.utils.safestring import SafeString
 from buyers.desk import buyer_hit
 from payments.money import format_money
 from payments.staff.search import SHOWN, Hit
-from transactions.badges import refund_badge
+from transactions.badges import method_badge, refund_badge
 from transactions.models import Transaction
 from transactions.selectors import transaction_staff_search
 
@@ -17,12 +17,13 @@ VIEW = "transactions.view_transaction"
 def transaction_label(txn: Transaction) -> SafeString:
     card = f" •••• {txn.card_last4}" if txn.card_last4 else ""
     return format_html(
-        "{} {} {} {}{}{}",
+        "{} {} {} {}{}{}{}",
         str(txn.pk).split("-")[0],
         txn.created_at.strftime("%Y-%m-%d"),
         format_money(txn.amount, txn.currency),
         txn.status.replace("_", " "),
         card,
+        method_badge(txn),
         refund_badge(txn),
     )
 

@@ -8,19 +8,20 @@ from django.utils.safestring import SafeString
 from payments.money import format_money
 from payments.staff import pivots
 from transactions.admin import ACTIONS, OPERATE_PERMISSION
-from transactions.badges import refund_badge
+from transactions.badges import method_badge, refund_badge
 from transactions.models import GiftCardRedemption, Transaction, TransactionEvent
 
 
 def _transaction(txn: Transaction) -> SafeString:
     url = reverse("admin:transactions_transaction_change", args=[txn.pk])
     return format_html(
-        '<a href="{}">{}</a> {} {}, {}{}',
+        '<a href="{}">{}</a> {} {}, {}{}{}',
         url,
         str(txn.pk).split("-")[0],
         txn.created_at.strftime("%Y-%m-%d %H:%M"),
         format_money(txn.amount, txn.currency),
         txn.status.replace("_", " "),
+        method_badge(txn),
         refund_badge(txn),
     )
 

@@ -1,0 +1,25 @@
+"""Badges beside a transaction in the desk's lists: how it was paid when not by card, what went back."""
+
+import pytest
+
+from transactions.badges import method_badge
+from transactions.desk import transaction_label
+from transactions.tests.factories import TransactionFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_paypal_payment_has_its_own_badge_with_the_payers_masked_email(merchant_account):
+    paypal = TransactionFactory(
+        merchant_account=merchant_account,
+        authorized=True,
+        method="paypal",
+        payer_label="b***@example.com",
+        card_last4=None,
+    )
+    card = TransactionFactory(merchant_account=merchant_account, authorized=True)
+
+    assert 'data-badge="paypal">PayPal b***@example.com</span>' in method_badge(paypal)
+    assert method_badge(card) == ""
+    assert 'data-badge="paypal"' in transaction_label(paypal)
+    assert 'data-badge="paypal"' not in transaction_label(card)
