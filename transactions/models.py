@@ -149,6 +149,9 @@ class Transaction(TimestampedModel):
     supplier_order_number = models.CharField(max_length=100, null=True, blank=True)
 
     authorized_at = models.DateTimeField(null=True, blank=True)
+    # While an increment of the authorization is asked of the processor (set under the row lock before it is
+    # asked, cleared with its answer): captures and voids wait for it (`transactions.services.increments`).
+    increment_pending_since = models.DateTimeField(null=True, blank=True)
     captured_at = models.DateTimeField(null=True, blank=True)
     voided_at = models.DateTimeField(null=True, blank=True)
     canceled_at = models.DateTimeField(null=True, blank=True)

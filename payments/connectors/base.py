@@ -261,6 +261,18 @@ class PaymentConnector(Protocol):
 
 
 @runtime_checkable
+class IncrementsAuthorization(Protocol):
+    """A processor that can raise an uncaptured authorization's amount (incremental authorization). Called outside
+    database transactions; a refusal comes back as a result."""
+
+    def increment_authorization(
+        self, *, processor_reference: str, amount: int, total: int, currency: str, reference: str
+    ) -> ConnectorResult:
+        """Raise the authorization `processor_reference` names by `amount`, to `total`."""
+        ...
+
+
+@runtime_checkable
 class ReleasesByReference(Protocol):
     """A connector whose processor cannot be asked about a payment by our reference (its `lookup` answers None) but
     can cancel whatever it holds under it: recovery releases such a payment once it gives up waiting for it."""

@@ -17,6 +17,7 @@ class SandboxOperation(models.Model):
         CAPTURE = "capture"
         VOID = "void"
         REFUND = "refund"
+        INCREMENT = "increment"
 
     # The caller's reference (our transaction or refund id, `<id>:capture`, `<id>:void`): what lookups name.
     reference = models.CharField(primary_key=True, max_length=255)

@@ -157,6 +157,30 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         ),
     ),
     (
+        "/transactions/{transaction_id}/authorization/increment",
+        "POST",
+        "succeeded",
+        lambda w: w.post(f"/transactions/{_authorized(w).pk}/authorization/increment", {"amount": 100}),
+    ),
+    (
+        "/transactions/{transaction_id}/authorization/increment",
+        "POST",
+        "invalid",
+        lambda w: w.post(f"/transactions/{_authorized(w).pk}/authorization/increment", {"amount": -1}),
+    ),
+    (
+        "/transactions/{transaction_id}/authorization/increment",
+        "POST",
+        "conflict",
+        lambda w: w.post(f"/transactions/{_captured(w).pk}/authorization/increment", {"amount": 100}),
+    ),
+    (
+        "/transactions/{transaction_id}/authorization/increment",
+        "POST",
+        "missing",
+        lambda w: w.post(f"/transactions/{uuid.uuid4()}/authorization/increment", {"amount": 100}),
+    ),
+    (
         "/transactions/{transaction_id}/captures",
         "GET",
         "list",

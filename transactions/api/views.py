@@ -23,6 +23,7 @@ from transactions.api.pinning import (
     transaction_access,
 )
 from transactions.api.serializers.actions import (
+    AuthorizationIncrementInput,
     RefundAllInput,
     RefundCreateInput,
     TransactionCaptureInput,
@@ -35,6 +36,7 @@ from transactions.api.serializers.outputs import (
     CapturesOutput,
     RefundOutput,
     RefundsOutput,
+    TransactionAuthorizationIncrementOutput,
     TransactionCancelOutput,
     TransactionCaptureOutput,
     TransactionOutput,
@@ -64,6 +66,7 @@ from transactions.selectors import (
 )
 from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void
 from transactions.services.create import transaction_create
+from transactions.services.increments import transaction_increment_authorization
 from transactions.services.recovery import transaction_sync
 from transactions.services.refunds import refund_all, refund_create
 from transactions.services.state import ActionResult, Actor
@@ -243,6 +246,27 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         if _prefers(request, "transaction-void"):
             return Response(TransactionVoidOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
+
+    @extend_schema(
+        request=AuthorizationIncrementInput,
+        responses={200: TransactionAuthorizationIncrementOutput},
+        parameters=[IDEMPOTENCY_KEY],
+    )
+    @action(detail=True, methods=["post"], url_path="authorization/increment")
+    @idempotent
+    def increment_authorization(self, request: Request, transaction_id=None) -> Response:
+        """Increment a transaction's authorization
+
+        Raises an authorized (uncaptured) transaction's authorization, and its amount, by `amount`, where the
+        processor holding it can (docs/transactions.md, "Incremental authorization"); a processor that cannot is a
+        400 naming it. The answer says whether the processor agreed (`succeeded` or `failed`), around the
+        transaction.
+
+        409: The transaction is not authorized and uncaptured, or a capture, void or increment is in progress.
+        """
+        data = validated(AuthorizationIncrementInput(data=request.data))
+        outcome = transaction_increment_authorization(txn=self.get_object(), actor=_actor(request), **data)
+        return Response(TransactionAuthorizationIncrementOutput(outcome).data)
 
     @extend_schema(responses={200: TransactionActionsOutput})
     @action(detail=True, methods=["get"])

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max, Sum
+from django.utils import timezone
 
 from buyers.models import Buyer
 from giftcards.models import IssuedGiftCard
@@ -76,8 +79,17 @@ ALLOWED_FROM: dict[str, frozenset[str]] = {
     "void": frozenset({S.AUTHORIZATION_SUCCEEDED}),
     "cancel": frozenset({S.PROCESSING, S.BUYER_APPROVAL_PENDING}),
     "refund": frozenset({S.CAPTURE_SUCCEEDED}),
+    "increment": frozenset({S.AUTHORIZATION_SUCCEEDED}),
 }
-_DONE = {"capture": "captured", "void": "voided", "cancel": "canceled", "refund": "refunded"}
+_DONE = {
+    "capture": "captured",
+    "void": "voided",
+    "cancel": "canceled",
+    "refund": "refunded",
+    "increment": "incremented",
+}
+# The actions an increment under way holds back: each would act on an authorization whose amount is changing.
+_AFTER_INCREMENT = frozenset({"capture", "void", "increment"})
 _BECAUSE: dict[str, str] = {
     S.PROCESSING: "its authorization is still being processed",
     S.BUYER_APPROVAL_PENDING: "it is waiting for the buyer's approval",
@@ -144,7 +156,19 @@ def locked_for_update(txn: Transaction) -> Transaction:
     return Transaction.objects.select_for_update().get(pk=txn.pk)
 
 
+def increment_in_progress(txn: Transaction) -> bool:
+    """An increment of the authorization is being asked of the processor. One pending for longer than any request
+    may run is not: its request died (docs/transactions.md, "Incremental authorization")."""
+    since = txn.increment_pending_since
+    bound = timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
+    return since is not None and since > timezone.now() - bound
+
+
 def require_allowed(action: str, txn: Transaction) -> None:
+    if action in _AFTER_INCREMENT and increment_in_progress(txn):
+        raise InvalidTransition(
+            f"This transaction cannot be {_DONE[action]} now: an increment of its authorization is in progress."
+        )
     if txn.status not in ALLOWED_FROM[action]:
         hint = _HINT.get((action, txn.status), "")
         raise InvalidTransition(f"This transaction cannot be {_DONE[action]}: {_BECAUSE[txn.status]}.{hint}")

@@ -49,6 +49,14 @@ class ScriptedConnector(SandboxConnector):
         self.calls.append(("lookup", {"reference": reference}))
         return super().lookup(reference=reference)
 
+    def increment_authorization(
+        self, *, processor_reference: str, amount: int, total: int, currency: str, reference: str
+    ):
+        self.calls.append(("increment", {"processor_reference": processor_reference, "amount": amount, "total": total}))
+        return self._answer("increment") or super().increment_authorization(
+            processor_reference=processor_reference, amount=amount, total=total, currency=currency, reference=reference
+        )
+
     def _then_killed(self, operation: str, result: ConnectorResult) -> ConnectorResult:
         if operation in self.killed_after:
             raise ProcessKilled(f"{operation}: the process died after the processor decided")

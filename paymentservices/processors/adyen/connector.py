@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import requests
@@ -324,6 +325,23 @@ class AdyenConnector:
         }
         call = self._checkout.modifications_api.refund_captured_payment
         return self._modify(call, body, processor_reference, reference, keep=None)
+
+    def increment_authorization(
+        self, *, processor_reference: str, amount: int, total: int, currency: str, reference: str
+    ) -> ConnectorResult:
+        """Adyen's amount update (`/amountUpdates`) takes the new total; `refused` is a decline, anything else is
+        accepted (its AUTHORISATION_ADJUSTMENT notification confirms it)."""
+        body = {
+            "amount": {"value": total, "currency": currency},
+            "merchantAccount": self._merchant_account,
+            "reference": reference,
+            "industryUsage": "delayedCharge",
+        }
+        call = self._checkout.modifications_api.update_authorised_amount
+        result = self._modify(call, body, processor_reference, reference, keep=processor_reference)
+        if result.raw_response_code != "refused":
+            return result
+        return replace(result, outcome=Outcome.DECLINED, error_code="issuer_decline", raw_response_description=None)
 
     def _modify(
         self, call: Callable[..., Any], body: dict[str, Any], psp: str, reference: str, *, keep: str | None

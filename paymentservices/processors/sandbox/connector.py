@@ -167,6 +167,12 @@ class SandboxConnector:
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
         return self._approved(SandboxOperation.Operation.REFUND, reference, amount=amount, currency=currency)
 
+    def increment_authorization(
+        self, *, processor_reference: str, amount: int, total: int, currency: str, reference: str
+    ) -> ConnectorResult:
+        """The sandbox issuer takes every increment (it keeps the amount added under the increment's reference)."""
+        return self._approved(SandboxOperation.Operation.INCREMENT, reference, amount=amount, currency=currency)
+
     def lookup(self, *, reference: str) -> ConnectorResult | None:
         decided = SandboxOperation.objects.filter(reference=reference).first()
         if decided is None:

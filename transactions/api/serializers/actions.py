@@ -55,6 +55,12 @@ class TransactionCaptureInput(StrictSerializer):
     cart_items = UnsupportedField("order details are set when the transaction is created.", json_type="array")
 
 
+class AuthorizationIncrementInput(StrictSerializer):
+    """Body of `POST /transactions/{id}/authorization/increment`: the amount to add to the authorization."""
+
+    amount = AmountField(min_value=1)
+
+
 class RefundCreateInput(StrictSerializer):
     """Body of `POST /transactions/{id}/refunds`."""
 

@@ -426,3 +426,14 @@ class TransactionCancelOutput(_TransactionActionOutput):
     """The upstream `TransactionCancel`."""
 
     type = ConstantField("transaction-cancel")
+
+
+class TransactionAuthorizationIncrementOutput(_TransactionActionOutput):
+    """The upstream `TransactionAuthorizationIncrement`: `succeeded`, or `failed` for any refusal (upstream's
+    statuses: a decline is a failure here), around the transaction."""
+
+    type = ConstantField("transaction-authorization-increment")
+
+    @extend_schema_field(serializers.ChoiceField(choices=["succeeded", "failed"]))
+    def get_status(self, outcome: ActionResult) -> str:
+        return "succeeded" if outcome.result is None or outcome.result.approved else "failed"

@@ -113,3 +113,19 @@ def test_two_partial_captures_at_adyen_add_up_to_the_authorized_amount(client, a
         (3000, f"{body['id']}:capture:2"),
     ]
     assert adyen_mock.violations() == []
+
+
+def test_an_increment_at_adyen_sends_the_new_total_as_an_amount_update(client, adyen_service, adyen_mock):
+    adyen_mock.answer("/payments", example="card-direct")
+    adyen_mock.answer("/payments/*/amountUpdates", example="amount-update")
+    body = _pay(client, payment_service_id=str(adyen_service.pk)).json()
+
+    response = client.post(f"/transactions/{body['id']}/authorization/increment", {"amount": 1500}, format="json")
+
+    assert response.status_code == 200, response.content
+    assert (response.json()["status"], response.json()["transaction"]["authorized_amount"]) == ("succeeded", 6500)
+    (sent,) = [e for e in adyen_mock.exchanges if e.url.split("?")[0].endswith("/amountUpdates")]
+    assert f"/payments/{PAYMENT_PSP}/amountUpdates" in sent.url
+    assert (sent.body["amount"], sent.body["merchantAccount"]) == ({"value": 6500, "currency": "EUR"}, "ShopECOM")
+    assert sent.body["reference"].startswith(f"{body['id']}:increment:")
+    assert adyen_mock.violations() == []

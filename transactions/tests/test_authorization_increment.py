@@ -1,0 +1,114 @@
+"""`POST /transactions/{id}/authorization/increment`: the sandbox raises an authorization (Adyen in its folder's
+tests), a refusal changes no amount, a processor that cannot is refused by name, and captures wait for it."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from gr4vy import models as sdk_models
+from gr4vy.utils import unmarshal_json
+
+from payments.connectors import Outcome
+from payments.tests.assertions import assert_error
+from paymentservices.tests.factories import PaymentServiceFactory
+from transactions.models import Transaction
+from transactions.tests.factories import TransactionFactory
+from transactions.tests.test_api import create, post
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def client(api_client, merchant_account):
+    return api_client(scopes=["transactions.read", "transactions.write"])
+
+
+def _increment(client, transaction_id, amount):
+    return post(client, f"/transactions/{transaction_id}/authorization/increment", {"amount": amount})
+
+
+def test_the_sandbox_raises_the_authorization_and_the_amount(client):
+    txn = create(client, amount=1000)
+
+    response = _increment(client, txn["id"], 250)
+
+    assert response.status_code == 200, response.content
+    answer = response.json()
+    assert (answer["type"], answer["status"], answer["code"]) == (
+        "transaction-authorization-increment",
+        "succeeded",
+        None,
+    )
+    assert (answer["transaction"]["amount"], answer["transaction"]["authorized_amount"]) == (1250, 1250)
+    assert isinstance(
+        unmarshal_json(response.content.decode(), sdk_models.TransactionAuthorizationIncrement),
+        sdk_models.TransactionAuthorizationIncrement,
+    )
+    captured = post(client, f"/transactions/{txn['id']}/capture", {}).json()
+    assert (captured["status"], captured["captured_amount"]) == ("capture_succeeded", 1250)
+    names = [event.name for event in Transaction.objects.get(pk=txn["id"]).events.all()]
+    at = names.index("authorization_increment_requested")
+    assert names[at : at + 2] == ["authorization_increment_requested", "authorization_incremented"]
+
+
+def test_a_refused_increment_changes_no_amount(client, connector):
+    txn = create(client, amount=1000)
+    connector.script["increment"] = Outcome.DECLINED
+
+    answer = _increment(client, txn["id"], 250).json()
+
+    assert (answer["status"], answer["code"], answer["raw_response_code"]) == ("failed", "issuer_decline", "05")
+    stored = Transaction.objects.get(pk=txn["id"])
+    assert (stored.amount, stored.authorized_amount, stored.increment_pending_since) == (1000, 1000, None)
+
+
+def test_a_processor_that_cannot_increment_is_refused_by_name(client, merchant_account):
+    stripe = PaymentServiceFactory(merchant_account=merchant_account)
+    txn = TransactionFactory(merchant_account=merchant_account, authorized=True, payment_service=stripe)
+
+    body = assert_error(_increment(client, txn.pk, 100), 400)
+
+    assert "incremental authorization with Stripe (stripe-card)" in body["message"]
+    txn.refresh_from_db()
+    assert (txn.amount, txn.authorized_amount, txn.events.count()) == (1299, 1299, 0)
+
+
+@pytest.mark.parametrize(
+    ("payload", "pointer"),
+    [({}, "/amount"), ({"amount": 0}, "/amount"), ({"amount": "5"}, "/amount"), ({"amount": 99999999}, "/amount")],
+    ids=["missing", "zero", "text", "past-the-largest"],
+)
+def test_bad_amounts_are_400s_and_change_nothing(client, payload, pointer):
+    txn = create(client, amount=1000)
+
+    response = post(client, f"/transactions/{txn['id']}/authorization/increment", payload)
+
+    assert_error(response, 400, pointer)
+    assert Transaction.objects.get(pk=txn["id"]).authorized_amount == 1000
+
+
+def test_only_an_uncaptured_authorization_is_incremented(client):
+    txn = create(client, intent="capture")
+
+    assert "already been captured" in assert_error(_increment(client, txn["id"], 100), 409)["message"]
+
+
+def test_captures_and_voids_wait_for_an_increment_under_way(client, merchant_account, settings):
+    txn = TransactionFactory(merchant_account=merchant_account, authorized=True)
+    Transaction.objects.filter(pk=txn.pk).update(increment_pending_since=timezone.now())
+
+    for action in ("capture", "void"):
+        refused = post(client, f"/transactions/{txn.pk}/{action}", {})
+        assert "an increment of its authorization is in progress" in assert_error(refused, 409)["message"]
+    assert_error(_increment(client, txn.pk, 100), 409)
+    # One whose request died long ago holds nothing back.
+    died = timezone.now() - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS + 1)
+    Transaction.objects.filter(pk=txn.pk).update(increment_pending_since=died)
+    assert post(client, f"/transactions/{txn.pk}/capture", {}).json()["status"] == "capture_succeeded"
+
+
+@pytest.mark.parametrize(("scopes", "status"), [(["transactions.read"], 403), (["transactions.write"], 200)])
+def test_incrementing_needs_transactions_write(api_client, merchant_account, scopes, status):
+    txn = TransactionFactory(merchant_account=merchant_account, authorized=True)
+
+    assert _increment(api_client(scopes=scopes), txn.pk, 100).status_code == status
