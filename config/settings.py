@@ -420,6 +420,9 @@ PROCESSORS: dict[str, dict[str, Any]] = {
         # The Checkout API (v72): empty means Adyen's own, test or live by the service's `live_url_prefix`.
         "API_BASE": env.str("ADYEN_API_BASE", default=""),
         "TIMEOUT_SECONDS": env.float("ADYEN_TIMEOUT_SECONDS", default=10.0),
+        # Where reports are downloaded: empty means only Adyen's own report hosts (ca-test, ca-live); the tests point
+        # it at their stand-in. A report URL anywhere else is never kept nor fetched.
+        "REPORT_BASE": env.str("ADYEN_REPORT_BASE", default=""),
     },
     "paypal": {
         # The REST API host PayPal's library calls: PayPal's live host by default; its sandbox is

@@ -14,13 +14,14 @@ from django.utils.html import format_html
 from payments.money import format_money
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
-from settlements.models import PAYMENT_KINDS, LedgerEntry, SettlementReportFile
+from settlements.models import PAYMENT_KINDS, LedgerEntry, ReportFetch, SettlementReportFile
 
 if TYPE_CHECKING:
     LedgerEntryAdminBase = admin.ModelAdmin[LedgerEntry]
     ReportFileAdminBase = admin.ModelAdmin[SettlementReportFile]
+    ReportFetchAdminBase = admin.ModelAdmin[ReportFetch]
 else:
-    LedgerEntryAdminBase = ReportFileAdminBase = admin.ModelAdmin
+    LedgerEntryAdminBase = ReportFileAdminBase = ReportFetchAdminBase = admin.ModelAdmin
 
 
 class MatchedFilter(admin.SimpleListFilter):
@@ -116,4 +117,18 @@ class SettlementReportFileAdmin(ReadOnlyAdminMixin, ReportFileAdminBase):
     list_select_related = ("report",)
     ordering = ("-created_at",)
     fields = ("id", "report", "name", "status", "entry_count", "message", "digest", "created_at")
+    readonly_fields = fields
+
+
+@admin.register(ReportFetch)
+class ReportFetchAdmin(ReadOnlyAdminMixin, ReportFetchAdminBase):
+    """Reports a processor announced: fetched, waiting for their next attempt (with why the last failed), or
+    refused (a URL not on the processor's report hosts)."""
+
+    list_display = ("created_at", "name", "status", "attempts", "message", "payment_service")
+    list_filter = ("status", "source")
+    search_fields = ("=name",)
+    list_select_related = ("payment_service",)
+    ordering = ("-created_at",)
+    fields = ("id", "merchant_account", "payment_service", "source", "name", "status", "attempts", "message", "url")
     readonly_fields = fields

@@ -8,6 +8,10 @@ class SettlementsConfig(config.StaffAppConfig):
 
     def ready(self) -> None:
         from payments.staff.site import register_panel
+        from paymentservices import notifications
         from settlements.desk import unmatched_entries_panel
+        from settlements.sources.adyen import settlements_adyen_report_announced
 
         register_panel("settlements", unmatched_entries_panel)
+        # Adyen's REPORT_AVAILABLE names a settlement report to fetch (settlements/sources/adyen.py).
+        notifications.register(settlements_adyen_report_announced)

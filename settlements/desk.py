@@ -1,4 +1,5 @@
-"""The support desk's start-page panel: settlement lines that matched none of our payments, and refused files."""
+"""The support desk's start-page panel: settlement lines that matched none of our payments, refused files, and
+announced reports not fetched."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from payments.money import format_money
-from settlements.selectors import refused_settlement_files, unmatched_ledger_entries
+from settlements.selectors import refused_settlement_files, report_fetches_to_look_into, unmatched_ledger_entries
 
 SHOWN = 10
 
@@ -20,7 +21,8 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
         return mark_safe("")
     unmatched = list(unmatched_ledger_entries()[: SHOWN + 1])
     refused = list(refused_settlement_files()[:SHOWN])
-    if not unmatched and not refused:
+    unfetched = list(report_fetches_to_look_into()[:SHOWN])
+    if not unmatched and not refused and not unfetched:
         return mark_safe("")
     rows = format_html_join(
         "",
@@ -39,15 +41,23 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
     files = format_html_join(
         "", "<li>{} {}: {}</li>", ((f.created_at.strftime("%Y-%m-%d %H:%M"), f.name, f.message) for f in refused)
     )
+    reports = format_html_join(
+        "",
+        "<li>{} {} ({} attempts): {}</li>",
+        ((f.updated_at.strftime("%Y-%m-%d %H:%M"), f.name, f.attempts, f.message) for f in unfetched),
+    )
     entries_url = reverse("admin:settlements_ledgerentry_changelist") + "?matched=no"
     files_url = reverse("admin:settlements_settlementreportfile_changelist") + "?status__exact=refused"
     return format_html(
         '<div class="module" id="settlement-desk"><h2>Settlements to look into</h2>'
         '<h3>Unmatched settlement lines{}</h3><ul>{}</ul><p><a href="{}">All unmatched lines</a></p>'
-        '<h3>Refused settlement files</h3><ul>{}</ul><p><a href="{}">All refused files</a></p></div>',
+        '<h3>Refused settlement files</h3><ul>{}</ul><p><a href="{}">All refused files</a></p>'
+        '<h3>Reports not fetched</h3><ul>{}</ul><p><a href="{}">All announced reports</a></p></div>',
         " (more than 10)" if len(unmatched) > SHOWN else "",
         rows or mark_safe("<li>None</li>"),
         entries_url,
         files or mark_safe("<li>None</li>"),
         files_url,
+        reports or mark_safe("<li>None</li>"),
+        reverse("admin:settlements_reportfetch_changelist"),
     )

@@ -173,3 +173,39 @@ class LedgerEntry(TimestampedModel):
     @property
     def ingested_at(self):
         return self.created_at
+
+
+class FetchStatus(models.TextChoices):
+    PENDING = "pending"  # announced; the fetch is queued (or failed and waits for the next attempt)
+    FETCHED = "fetched"  # downloaded and handed to the ingestion (its file row says how that went)
+    REFUSED = "refused"  # never fetched: the URL is not the processor's report host
+
+
+class ReportFetch(TimestampedModel):
+    """A report a processor announced (Adyen's REPORT_AVAILABLE), kept from the notification until its file is
+    downloaded and ingested: a failed download stays `pending` with the reason and is tried again by the job, so no
+    announced report is lost. `url` is kept only once it passed the processor's report host check."""
+
+    Status = FetchStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="report_fetches")
+    payment_service = models.ForeignKey(
+        "paymentservices.PaymentService", on_delete=models.CASCADE, related_name="report_fetches"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices)
+    name = models.CharField(max_length=255, help_text="The report's file name as the processor gave it.")
+    url = models.URLField(max_length=2000, blank=True, default="")
+    status = models.CharField(max_length=16, choices=FetchStatus.choices, default=FetchStatus.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    # Why the last attempt failed (or why the report is refused), for the operator; empty once fetched.
+    message = models.TextField(blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["payment_service", "name"], name="report_fetch_once"),
+        ]
+        indexes = [models.Index(fields=["status", "updated_at"], name="report_fetch_status")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"

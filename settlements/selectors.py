@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 
 from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
-from settlements.models import PAYMENT_KINDS, LedgerEntry, SettlementReportFile
+from settlements.models import PAYMENT_KINDS, FetchStatus, LedgerEntry, ReportFetch, SettlementReportFile
 from transactions.models import Transaction
 
 
@@ -67,3 +67,10 @@ def refused_settlement_files() -> QuerySet[SettlementReportFile]:
         .select_related("report")
         .order_by("-created_at")
     )
+
+
+def report_fetches_to_look_into() -> QuerySet[ReportFetch]:
+    """Announced reports not fetched: a download that failed (waiting for its next attempt, with why) or a URL
+    refused, newest first: for the operator."""
+    failed = ReportFetch.objects.filter(status=FetchStatus.PENDING, attempts__gt=0)
+    return (failed | ReportFetch.objects.filter(status=FetchStatus.REFUSED)).order_by("-updated_at")

@@ -81,6 +81,15 @@ class NotifiedRefund:
 
 
 @dataclass(frozen=True)
+class AvailableReport:
+    """A report the processor says it published (Adyen's REPORT_AVAILABLE): its file name and where to download it
+    (as the processor gave it: checked against the processor's report hosts before it is kept or used)."""
+
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
 class ParsedNotification:
     """A processor's notification, once its signature is verified: its id (for duplicates), its type, the processor's
     id of the object it is about and our reference for it (when the object carries one). `change` (a
@@ -93,7 +102,8 @@ class ParsedNotification:
     the authorization (`released`, when the notification tells it), as Stripe's did before its API version
     2025-03-31. `refunds` lists the processor's refund objects when the notification carries them (Stripe's charge):
     each is booked on its own, and the total is not used. `authorization` is the processor's decision on an
-    authorization, when the notification tells it (Adyen's AUTHORISATION)."""
+    authorization, when the notification tells it (Adyen's AUTHORISATION); `report` a report it published, when the
+    notification announces one (Adyen's REPORT_AVAILABLE)."""
 
     event_id: str
     event_type: str
@@ -107,6 +117,7 @@ class ParsedNotification:
     released: int | None = None
     refunds: tuple[NotifiedRefund, ...] | None = None
     authorization: ConnectorResult | None = None
+    report: AvailableReport | None = None
 
 
 class Processor(ABC):

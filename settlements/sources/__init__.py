@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 SOURCES: dict[str, str] = {
     "sandbox": "settlements.sources.sandbox.settlements_sandbox_ingest",
     "stripe": "settlements.sources.stripe.settlements_stripe_ingest",
+    "adyen": "settlements.sources.adyen.settlements_adyen_fetch_pending",
 }
 
 

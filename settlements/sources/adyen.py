@@ -9,21 +9,46 @@ with the currency's decimals. `Settled` is a settlement, `Refunded` a refund set
 type (`Fee`, `MiscCosts`, `DepositCorrection`, ...) is a fee line of the account.
 
 A line that does not read (a missing column, an amount that is not one, a date that is not one) refuses the file.
+
+How a report reaches us: Adyen's REPORT_AVAILABLE notification names the file and its download URL. A settlement
+details report's (`settlement_detail_report_batch_<n>.csv`) is kept as a `ReportFetch` inside the notification's own
+transaction, its URL only when it is on Adyen's report hosts (else the fetch is `refused`, shown to the operator), and
+a job downloads it with the service's report user key (`report_api_key`) and ingests it. A download that fails stays
+`pending` with the reason (on the desk), is tried again after `RETRY_SECONDS`, then by every `ingest-settlements` run
+until it succeeds: an announced report is never lost.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from datetime import datetime
+import logging
+import uuid
+from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.db import transaction
+from django.utils import timezone
+from django_tasks import task
 
 from payments.accounts.models import MerchantAccount
 from payments.money import currency_exponent
 from paymentservices.models import PaymentService
-from settlements.models import EntryKind, Source
-from settlements.services import FileUnreadable, IngestResult, ParsedEntry, SettlementFile, settlement_file_ingest
+from paymentservices.notifications import ProcessorEvent
+from paymentservices.processors import adyen
+from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
+from settlements.models import EntryKind, FetchStatus, ReportFetch, Source
+from settlements.services import (
+    FileUnreadable,
+    IngestResult,
+    Outcome,
+    ParsedEntry,
+    SettlementFile,
+    settlement_file_ingest,
+)
+
+logger = logging.getLogger(__name__)
 
 REQUIRED_COLUMNS = (
     "Psp Reference",
@@ -62,6 +87,103 @@ def settlements_adyen_report_ingest(
         read=read_settlement_details_report,
     )
     return settlement_file_ingest(merchant_account=merchant_account, payment_service=payment_service, file=file)
+
+
+SETTLEMENT_REPORT_PREFIX = "settlement_detail_report_batch_"
+# How long after a failed download the job tries again; after the last, each `ingest-settlements` run tries.
+RETRY_SECONDS = (60, 300, 1800)
+
+
+def settlements_adyen_report_announced(event: ProcessorEvent) -> None:
+    """A notification handler (registered by the app): keep a settlement details report Adyen announced and queue
+    its download once the notification commits. Other reports and events are not ours."""
+    report = event.report
+    service = event.payment_service
+    if report is None or service.definition_id != adyen.PROCESSOR.id:
+        return
+    if not report.name.startswith(SETTLEMENT_REPORT_PREFIX):
+        return
+    allowed = adyen.report_url_allowed(report.url)
+    fetch, created = ReportFetch.objects.get_or_create(
+        payment_service=service,
+        name=report.name,
+        defaults={
+            "merchant_account_id": service.merchant_account_id,
+            "source": Source.ADYEN,
+            "url": report.url if allowed else "",
+            "status": FetchStatus.PENDING if allowed else FetchStatus.REFUSED,
+            "message": ""
+            if allowed
+            else "The report's URL is not on Adyen's report hosts: it was not kept nor fetched.",
+        },
+    )
+    if not allowed:
+        logger.warning("Adyen report %s of payment service %s refused: its URL is not Adyen's", report.name, service.pk)
+    elif created:
+        transaction.on_commit(lambda: fetch_adyen_report.enqueue(str(fetch.pk)))
+
+
+@task()
+def fetch_adyen_report(fetch_id: str) -> None:
+    """Download and ingest one announced report (queued by the notification, and again after a failure)."""
+    settlements_adyen_report_fetch(fetch_id=uuid.UUID(fetch_id))
+
+
+def settlements_adyen_fetch_pending() -> list[IngestResult]:
+    """Every announced report not fetched yet, oldest first: the `ingest-settlements` job's part for Adyen."""
+    pending = ReportFetch.objects.filter(source=Source.ADYEN, status=FetchStatus.PENDING).order_by("created_at")
+    results = [settlements_adyen_report_fetch(fetch_id=pk) for pk in pending.values_list("pk", flat=True)]
+    return [result for result in results if result is not None]
+
+
+def settlements_adyen_report_fetch(*, fetch_id: uuid.UUID) -> IngestResult | None:
+    """Download the report (its URL checked again before use) with the service's report user key and ingest it; a
+    failed download stays pending with the reason and is queued again. None when there was nothing to do (fetched
+    already, refused, or another worker holds it) or the download failed."""
+    with transaction.atomic():
+        fetch = (
+            ReportFetch.objects.select_for_update(skip_locked=True)
+            .select_related("payment_service", "merchant_account")
+            .filter(pk=fetch_id, status=FetchStatus.PENDING)
+            .first()
+        )
+        if fetch is None:
+            return None
+        fetch.attempts += 1
+        try:
+            content = adyen.report_download(url=fetch.url, api_key=_report_key(fetch.payment_service))
+        except (adyen.ReportUnread, CredentialsUnusable) as error:
+            _failed(fetch, str(error))
+            return None
+        result = settlements_adyen_report_ingest(
+            merchant_account=fetch.merchant_account,
+            payment_service=fetch.payment_service,
+            file_name=fetch.name,
+            content=content,
+        )
+        fetch.status = FetchStatus.FETCHED
+        fetch.message = result.message if result.outcome == Outcome.REFUSED else ""
+        fetch.save(update_fields=["status", "attempts", "message", "updated_at"])
+    return result
+
+
+def _report_key(service: PaymentService) -> str:
+    key = payment_service_connector_credentials(service=service).get("report_api_key")
+    if not key:
+        raise adyen.ReportUnread(
+            "The payment service has no report user API key (report_api_key): set it, and the next run fetches it."
+        )
+    return key
+
+
+def _failed(fetch: ReportFetch, message: str) -> None:
+    fetch.message = message
+    fetch.save(update_fields=["attempts", "message", "updated_at"])
+    logger.warning("Adyen report %s not fetched (attempt %d): %s", fetch.name, fetch.attempts, message)
+    if fetch.attempts <= len(RETRY_SECONDS):
+        retry_at = timezone.now() + timedelta(seconds=RETRY_SECONDS[fetch.attempts - 1])
+        fetch_id = str(fetch.pk)
+        transaction.on_commit(lambda: fetch_adyen_report.using(run_after=retry_at).enqueue(fetch_id))
 
 
 def read_settlement_details_report(content: bytes) -> list[ParsedEntry]:

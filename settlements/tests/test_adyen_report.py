@@ -7,7 +7,7 @@ import pytest
 from settlements.models import LedgerEntry, SettlementReportFile
 from settlements.services import Outcome
 from settlements.sources.adyen import settlements_adyen_report_ingest
-from transactions.tests.factories import RefundFactory, TransactionFactory
+from transactions.tests.factories import RefundFactory
 
 HEADER = (
     "Company Account,Merchant Account,Psp Reference,Merchant Reference,Payment Method,Creation Date,TimeZone,Type,"
@@ -46,17 +46,6 @@ def settled_line(psp: str, reference: str = "order-1", **cells) -> str:
 def ingest(account, content: bytes, name: str = NAME):
     return settlements_adyen_report_ingest(
         merchant_account=account, payment_service=None, file_name=name, content=content
-    )
-
-
-@pytest.fixture
-def paid(merchant_account):
-    return TransactionFactory(
-        merchant_account=merchant_account,
-        captured=True,
-        amount=10000,
-        currency="EUR",
-        payment_service_transaction_id="ABCDEF0123456789",
     )
 
 

@@ -16,7 +16,7 @@ from paymentservices.processors.adyen.codes import DEFAULT_REFUSAL
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
 from paymentservices.processors.calls import field_of as _get
 from paymentservices.processors.calls import is_notified_amount
-from paymentservices.processors.seam import NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.processors.seam import AvailableReport, NotificationRefused, ParsedNotification, PaymentChange
 
 ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"
 HMAC_POINTER = ITEM_POINTER + "/additionalData/hmacSignature"
@@ -64,7 +64,15 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         payment_reference=payment,
         amount_is_total=False,  # Adyen notifies each refund (and capture) on its own
         authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
+        report=_available_report(item),
     )
+
+
+def _available_report(item: Mapping[str, Any]) -> AvailableReport | None:
+    """REPORT_AVAILABLE names the report's file in `pspReference` and the URL to download it from in `reason`."""
+    if item.get("eventCode") != "REPORT_AVAILABLE" or item.get("success") != "true":
+        return None
+    return AvailableReport(name=str(item["pspReference"]), url=str(_get(item, "reason") or ""))
 
 
 # The shapes of the fields Adyen's HMAC signs, joined by ':' (Adyen's webhook document and its "Verify HMAC

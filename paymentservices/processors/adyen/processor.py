@@ -1,5 +1,5 @@
-"""Adyen as a processor: the `adyen-card` definition (its fields and their rules, features), its connector and its
-notifications."""
+"""Adyen as a processor: the `adyen-card` definition (its fields and their rules, features), its connector, its
+notifications and the download of the reports they announce."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from paymentservices.processors.adyen import notifications
 from paymentservices.processors.adyen.connector import AdyenConnector
-from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT
+from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT, REPORT_API_KEY
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
@@ -24,6 +24,15 @@ class AdyenProcessor(Processor):
         # Set for a live account (Adyen's "live URL prefix"); left out, the service uses Adyen's test platform.
         DefinitionField("live_url_prefix", "Live URL prefix", required=False, secret=False, rule=LIVE_URL_PREFIX),
         DefinitionField("hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=HMAC_KEY),
+        # The report user's key: set, the settlement details reports Adyen announces (REPORT_AVAILABLE) are fetched
+        # and ingested (docs/reconciliation.md).
+        DefinitionField(
+            "report_api_key",
+            "Report user API key (settlement reports)",
+            required=False,
+            secret=True,
+            rule=REPORT_API_KEY,
+        ),
     )
     # Adyen's 3-D Secure and redirect flows are not run yet: a payment asking for them is declined by name.
     # Several captures: Adyen's multiple partial captures (each a `/captures` call on the payment); increments: its

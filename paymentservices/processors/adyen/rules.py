@@ -32,3 +32,7 @@ HMAC_KEY = FieldRule(
     shape="is the webhook's HMAC key: hexadecimal digits, two per byte",
     example="44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056",
 )
+# The report user's API key (Customer Area > Developers > API credentials, a `report@...` user with the role to
+# download reports): Adyen documents no format for it either, and it only ever travels in the `X-API-Key` header of a
+# download from one of Adyen's report hosts (adyen/reports.py).
+REPORT_API_KEY = OPAQUE_SECRET

@@ -54,7 +54,7 @@ def test_each_registered_processor_lists_its_parts():
         "adyen-card": (
             "adyen",
             {
-                "modules": ["codes", "connector", "notifications", "processor", "rules"],
+                "modules": ["codes", "connector", "notifications", "processor", "reports", "rules"],
                 "templates": [],
                 "tests": ["test_connector.py", "test_hosts.py", "test_inbound.py", "test_routed.py"],
             },
@@ -140,6 +140,7 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "STRIPE_API_BASE": "http://127.0.0.1:1",
         "STRIPE_TIMEOUT_SECONDS": "3.5",
         "ADYEN_API_BASE": "http://127.0.0.1:2",
+        "ADYEN_REPORT_BASE": "http://127.0.0.1:3",
     }
     printed = subprocess.run(  # noqa: S603 (our own interpreter and script)
         [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
@@ -147,4 +148,8 @@ def test_a_processor_s_environment_variables_fill_its_block():
     blocks = ast.literal_eval(printed.stdout.strip())
     assert blocks["stripe"]["API_BASE"] == "http://127.0.0.1:1"
     assert blocks["stripe"]["TIMEOUT_SECONDS"] == 3.5
-    assert blocks["adyen"] == {"API_BASE": "http://127.0.0.1:2", "TIMEOUT_SECONDS": 10.0}
+    assert blocks["adyen"] == {
+        "API_BASE": "http://127.0.0.1:2",
+        "TIMEOUT_SECONDS": 10.0,
+        "REPORT_BASE": "http://127.0.0.1:3",
+    }

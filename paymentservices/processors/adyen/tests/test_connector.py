@@ -415,6 +415,7 @@ def test_the_definition():
         "merchant_account": (True, False),
         "live_url_prefix": (False, False),
         "hmac_key": (False, True),
+        "report_api_key": (False, True),
     }
     assert definition.webhook_secret_field == "hmac_key"
 
