@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "webhooks",
     "threedsecure",
     "settlements",
+    "disputes",
     "reports",
     "django_tasks",
     "django_tasks_db",

@@ -18,6 +18,7 @@ from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.money import AmountError, parse_money
 from payments.outbox import OutboxActivity, outbox_activity_about
+from transactions.disputes import DISPUTES
 from transactions.models import (
     PENDING_STATUSES,
     Capture,
@@ -45,7 +46,7 @@ def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transacti
     return (
         Transaction.objects.filter(merchant_account=merchant_account)
         .select_related("payment_service", "three_ds_challenge")
-        .prefetch_related("gift_card_redemptions")
+        .prefetch_related("gift_card_redemptions", DISPUTES)
     )
 
 

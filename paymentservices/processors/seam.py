@@ -14,6 +14,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, ClassVar
 
 from payments.connectors.base import ConnectorResult, PaymentConnector
@@ -63,6 +64,39 @@ class PaymentChange:
     VOIDED = "voided"  # the authorization was released
     REFUNDED = "refunded"  # money went back to the card (`amount`: see `ParsedNotification.amount_is_total`)
     REFUND_FAILED = "refund_failed"  # a refund the processor had accepted did not happen (the money stays)
+
+
+class DisputeState:
+    """Where a dispute stands, in words every processor's notifications share (docs/disputes.md)."""
+
+    INQUIRY = "inquiry"  # the bank asks for information; no money moved yet
+    NEEDS_RESPONSE = "needs_response"  # a chargeback the merchant may answer before the due date
+    UNDER_REVIEW = "under_review"  # answered: the bank is deciding
+    WON = "won"  # decided for the merchant (any money taken back is returned)
+    LOST = "lost"  # decided for the buyer: the money stays with the bank
+    ACCEPTED = "accepted"  # the merchant conceded it: the money stays with the bank
+
+    OPEN = (INQUIRY, NEEDS_RESPONSE, UNDER_REVIEW)
+    CLOSED = (WON, LOST, ACCEPTED)
+    # Closed for the buyer: the disputed amount is taken back from the payment.
+    TAKEN_BACK = (LOST, ACCEPTED)
+    ALL = OPEN + CLOSED
+
+
+@dataclass(frozen=True)
+class NotifiedDispute:
+    """One dispute of a payment as a processor's notification tells it: the processor's id of the dispute, the state
+    it says (None when the notification moves no state, like Adyen's DISPUTE_DEFENSE_PERIOD_ENDED without a status),
+    its reason (the processor's code), amount and currency, when the answer is due (None when it says none), and when
+    the processor says the fact happened (its clock: what orders facts that arrive out of order)."""
+
+    id: str
+    state: str | None
+    reason: str | None
+    amount: int
+    currency: str
+    due_at: datetime | None
+    occurred_at: datetime
 
 
 @dataclass(frozen=True)
@@ -118,6 +152,7 @@ class ParsedNotification:
     refunds: tuple[NotifiedRefund, ...] | None = None
     authorization: ConnectorResult | None = None
     report: AvailableReport | None = None
+    dispute: NotifiedDispute | None = None
 
 
 class Processor(ABC):

@@ -14,6 +14,7 @@ from payments.choices import PaymentSource
 from payments.rest.filters import OffsetDateTimeFilter, TrueFalseFilter, always, matches_nothing
 from payments.rest.parsers import UnacceptableJson, json_loads_checked
 from payments.rest.permissions import request_merchant_account
+from transactions.disputes import disputed_filter
 from transactions.models import Transaction, TransactionStatus
 from transactions.selectors import (
     transaction_buyer_search,
@@ -162,7 +163,7 @@ class TransactionFilter(django_filters.FilterSet):
 
     # What happened afterwards
     has_refunds = TrueFalseFilter(method="filter_has_refunds")
-    disputed = TrueFalseFilter(method=always(False))
+    disputed = TrueFalseFilter(method="filter_disputed")
     has_settlements = TrueFalseFilter(method="filter_has_settlements")
     pending_review = TrueFalseFilter(method=always(False))
     payment_link_id = django_filters.UUIDFilter(method=matches_nothing)
@@ -174,6 +175,9 @@ class TransactionFilter(django_filters.FilterSet):
 
     def filter_has_refunds(self, queryset, name, value):
         return transaction_with_refunds(queryset, value)
+
+    def filter_disputed(self, queryset, name, value):
+        return queryset.filter(disputed_filter(value))
 
     def filter_has_settlements(self, queryset, name, value):
         # Settled: the processor's settlement records name the transaction (docs/reconciliation.md).

@@ -45,7 +45,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         return
     if event.change is None:
         return
-    txn = _transaction_for(event)
+    txn = transaction_of_event(event)
     if txn is None:
         return
     noted = {"notification": event.event_type, "notification_id": event.event_id}
@@ -80,7 +80,7 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
     this service (its request died: recovery is waiting for this) takes it as the request would have; an approval for
     a payment that ended otherwise here (declined, failed over, canceled) is cancelled at the processor, so no money
     stays held for a payment we did not take."""
-    txn = _transaction_for(event, any_service=True)
+    txn = transaction_of_event(event, any_service=True)
     if txn is None:
         return  # not one of ours: nothing to follow, nothing to release
     if txn.payment_service_id == event.payment_service.pk:
@@ -99,7 +99,7 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
         transaction.on_commit(lambda: connector.void(processor_reference=psp, reference=reference))
 
 
-def _transaction_for(event: ProcessorEvent, *, any_service: bool = False) -> Transaction | None:
+def transaction_of_event(event: ProcessorEvent, *, any_service: bool = False) -> Transaction | None:
     """The service's transaction the event names, by the processor's id of the payment or by our reference; locked.
     `any_service`: by our reference, whichever of the account's services holds it now (after a failover)."""
     match = Q(pk__in=[])

@@ -14,6 +14,7 @@ from payments.connectors import (
     Outcome,
 )
 from payments.errors import Conflict, DomainError
+from transactions.disputes import transaction_taken_back
 from transactions.models import (
     MAX_REFUNDS_PER_TRANSACTION,
     GiftCardRedemption,
@@ -54,8 +55,18 @@ def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, 
         raise DomainError(
             "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
         )
-    amount = _refund_amount(amount, refundable=txn.captured_amount - txn.refunded_amount, what="payment method")
+    amount = _refund_amount(amount, refundable=card_refundable(txn), what="payment method")
     return card_refund_book(txn, amount=amount, actor=actor, event="refund_requested", **fields)
+
+
+def card_refundable(txn: Transaction) -> int:
+    """What is left to refund of the card: captured, less refunds, less what disputes the bank decided for the buyer
+    took back (a refund of that would pay the buyer twice). Refused by name when disputes are why nothing is left."""
+    left = txn.captured_amount - txn.refunded_amount
+    taken_back = transaction_taken_back(txn)
+    if taken_back and left > 0 and left <= taken_back:
+        raise TakenBackByDispute(taken_back=taken_back)
+    return max(left - taken_back, 0)
 
 
 def card_refund_book(
@@ -120,6 +131,16 @@ def _redemptions_for_update(txn: Transaction) -> QuerySet[GiftCardRedemption]:
         .filter(transaction=txn, status=RedemptionStatus.SUCCEEDED)
         .order_by("created_at", "id")
     )
+
+
+class TakenBackByDispute(Conflict):
+    """The refund asks for money a lost (or accepted) dispute already took back: the buyer has it from the bank."""
+
+    def __init__(self, *, taken_back: int) -> None:
+        super().__init__(
+            f"Nothing is left to refund: disputes the bank decided for the buyer took back {taken_back} of this "
+            "payment, and the buyer has that money already."
+        )
 
 
 class TooManyRefunds(Conflict):

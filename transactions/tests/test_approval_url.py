@@ -58,7 +58,7 @@ def test_a_list_of_waiting_transactions_costs_no_query_per_row(challenged, reade
     for _ in range(3):
         challenged()
 
-    with django_assert_num_queries(2):  # the page (with its challenges), then the gift card redemptions
+    with django_assert_num_queries(3):  # the page (with its challenges), then the gift card redemptions, the disputes
         items = reader.get("/transactions").json()["items"]
 
     assert all(item["payment_method"]["approval_url"] for item in items)

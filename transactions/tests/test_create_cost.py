@@ -4,7 +4,7 @@ The test runs with real transactions (`transaction=True`), so every BEGIN, COMMI
 makes is counted, as on a server. A card authorization with a new Idempotency-Key: the key's claim (with the
 id it reserves), the routing decision (the account's payment services, in order), the sealed card, the
 `processing` row, its event and its audit log entry in one transaction, the processor's decision, the outcome
-and its event in a second, and the stored answer. docs/performance.md keeps the list.
+and its event in a second, the answer's read of its disputes, and the stored answer. docs/performance.md keeps the list.
 """
 
 import pytest
@@ -22,7 +22,8 @@ from webhooks.tests.factories import subscription_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Without a webhook subscription; one subscribed to the account adds the outbox row and its dispatch task.
-STATEMENTS = 15
+# The answer reads the new transaction's disputes (none yet): one SELECT after the stored answer's statements.
+STATEMENTS = 16
 STATEMENTS_SUBSCRIBED = STATEMENTS + 2
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 

@@ -221,7 +221,7 @@ def test_every_filter_of_the_upstream_list_is_declared():
 def test_a_filtered_page_costs_the_same_queries_as_an_unfiltered_one(client, rows, django_assert_num_queries):
     client.get("/transactions")  # warms the key and account caches, as every later request finds them
     query = {"gift_card_id": str(GIFT_CARD_ID), "buyer_search": "x", "has_refunds": "false", "used_3ds": "false"}
-    with django_assert_num_queries(2):  # the page, then the gift card redemptions of all its rows
+    with django_assert_num_queries(3):  # the page, then the gift card redemptions and the disputes of all its rows
         client.get("/transactions", {"has_gift_card_redemptions": "true"})
     with django_assert_num_queries(1):  # nothing matches: no redemptions to read
         client.get("/transactions", query)

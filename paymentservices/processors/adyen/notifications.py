@@ -7,6 +7,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from Adyen.util import is_valid_hmac_notification
@@ -16,7 +17,14 @@ from paymentservices.processors.adyen.codes import DEFAULT_REFUSAL
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
 from paymentservices.processors.calls import field_of as _get
 from paymentservices.processors.calls import is_notified_amount
-from paymentservices.processors.seam import AvailableReport, NotificationRefused, ParsedNotification, PaymentChange
+from paymentservices.processors.seam import (
+    AvailableReport,
+    DisputeState,
+    NotificationRefused,
+    NotifiedDispute,
+    ParsedNotification,
+    PaymentChange,
+)
 
 ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"
 HMAC_POINTER = ITEM_POINTER + "/additionalData/hmacSignature"
@@ -65,6 +73,7 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         amount_is_total=False,  # Adyen notifies each refund (and capture) on its own
         authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
         report=_available_report(item),
+        dispute=_notified_dispute(item, amount) if event_code in _DISPUTE_EVENTS and success == "true" else None,
     )
 
 
@@ -97,7 +106,11 @@ _CURRENCY = r"[A-Z]{3}"
 def _check_signed_fields(item: Mapping[str, Any], amount: Mapping[str, Any]) -> None:
     """Refuse (naming it) the first signed field without its shape, before the signature or anything else trusts it."""
     event_code = item.get("eventCode")
-    acted_on = event_code == "AUTHORISATION" or any(event_code == code for code, _ in _NOTIFIED_CHANGES)
+    acted_on = (
+        event_code == "AUTHORISATION"
+        or event_code in _DISPUTE_EVENTS
+        or any(event_code == code for code, _ in _NOTIFIED_CHANGES)
+    )
     for name, shape in _SIGNED_SHAPES.items():
         value = item.get(name, "")
         if name in ("pspReference", "originalReference") and not acted_on:
@@ -148,3 +161,68 @@ def _notified_authorization(item: Mapping[str, Any], payment: str) -> ConnectorR
         raw_response_code="Refused",
         raw_response_description=str(_get(item, "reason") or "Refused")[:255],
     )
+
+
+# Adyen's dispute notifications (its webhook document's `DisputesNotificationRequestItem`; "Dispute notifications" in
+# its disputes guide): the state each event code says when the item has no `disputeStatus`. The dispute keeps its
+# `pspReference` through its notifications; `originalReference` names the payment. DISPUTE_DEFENSE_PERIOD_ENDED moves
+# no state by itself: what happens next (a loss, or a decision on the defence) comes in its own notification.
+_DISPUTE_EVENTS: dict[str, str | None] = {
+    "REQUEST_FOR_INFORMATION": DisputeState.INQUIRY,
+    "NOTIFICATION_OF_CHARGEBACK": DisputeState.NEEDS_RESPONSE,
+    "CHARGEBACK": DisputeState.NEEDS_RESPONSE,
+    "CHARGEBACK_REVERSED": DisputeState.WON,
+    "SECOND_CHARGEBACK": DisputeState.LOST,
+    "PREARBITRATION_WON": DisputeState.WON,
+    "PREARBITRATION_LOST": DisputeState.LOST,
+    "DISPUTE_DEFENSE_PERIOD_ENDED": None,
+}
+# `additionalData.disputeStatus` (the document's enum), which says more than the event code on a CHARGEBACK (answered
+# or not, accepted, lost) and on DISPUTE_DEFENSE_PERIOD_ENDED.
+_DISPUTE_STATUSES = {
+    "Unresponded": DisputeState.NEEDS_RESPONSE,
+    "Undefended": DisputeState.NEEDS_RESPONSE,
+    "Pending": DisputeState.UNDER_REVIEW,
+    "Responded": DisputeState.UNDER_REVIEW,
+    "Accepted": DisputeState.ACCEPTED,
+    "Expired": DisputeState.LOST,
+    "Lost": DisputeState.LOST,
+    "Won": DisputeState.WON,
+}
+_STATUS_DECIDES = ("CHARGEBACK", "DISPUTE_DEFENSE_PERIOD_ENDED")
+
+
+def _notified_dispute(item: Mapping[str, Any], amount: Mapping[str, Any]) -> NotifiedDispute:
+    """The dispute a dispute notification tells of. Its time (`eventDate`) orders facts that arrive out of order: a
+    notification without one is refused, naming it."""
+    extra = _get(item, "additionalData") or {}
+    event_code = str(item["eventCode"])
+    state = _DISPUTE_EVENTS[event_code]
+    if event_code in _STATUS_DECIDES:
+        state = _DISPUTE_STATUSES.get(str(_get(extra, "disputeStatus")), state)
+        if event_code == "CHARGEBACK" and _get(extra, "defendable") == "false" and state == DisputeState.NEEDS_RESPONSE:
+            state = DisputeState.LOST  # nothing can be answered: the money stays with the bank
+    occurred = _datetime(_get(item, "eventDate"))
+    if occurred is None:
+        raise NotificationRefused("`eventDate` is not a date-time.", pointer=f"{ITEM_POINTER}/eventDate")
+    reason = _get(extra, "chargebackReasonCode") or _get(extra, "rfiReasonCode") or _get(extra, "nofReasonCode")
+    return NotifiedDispute(
+        id=str(item["pspReference"]),
+        state=state,
+        reason=str(reason)[:255] if reason else None,
+        amount=amount["value"],
+        currency=amount["currency"],
+        due_at=_datetime(_get(extra, "defensePeriodEndsAt")),
+        occurred_at=occurred,
+    )
+
+
+def _datetime(value: Any) -> datetime | None:
+    """An ISO 8601 date-time with its offset, as Adyen writes them; None for anything else."""
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None

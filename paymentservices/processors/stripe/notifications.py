@@ -4,12 +4,20 @@ then read as a `ParsedNotification`."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 import stripe
 
 from paymentservices.processors.calls import is_notified_amount
-from paymentservices.processors.seam import NotificationRefused, NotifiedRefund, ParsedNotification, PaymentChange
+from paymentservices.processors.seam import (
+    DisputeState,
+    NotificationRefused,
+    NotifiedDispute,
+    NotifiedRefund,
+    ParsedNotification,
+    PaymentChange,
+)
 from paymentservices.processors.stripe.connector import REFERENCE_KEY, value_of
 
 # Where a refusal of the signature (or of a body that is no event) points: Stripe's header.
@@ -37,6 +45,7 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         object_id=str(value_of(obj, "id") or ""),
         reference=str(reference) if reference else None,
         data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
+        **(_disputed(obj, created=value_of(event, "created")) if _is_dispute(str(event_type)) else {}),
         **_payment_change(str(event_type), obj),
     )
 
@@ -111,3 +120,61 @@ def _refunds(charge: Any) -> tuple[NotifiedRefund, ...] | None:
             )
         )
     return tuple(refunds)
+
+
+# Stripe's dispute events: `charge.dispute.created`, `updated`, `closed`, `funds_withdrawn`, `funds_reinstated`; each
+# carries the Dispute object as it stands, so every one says the dispute's state.
+_DISPUTE_EVENTS = ("created", "updated", "closed", "funds_withdrawn", "funds_reinstated")
+# A Dispute's `status` (Stripe's API reference, "The Dispute object") in the words every processor shares. An inquiry
+# (`warning_*`) that closes became no chargeback: the money never left, so the merchant won it.
+_DISPUTE_STATES = {
+    "warning_needs_response": DisputeState.INQUIRY,
+    "warning_under_review": DisputeState.INQUIRY,
+    "warning_closed": DisputeState.WON,
+    "needs_response": DisputeState.NEEDS_RESPONSE,
+    "under_review": DisputeState.UNDER_REVIEW,
+    "won": DisputeState.WON,
+    "lost": DisputeState.LOST,
+}
+_DISPUTE = "/data/object"
+
+
+def _is_dispute(event_type: str) -> bool:
+    return event_type.startswith("charge.dispute.") and event_type.removeprefix("charge.dispute.") in _DISPUTE_EVENTS
+
+
+def _disputed(dispute: Any, *, created: Any) -> dict[str, Any]:
+    """The dispute a `charge.dispute.*` event carries and the PaymentIntent it disputes; a dispute without its id,
+    a status Stripe documents, its PaymentIntent or the event's time is refused, naming the field."""
+    dispute_id, status, intent = (
+        value_of(dispute, "id"),
+        value_of(dispute, "status"),
+        value_of(dispute, "payment_intent"),
+    )
+    intent = intent if isinstance(intent, str) else value_of(intent, "id")
+    if not isinstance(dispute_id, str) or not dispute_id:
+        raise NotificationRefused("The dispute has no id.", pointer=f"{_DISPUTE}/id")
+    if status not in _DISPUTE_STATES:
+        raise NotificationRefused("`status` is not a dispute status Stripe documents.", pointer=f"{_DISPUTE}/status")
+    if not isinstance(intent, str) or not intent:
+        raise NotificationRefused("The dispute names no PaymentIntent.", pointer=f"{_DISPUTE}/payment_intent")
+    if not isinstance(created, int):
+        raise NotificationRefused("The event has no time it was created.", pointer="/created")
+    currency, reason, amount = value_of(dispute, "currency"), value_of(dispute, "reason"), _amount(dispute, "amount")
+    if amount is None:
+        raise NotificationRefused("The dispute says no amount.", pointer=f"{_DISPUTE}/amount")
+    if not isinstance(currency, str) or len(currency) != 3:
+        raise NotificationRefused("The dispute says no currency.", pointer=f"{_DISPUTE}/currency")
+    due_by = value_of(value_of(dispute, "evidence_details"), "due_by")
+    return {
+        "payment_reference": intent,
+        "dispute": NotifiedDispute(
+            id=dispute_id,
+            state=_DISPUTE_STATES[status],
+            reason=str(reason)[:255] if reason else None,
+            amount=amount,
+            currency=currency.upper(),
+            due_at=datetime.fromtimestamp(due_by, tz=UTC) if isinstance(due_by, int) else None,
+            occurred_at=datetime.fromtimestamp(created, tz=UTC),
+        ),
+    }

@@ -48,7 +48,7 @@ def test_each_registered_processor_lists_its_parts():
             {
                 "modules": ["balance", "codes", "connector", "notifications", "processor"],
                 "templates": ["stripe/three_d_secure.html"],
-                "tests": ["test_connector.py", "test_hosts.py", "test_notifications.py"],
+                "tests": ["test_connector.py", "test_disputes.py", "test_hosts.py", "test_notifications.py"],
             },
         ),
         "adyen-card": (
@@ -56,7 +56,13 @@ def test_each_registered_processor_lists_its_parts():
             {
                 "modules": ["codes", "connector", "notifications", "processor", "reports", "rules"],
                 "templates": [],
-                "tests": ["test_connector.py", "test_hosts.py", "test_inbound.py", "test_routed.py"],
+                "tests": [
+                    "test_connector.py",
+                    "test_disputes.py",
+                    "test_hosts.py",
+                    "test_inbound.py",
+                    "test_routed.py",
+                ],
             },
         ),
         "paypal-paypal": (

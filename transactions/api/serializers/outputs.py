@@ -25,6 +25,7 @@ from transactions.api.serializers.fields import (
     NULL_OBJECT,
     NULL_STRING,
 )
+from transactions.disputes import transaction_disputed
 from transactions.models import (
     CaptureStatus,
     RedemptionStatus,
@@ -228,7 +229,8 @@ class TransactionSummaryOutput(OutputSerializer):
     gift_card_service = ConstantField(None, schema=NULL_OBJECT)
     created_at = TimestampField()
     updated_at = TimestampField()
-    disputed = ConstantField(False)
+    # A dispute is open, or the bank kept the money (docs/disputes.md).
+    disputed = serializers.SerializerMethodField()
     reauthorized_from_transaction_id = ConstantField(None, schema=NULL_STRING)
 
     def to_representation(self, txn: Transaction) -> dict[str, Any]:
@@ -243,6 +245,9 @@ class TransactionSummaryOutput(OutputSerializer):
         shown = _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else _account_method(txn)
         shown["approval_url"] = transaction_approval_url(txn, self.context.get("request"))
         return shown
+
+    def get_disputed(self, txn: Transaction) -> bool:
+        return transaction_disputed(txn)
 
     def get_instrument_type(self, txn: Transaction) -> str | None:
         return "pan" if txn.method == "card" else None

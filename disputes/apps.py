@@ -1,0 +1,13 @@
+from payments.staff import config
+
+
+class DisputesConfig(config.StaffAppConfig):
+    """Disputes: what processors tell of buyers' challenges at the bank, and what they did to the payment."""
+
+    name = "disputes"
+
+    def ready(self) -> None:
+        from disputes.services import dispute_apply_processor_event
+        from paymentservices import notifications
+
+        notifications.register(dispute_apply_processor_event)

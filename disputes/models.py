@@ -1,0 +1,55 @@
+"""Disputes: a buyer's challenge of a payment at the bank, as its processor's notifications tell it.
+
+One row per dispute the processor names (its id, unique per payment service), kept at the state the latest of the
+processor's facts says (`disputes.services.dispute_apply`). Only the services write these rows.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from payments.accounts.models import MerchantAccount
+from payments.timestamped import TimestampedModel
+from paymentservices.processors.seam import DisputeState
+
+STATE_CHOICES = [(state, state.replace("_", " ").capitalize()) for state in DisputeState.ALL]
+# What orders facts that tell the same time: the further along a dispute, the higher.
+STATE_RANK = {state: rank for rank, state in enumerate(DisputeState.ALL)}
+
+
+class Dispute(TimestampedModel):
+    """One dispute of a transaction at its processor: its state, reason, amount, currency and the date its answer is
+    due, as the processor's latest fact says (`fact_at`: that fact's time, by the processor's clock)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="disputes")
+    # `transactions` reads a transaction's disputes by this relation's name (`transactions.disputes`).
+    transaction = models.ForeignKey("transactions.Transaction", on_delete=models.PROTECT, related_name="disputes")
+    payment_service = models.ForeignKey("paymentservices.PaymentService", on_delete=models.PROTECT, related_name="+")
+    processor_dispute_id = models.CharField(max_length=255, help_text="The processor's id of the dispute.")
+    state = models.CharField(max_length=16, choices=STATE_CHOICES)
+    reason = models.CharField(max_length=255, null=True, blank=True, help_text="The processor's reason code.")
+    amount = models.BigIntegerField(help_text="The disputed amount, in minor units.")
+    currency = models.CharField(max_length=3)
+    due_at = models.DateTimeField(null=True, blank=True, help_text="When the answer is due at the processor.")
+    fact_at = models.DateTimeField(help_text="When the fact that set the state happened (the processor's clock).")
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["payment_service", "processor_dispute_id"], name="dispute_processor_id"),
+            models.CheckConstraint(condition=Q(state__in=DisputeState.ALL), name="dispute_state_known"),
+            models.CheckConstraint(condition=Q(amount__gte=0), name="dispute_amount_not_negative"),
+        ]
+        indexes = [
+            # The desk's queue: open disputes, the soonest due first.
+            models.Index(fields=["due_at"], condition=Q(state__in=DisputeState.OPEN), name="dispute_open_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Dispute {self.processor_dispute_id} ({self.state})"
+
+    @property
+    def open(self) -> bool:
+        return self.state in DisputeState.OPEN

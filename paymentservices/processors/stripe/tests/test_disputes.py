@@ -1,0 +1,175 @@
+"""Stripe's `charge.dispute.*` events, signed with the service's webhook secret and posted to its `webhook_url`: the
+dispute of the PaymentIntent the service holds opens, moves and closes; the transaction says `disputed`; resent or
+out-of-order events change nothing more; an event about a payment that is not the service's is answered and changes
+nothing; a dispute Stripe would not send is refused by name. Built from the Dispute object of Stripe's API reference
+(`id`, `amount`, `currency`, `payment_intent`, `reason`, `status`, `evidence_details.due_by`)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from disputes.models import Dispute
+from payments.tests.assertions import assert_error
+from paymentservices.models import InboundNotification
+from paymentservices.processors.stripe.tests.test_notifications import WEBHOOK_SECRET, _post, _signature
+from paymentservices.tests.factories import PaymentServiceFactory
+from transactions.models import Transaction, TransactionEvent
+from transactions.tests.factories import TransactionFactory
+
+pytestmark = pytest.mark.django_db
+
+INTENT = "pi_3Disputed0001"
+CREATED = 1_764_000_000
+
+
+def _stripe(merchant_account):
+    return PaymentServiceFactory(
+        merchant_account=merchant_account,
+        fields=[
+            {"key": "secret_key", "value": "sk_test_disputes_0123"},
+            {"key": "webhook_secret", "value": WEBHOOK_SECRET},
+        ],
+    )
+
+
+@pytest.fixture
+def service(merchant_account):
+    return _stripe(merchant_account)
+
+
+@pytest.fixture
+def txn(service) -> Transaction:
+    return TransactionFactory(
+        merchant_account=service.merchant_account,
+        payment_service=service,
+        captured=True,
+        payment_service_transaction_id=INTENT,
+    )
+
+
+def _dispute_event(kind: str, status: str, *, after: int = 0, intent: str = INTENT, **dispute) -> bytes:
+    obj = {
+        "id": "dp_1Disputed",
+        "object": "dispute",
+        "amount": 1299,
+        "currency": "usd",
+        "charge": "ch_3Disputed0001",
+        "payment_intent": intent,
+        "reason": "fraudulent",
+        "status": status,
+        "evidence_details": {"due_by": CREATED + 7 * 86400, "has_evidence": False, "submission_count": 0},
+        "created": CREATED,
+        **dispute,
+    }
+    body = {
+        "id": f"evt_dispute_{kind}_{status}_{after}",
+        "object": "event",
+        "type": f"charge.dispute.{kind}",
+        "created": CREATED + after,
+        "data": {"object": obj},
+    }
+    return json.dumps(body).encode()
+
+
+def _send(client, service, payload: bytes):
+    return _post(client, service, payload, _signature(payload))
+
+
+def _read(txn: Transaction) -> tuple[str, bool]:
+    from transactions.disputes import transaction_disputed
+
+    txn = Transaction.objects.get(pk=txn.pk)
+    return Dispute.objects.get(transaction=txn).state, transaction_disputed(txn)
+
+
+def test_a_dispute_opens_is_answered_and_is_won(client, service, txn):
+    assert _send(client, service, _dispute_event("created", "needs_response")).status_code == 200
+    assert _send(client, service, _dispute_event("funds_withdrawn", "needs_response", after=1)).status_code == 200
+    assert _read(txn) == ("needs_response", True)
+    dispute = Dispute.objects.get()
+    assert (dispute.amount, dispute.currency, dispute.reason, int(dispute.due_at.timestamp())) == (
+        1299,
+        "USD",
+        "fraudulent",
+        CREATED + 7 * 86400,
+    )
+
+    _send(client, service, _dispute_event("updated", "under_review", after=60))
+    assert _read(txn) == ("under_review", True)
+    _send(client, service, _dispute_event("funds_reinstated", "won", after=120))
+    _send(client, service, _dispute_event("closed", "won", after=120))
+
+    assert _read(txn) == ("won", False)
+    names = TransactionEvent.objects.filter(transaction=txn).order_by("id").values_list("name", flat=True)
+    assert list(names) == ["dispute_needs_response", "dispute_under_review", "dispute_won"]
+
+
+def test_a_closed_before_its_created_ends_lost(client, service, txn):
+    _send(client, service, _dispute_event("closed", "lost", after=300))
+    _send(client, service, _dispute_event("created", "needs_response"))
+    _send(client, service, _dispute_event("closed", "lost", after=300))  # resent: a duplicate
+
+    assert _read(txn) == ("lost", True)
+    assert InboundNotification.objects.count() == 2
+
+
+def test_an_inquiry_that_closes_is_won(client, service, txn):
+    _send(client, service, _dispute_event("created", "warning_needs_response"))
+    assert _read(txn) == ("inquiry", True)
+
+    _send(client, service, _dispute_event("closed", "warning_closed", after=10))
+
+    assert _read(txn) == ("won", False)
+
+
+def test_a_dispute_of_a_payment_that_is_not_the_services_is_answered_and_changes_nothing(
+    client, service, txn, merchant_account
+):
+    from payments.tests.factories import MerchantAccountFactory
+
+    other = _stripe(MerchantAccountFactory(id="other"))
+    TransactionFactory(
+        merchant_account=other.merchant_account,
+        payment_service=other,
+        payment_service_transaction_id="pi_theirs",
+        captured=True,
+    )
+
+    assert _send(client, service, _dispute_event("created", "needs_response", intent="pi_unknown")).status_code == 200
+    assert _send(client, service, _dispute_event("created", "lost", intent="pi_theirs", after=5)).status_code == 200
+
+    assert Dispute.objects.count() == 0
+    assert InboundNotification.objects.count() == 2  # kept for the operator
+
+
+@pytest.mark.parametrize(
+    ("dispute", "pointer"),
+    [
+        ({"status": "pending"}, "/data/object/status"),
+        ({"amount": -5}, "/data/object/amount"),
+        ({"amount": None}, "/data/object/amount"),
+        ({"currency": None}, "/data/object/currency"),
+        ({"payment_intent": None}, "/data/object/payment_intent"),
+        ({"id": ""}, "/data/object/id"),
+    ],
+    ids=["status", "negative-amount", "no-amount", "no-currency", "no-payment-intent", "no-id"],
+)
+def test_a_dispute_stripe_would_not_send_is_refused_by_name(client, service, txn, dispute, pointer):
+    status = dispute.pop("status", "needs_response")
+
+    response = _send(client, service, _dispute_event("created", status, **dispute))
+
+    assert_error(response, 400, pointer)
+    assert (Dispute.objects.count(), InboundNotification.objects.count()) == (0, 0)
+
+
+def test_the_signature_is_checked_first(client, service, txn):
+    payload = _dispute_event("closed", "lost")
+
+    response = _post(client, service, payload, _signature(payload, "whsec_someone_else", at=int(time.time())))
+
+    assert_error(response, 400, "/stripe-signature", location="header")
+    assert Dispute.objects.count() == 0

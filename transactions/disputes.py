@@ -1,0 +1,34 @@
+"""What a transaction's disputes say about it: disputed or not, and how much the bank took back.
+
+The `disputes` app (above this one) records each dispute with a foreign key to its transaction named `disputes`; this
+module reads them back through that relation only, so nothing here imports the app (docs/disputes.md). Lists prefetch
+the relation (`DISPUTES`), so a page reads them in one query.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Exists, OuterRef, Q
+
+from paymentservices.processors.seam import DisputeState
+from transactions.models import Transaction
+
+DISPUTES = "disputes"
+# `disputed` (upstream's field): a dispute is open, or the bank kept the money.
+DISPUTED_STATES = DisputeState.OPEN + DisputeState.TAKEN_BACK
+
+
+def transaction_disputed(txn: Transaction) -> bool:
+    """A dispute of the transaction is open, or was lost or accepted."""
+    return any(dispute.state in DISPUTED_STATES for dispute in getattr(txn, DISPUTES).all())
+
+
+def transaction_taken_back(txn: Transaction) -> int:
+    """What disputes the merchant lost or accepted took back of the payment, in minor units of its currency."""
+    return sum(dispute.amount for dispute in getattr(txn, DISPUTES).all() if dispute.state in DisputeState.TAKEN_BACK)
+
+
+def disputed_filter(disputed: bool) -> Q:
+    """Transactions whose `disputed` is `disputed`, as one EXISTS per row (no join to multiply rows)."""
+    dispute_model = Transaction._meta.get_field(DISPUTES).related_model
+    exists = Exists(dispute_model.objects.filter(transaction=OuterRef("pk"), state__in=DISPUTED_STATES))  # type: ignore[union-attr]
+    return Q(exists) if disputed else ~Q(exists)
