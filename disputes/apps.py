@@ -7,7 +7,9 @@ class DisputesConfig(config.StaffAppConfig):
     name = "disputes"
 
     def ready(self) -> None:
+        from disputes import pivots
         from disputes.services import dispute_apply_processor_event
         from paymentservices import notifications
 
         notifications.register(dispute_apply_processor_event)
+        pivots.register()

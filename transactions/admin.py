@@ -28,7 +28,8 @@ from payments.money import AmountError, format_money, parse_money
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
-from transactions.badges import method_badge, refund_badge
+from transactions.badges import dispute_badge, method_badge, refund_badge
+from transactions.disputes import DISPUTES, transaction_taken_back
 from transactions.models import Refund, Transaction
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
@@ -115,9 +116,9 @@ class TransactionAction:
 
 
 def refundable_amount(txn: Transaction) -> int:
-    """What is left to refund: on the card, and on each gift card (one query)."""
+    """What is left to refund: on the card (less what lost disputes took back), and on each gift card (one query)."""
     gift_cards = sum(redemption.refundable_amount for redemption in txn.gift_card_redemptions.all())
-    return txn.captured_amount - txn.refunded_amount + gift_cards
+    return max(txn.captured_amount - txn.refunded_amount - transaction_taken_back(txn), 0) + gift_cards
 
 
 def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
@@ -191,7 +192,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     fieldsets = (
         (None, {"fields": ("id", "merchant_account", "status_shown", "intent", "external_identifier", "metadata")}),
-        ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded", "settlement")}),
+        ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded", "disputes", "settlement")}),
         ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
         (
@@ -225,7 +226,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         # Read once per request: change_view below and Django's own view both ask for it.
         cache: dict[str, Transaction | None] = request.__dict__.setdefault("_transactions", {})
         if object_id not in cache:
-            queryset = self.get_queryset(request).select_related("payment_method__card")
+            queryset = self.get_queryset(request).select_related("payment_method__card").prefetch_related(DISPUTES)
             try:
                 cache[object_id] = queryset.get(pk=uuid.UUID(str(object_id)))
             except (Transaction.DoesNotExist, ValueError):
@@ -270,6 +271,22 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     @admin.display(description="Refunded")
     def refunded(self, txn: Transaction) -> str:
         return format_money(txn.refunded_amount, txn.currency)
+
+    @admin.display(description="Disputes")
+    def disputes(self, txn: Transaction) -> str:
+        """Where its disputes stand (the badge), what lost ones took back, beside captured and refunded, and a link to
+        them (docs/disputes.md)."""
+        states = [dispute.state for dispute in getattr(txn, DISPUTES).all()]
+        if not states:
+            return "None"
+        url = reverse("admin:disputes_dispute_changelist") + f"?transaction__id__exact={txn.pk}"
+        return format_html(
+            '{} taken back{} (<a href="{}">{} dispute(s)</a>)',
+            format_money(transaction_taken_back(txn), txn.currency),
+            dispute_badge(states),
+            url,
+            len(states),
+        )
 
     @admin.display(description="Settled")
     def settlement(self, txn: Transaction) -> str:

@@ -1,14 +1,28 @@
-"""Badges staff see beside a transaction in lists: how it was paid when not by card, and what happened to the money
-after it was taken.
+"""Badges staff see beside a transaction: how it was paid when not by card, and what happened to the money after
+it was taken.
 
-Read from the transaction's own columns (no query). Disputes get no badge: this server records none (no processor
-reports them yet; `GET /transactions?disputed=true` is always empty, docs/transactions.md).
+The refund badge reads the transaction's own columns (no query); the dispute badge, the states of its disputes.
 """
+
+from collections.abc import Iterable
 
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from paymentservices.processors.seam import DisputeState
 from transactions.models import Transaction
+
+_DISPUTE_LABELS = {
+    DisputeState.INQUIRY: "Dispute: inquiry",
+    DisputeState.NEEDS_RESPONSE: "Dispute: answer due",
+    DisputeState.UNDER_REVIEW: "Dispute: under review",
+    DisputeState.WON: "Dispute won",
+    DisputeState.LOST: "Dispute lost",
+    DisputeState.ACCEPTED: "Dispute accepted",
+}
+# One badge for all of a transaction's disputes: the state that matters most to the merchant (an open one, then a
+# loss, then a win).
+_DISPUTE_PRIORITY = (*DisputeState.OPEN, DisputeState.LOST, DisputeState.ACCEPTED, DisputeState.WON)
 
 
 def refund_badge(txn: Transaction) -> SafeString:
@@ -32,3 +46,14 @@ def method_badge(txn: Transaction) -> SafeString:
         ' <span class="badge badge-paypal" data-badge="paypal">PayPal{}</span>',
         f" {txn.payer_label}" if txn.payer_label else "",
     )
+
+
+def dispute_badge(states: Iterable[str]) -> SafeString:
+    """Where a transaction's disputes stand (their `states`), as one badge; nothing when it has none."""
+    present = set(states)
+    for state in _DISPUTE_PRIORITY:
+        if state in present:
+            return format_html(
+                ' <span class="badge badge-dispute" data-badge="dispute-{}">{}</span>', state, _DISPUTE_LABELS[state]
+            )
+    return SafeString("")

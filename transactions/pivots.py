@@ -9,6 +9,7 @@ from payments.money import format_money
 from payments.staff import pivots
 from transactions.admin import ACTIONS, OPERATE_PERMISSION
 from transactions.badges import method_badge, refund_badge
+from transactions.disputes import DISPUTES
 from transactions.models import GiftCardRedemption, Transaction, TransactionEvent
 
 
@@ -86,8 +87,10 @@ def register() -> None:
             describe=_transaction,
             changelist_param="buyer__id__exact",
             summary=_totals,
-            # What is left to refund counts the gift cards' parts too.
-            actions=pivots.RowActions(OPERATE_PERMISSION, _offered, prefetch_related=("gift_card_redemptions",)),
+            # What is left to refund counts the gift cards' parts too, and leaves out what disputes took back.
+            actions=pivots.RowActions(
+                OPERATE_PERMISSION, _offered, prefetch_related=("gift_card_redemptions", DISPUTES)
+            ),
         )
     )
     pivots.register(

@@ -20,9 +20,9 @@ CHANGELIST = "/admin/buyers/buyer/"
 # session, user, user and group permissions, merchant accounts (for the filter), bounded count, page
 CHANGELIST_QUERIES = 7
 # session, user, buyer, user and group permissions, and per pivot (shipping details, gift cards, stored payment
-# methods, transactions, recent events) a bounded count and the newest rows; the transactions' totals are one more
-# query when there are any
-PROFILE_QUERIES = 15
+# methods, transactions, recent events, disputes) a bounded count and the newest rows; the transactions' totals are
+# one more query when there are any
+PROFILE_QUERIES = 17
 
 
 def listed(response) -> list[str]:

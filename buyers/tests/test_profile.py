@@ -15,10 +15,10 @@ from transactions.tests.factories import TransactionFactory
 pytestmark = pytest.mark.django_db
 
 # session, user, buyer, user and group permissions, and per pivot (shipping details, gift cards, stored payment
-# methods, transactions, recent events) a bounded count and the newest rows
-PROFILE_QUERIES = 15
-# what the buttons need: the transactions' gift card parts (what is left to refund), once for the page
-OPERATOR_EXTRA = 1
+# methods, transactions, recent events, disputes) a bounded count and the newest rows
+PROFILE_QUERIES = 17
+# what the buttons need: the transactions' gift card parts and disputes (what is left to refund), once for the page
+OPERATOR_EXTRA = 2
 # the transactions' totals per currency, when there are any
 TOTALS = 1
 

@@ -236,9 +236,9 @@ def test_filters_on_decline_reason_currency_and_method(support_client, merchant_
 
 # session, user, user and group permissions, three bounded filter choices, merchant accounts, capped count, page
 LIST_QUERIES = 10
-# session, user, transaction (with buyer and account), refunds, events, redemptions, webhook deliveries, user and
-# group permissions
-CHANGE_QUERIES = 9
+# session, user, transaction (with buyer and account), its disputes, refunds, events, redemptions, webhook deliveries,
+# user and group permissions
+CHANGE_QUERIES = 10
 
 
 @pytest.mark.parametrize(

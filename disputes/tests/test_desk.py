@@ -1,0 +1,86 @@
+"""The support desk: the queue of open disputes by due date (amount, reason, buyer, the transaction in one click), a
+dispute badge and what lost disputes took back on the transaction's page, and a buyer's disputes on the buyer's page;
+each page in a fixed number of queries."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+
+from buyers.tests.factories import BuyerFactory
+from disputes.tests.factories import T0, DisputeFactory
+from paymentservices.processors.seam import DisputeState
+from transactions.tests.factories import TransactionFactory
+
+pytestmark = pytest.mark.django_db
+QUEUE = "/admin/disputes/dispute/"
+S = DisputeState
+# session, user, user and group permissions, merchant accounts (for the filter), capped count, page (with
+# transactions and services)
+QUEUE_QUERIES = 7
+
+
+def _disputed(merchant_account, *, days: int, state: str = S.NEEDS_RESPONSE, **txn):
+    payment = TransactionFactory(merchant_account=merchant_account, captured=True, **txn)
+    return DisputeFactory(transaction=payment, state=state, due_at=T0 + timedelta(days=days))
+
+
+def test_the_queue_lists_open_disputes_soonest_due_first(support_client, merchant_account):
+    later = _disputed(merchant_account, days=9, buyer_email_address="later@example.com", amount=4200)
+    sooner = _disputed(
+        merchant_account, days=2, buyer_details={"id": None, "display_name": "Ada Lovelace"}, amount=1500
+    )
+    closed = _disputed(merchant_account, days=1, state=S.WON, buyer_email_address="won@example.com")
+
+    html = support_client.get(QUEUE).content.decode()
+
+    assert html.index("Ada Lovelace") < html.index("later@example.com")
+    assert "won@example.com" not in html
+    for shown in ("USD 15.00", "USD 42.00", "fraudulent", "2026-11-22 12:00", "Dispute: answer due"):
+        assert shown in html
+    for dispute in (sooner, later):
+        assert reverse("admin:transactions_transaction_change", args=[dispute.transaction_id]) in html
+    closed_page = support_client.get(QUEUE, {"open": "no"}).content.decode()
+    assert "won@example.com" in closed_page
+    assert reverse("admin:transactions_transaction_change", args=[closed.transaction_id]) in closed_page
+
+
+def test_the_queue_costs_a_fixed_number_of_queries(support_client, merchant_account, django_assert_num_queries):
+    _disputed(merchant_account, days=1)
+    support_client.get(QUEUE)
+    for days in range(2, 30):
+        _disputed(merchant_account, days=days)
+
+    with django_assert_num_queries(QUEUE_QUERIES):
+        assert support_client.get(QUEUE).status_code == 200
+
+
+def test_the_transaction_page_badges_the_dispute_and_shows_what_it_took_back(support_client, merchant_account):
+    lost = _disputed(merchant_account, days=1, state=S.LOST, amount=10000)
+    plain = TransactionFactory(merchant_account=merchant_account, captured=True)
+
+    page = support_client.get(reverse("admin:transactions_transaction_change", args=[lost.transaction_id]))
+    other = support_client.get(reverse("admin:transactions_transaction_change", args=[plain.pk]))
+
+    html = page.content.decode()
+    assert 'data-badge="dispute-lost"' in html
+    assert "USD 100.00 taken back" in html
+    assert f"?transaction__id__exact={lost.transaction_id}" in html
+    assert 'data-badge="dispute-' not in other.content.decode()
+
+
+def test_the_buyer_page_lists_the_buyers_disputes(support_client, merchant_account):
+    buyer = BuyerFactory(merchant_account=merchant_account)
+    dispute = _disputed(merchant_account, days=3, buyer=buyer)
+    _disputed(merchant_account, days=3)  # someone else's
+
+    html = support_client.get(f"/admin/buyers/buyer/{buyer.pk}/profile/").content.decode()
+
+    assert "Disputes (1)" in html
+    assert 'data-badge="dispute-needs_response"' in html
+    assert "answer due 2026-11-23" in html
+    listed = support_client.get(QUEUE, {"transaction__buyer__id__exact": str(buyer.pk)})
+    assert listed.status_code == 200
+    assert reverse("admin:transactions_transaction_change", args=[dispute.transaction_id]) in listed.content.decode()
