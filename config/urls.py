@@ -26,6 +26,7 @@ urlpatterns = [
     path("", include("transactions.api.urls")),
     path("", include("transactions.pages.urls")),  # the 3-D Secure challenge page (HTML)
     path("", include("settlements.api.urls")),
+    path("", include("disputes.api.urls")),
     path("", include("paymentservices.api.urls")),
     path("", include("webhooks.api.urls")),
     path("", include("threedsecure.api.urls")),

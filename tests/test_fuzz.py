@@ -27,6 +27,7 @@ from django.db import connection
 
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
+from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.accounts.keys import mint_token
@@ -74,6 +75,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(refund.transaction_id),
             str(capture.transaction_id),
             str(settlement.transaction_id),
+            str(DisputeFactory(transaction__merchant_account=account).transaction_id),
         ],
         "refund_id": [str(refund.pk)],
         "capture_id": [str(capture.pk)],
