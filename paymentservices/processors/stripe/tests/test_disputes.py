@@ -173,3 +173,52 @@ def test_the_signature_is_checked_first(client, service, txn):
 
     assert_error(response, 400, "/stripe-signature", location="header")
     assert Dispute.objects.count() == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_dispute_told_by_many_notifications_at_once_ends_once_at_the_last_fact(merchant_account):
+    """Stripe sends the created, updated, funds and closed events of one dispute close together: eight threads post
+    them at once (each its own connection). The transaction's row lock serializes them: one dispute, at the state the
+    latest fact says, with one event per state it passed through in the order applied, whatever the arrival order."""
+    import threading
+
+    from django.db import connection
+    from django.test import Client
+
+    service = _stripe(merchant_account)
+    txn = TransactionFactory(
+        merchant_account=merchant_account, payment_service=service, captured=True, payment_service_transaction_id=INTENT
+    )
+    events = [
+        ("created", "needs_response", 0),
+        ("funds_withdrawn", "needs_response", 1),
+        ("updated", "under_review", 60),
+        ("updated", "under_review", 61),
+        ("closed", "lost", 120),
+        ("created", "needs_response", 0),  # resent
+        ("closed", "lost", 120),  # resent
+        ("updated", "needs_response", 30),
+    ]
+    start, answers = threading.Barrier(len(events)), []
+
+    def post(kind: str, status: str, after: int) -> None:
+        try:
+            payload = _dispute_event(kind, status, after=after)
+            start.wait(timeout=30)
+            answers.append(_send(Client(), service, payload).status_code)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post, args=event) for event in events]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert sorted(answers) == [200] * len(events)
+    assert _read(txn) == ("lost", True)
+    names = list(TransactionEvent.objects.filter(transaction=txn).values_list("name", flat=True))
+    assert names.count("dispute_lost") == 1
+    assert names[0] in ("dispute_needs_response", "dispute_under_review", "dispute_lost")
+    assert InboundNotification.objects.count() == 6  # the two resent ones recorded once
