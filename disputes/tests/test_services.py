@@ -17,7 +17,7 @@ from payments.outbox.models import OutboxEvent
 from paymentservices.processors.seam import DisputeState
 from transactions.disputes import transaction_disputed, transaction_taken_back
 from transactions.models import Transaction, TransactionEvent
-from transactions.services.refunds import TakenBackByDispute, refund_create
+from transactions.services.refunds import TakenBackByDispute, refund_all, refund_create
 from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 
@@ -150,3 +150,13 @@ def test_a_refund_is_held_to_what_the_bank_left(txn):
     refund = refund_create(txn=txn, actor=SYSTEM, amount=299)
 
     assert (refund.amount, Transaction.objects.get(pk=txn.pk).refunded_amount) == (299, 299)
+
+
+def test_refunds_all_give_back_only_what_the_bank_left(txn):
+    _apply(txn, fact(S.LOST, amount=1000))
+
+    refunds = refund_all(txn=txn, actor=SYSTEM)
+
+    assert [refund.amount for refund in refunds] == [299]
+    with pytest.raises(TakenBackByDispute):
+        refund_all(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)

@@ -247,11 +247,15 @@ def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[
     txn = locked_for_update(txn)
     require_allowed("refund", txn)
     refunds = []
-    if txn.pays_with_method and txn.captured_amount > txn.refunded_amount:
+    # The card's part is what disputes left of it; the gift cards' parts are refunded whatever the bank took back.
+    taken_back = transaction_taken_back(txn)
+    if txn.pays_with_method and txn.captured_amount - txn.refunded_amount > taken_back:
         refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
     for redemption in _redemptions_for_update(txn):
         if redemption.refundable_amount:
             refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **fields))
+    if not refunds and taken_back and txn.captured_amount > txn.refunded_amount:
+        raise TakenBackByDispute(taken_back=taken_back)
     if not refunds:
         raise Conflict("Nothing is left to refund on this transaction.")
     _require_refund_room(txn, adding=0)  # the refunds above are rows already: counted, and undone if too many
