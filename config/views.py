@@ -23,6 +23,7 @@ GUIDES = {
     "saved-cards": "Save a card and charge it again",
     "webhooks": "Receive webhooks",
     "stripe": "Connect Stripe and pay through it",
+    "adyen": "Connect Adyen and pay through it",
     "production": "Go to production",
 }
 

@@ -12,6 +12,7 @@ contract's, untouched. A test names the answer it simulates per path (Prism's `P
 
 from __future__ import annotations
 
+import argparse
 import copy
 import fnmatch
 import json
@@ -30,8 +31,10 @@ from typing import IO, Any
 from Adyen.httpclient import HTTPClient
 
 import contracts
-from tests.servers import ROOT, free_port, stop_process
 
+# tests.servers loads the processors (Django models): imported where a test runs the mock, so that
+# `python -m tests.adyen_mock` (docs/guides/adyen.md) starts without Django.
+ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = contracts.ADYEN_CHECKOUT
 PRISM = ROOT / "node_modules" / ".bin" / "prism"
 
@@ -306,6 +309,8 @@ class AdyenMock:
         return from_headers + from_log
 
     def stop(self) -> None:
+        from tests.servers import stop_process
+
         stop_process(self.process, grace=10)
 
 
@@ -325,6 +330,8 @@ def prism_adyen() -> Iterator[AdyenMock]:
     """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
     if not PRISM.exists():
         raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    from tests.servers import free_port
+
     port = free_port()
     with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
         document = Path(directory) / "adyen-checkout-v72.json"
@@ -378,3 +385,33 @@ class AdyenTransport(HTTPClient):
                 Exchange(method, url, status, response_headers.get("sl-violations"), dict(headers), json)
             )
         return text, message, status, response_headers
+
+
+def guide_document() -> dict[str, Any]:
+    """`mock_document()` answering an approved payment when no answer is named: a reader's payment names none, and
+    Prism answers the first example."""
+    document = mock_document()
+    examples = document["paths"]["/payments"]["post"]["responses"]["200"]["content"]["application/json"]["examples"]
+    document["paths"]["/payments"]["post"]["responses"]["200"]["content"]["application/json"]["examples"] = {
+        "card-direct": examples.pop("card-direct"),
+        **examples,
+    }
+    return document
+
+
+def main() -> None:
+    """`python -m tests.adyen_mock --port 8430`: the mock in the foreground, as docs/guides/adyen.md starts it."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8430)
+    port = parser.parse_args().port
+    if not PRISM.exists():
+        raise SystemExit("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    # Prism becomes this process, so stopping it stops the mock; its document stays in the temporary directory.
+    with tempfile.NamedTemporaryFile("w", prefix="adyen-checkout-v72-", suffix=".json", delete=False) as document:
+        json.dump(guide_document(), document)
+    command = [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), document.name]
+    os.execve(command[0], command, {**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"})  # noqa: S606 - fixed
+
+
+if __name__ == "__main__":
+    main()

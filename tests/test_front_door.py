@@ -55,7 +55,7 @@ def test_the_front_door_refuses_writes_in_the_envelope(client, method):
     assert json.loads(response.content)["code"] == "method_not_allowed"
 
 
-@pytest.mark.parametrize("slug", ["first-payment", "saved-cards", "webhooks", "stripe", "production"])
+@pytest.mark.parametrize("slug", ["first-payment", "saved-cards", "webhooks", "stripe", "adyen", "production"])
 def test_each_guide_is_served_as_text(client, slug):
     response = client.get(f"/guides/{slug}")
 
