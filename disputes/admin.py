@@ -78,6 +78,10 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
     )
     readonly_fields = fields
 
+    class Media:
+        # The transactions' badges (the dispute badge is theirs) and their list on a phone.
+        css = {"all": ("transactions/admin/transaction-list.css",)}
+
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         # A buyer's page links to the buyer's disputes (disputes.pivots).
         return lookup == "transaction__buyer__id__exact" or super().lookup_allowed(lookup, value, request)
@@ -88,7 +92,7 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
 
     @admin.display(description="State", ordering="state")
     def state_shown(self, dispute: Dispute) -> str:
-        return format_html("{}{}", dispute.state.replace("_", " "), dispute_badge([dispute.state]))
+        return dispute_badge([dispute.state])
 
     @admin.display(description="Amount", ordering="amount")
     def amount_shown(self, dispute: Dispute) -> str:

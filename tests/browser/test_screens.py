@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
+from disputes.tests.factories import DisputeFactory
 from paymentservices.models import PaymentService
 from tests.browser.test_checkout import APPROVED_CARD, DECLINED_CARD, enter_card, open_checkout
 from tests.browser.test_support_desk import Desk, _log_in, desk  # noqa: F401 - the desk fixture
@@ -133,10 +134,21 @@ def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the f
         assert _overflow(page) <= 0
     screen.check(output_dir, "desk-audit-log")
 
+    DisputeFactory(transaction=desk.paid, processor_dispute_id="dp_screens", reason="fraudulent")
     page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/profile/")
     expect(page.locator("[data-pivot=transactions]")).to_contain_text("USD: 2 payment(s)")
     expect(page.locator("[data-pivot='recent events']")).to_contain_text("transaction created")
+    expect(page.locator("[data-pivot=disputes] [data-badge=dispute-needs_response]")).to_be_visible()
     screen.check(output_dir, "desk-buyer")
+
+    page.goto(f"{desk.origin}/admin/disputes/dispute/")
+    expect(page.locator("#result_list tbody tr")).to_have_count(1)
+    expect(page.locator("#result_list")).to_contain_text("fraudulent")
+    screen.check(output_dir, "desk-disputes")
+    page.goto(f"{desk.origin}/admin/transactions/transaction/{desk.paid.pk}/change/")
+    expect(page.locator("[data-badge=dispute-needs_response]")).to_be_visible()
+    if screen.name == "1280":  # the transaction page is 407 px wide on a phone with or without a dispute
+        screen.check(output_dir, "desk-disputed-transaction")
 
 
 def _overflow(page: Page) -> int:
