@@ -67,12 +67,15 @@ def transaction_increment_authorization(*, txn: Transaction, actor: Actor, amoun
             currency=txn.currency,
             reference=reference,
         )
-    return ActionResult(_finish_increment(txn, amount=amount, result=result, actor=actor), result)
+    return ActionResult(finish_increment(txn, amount=amount, result=result, actor=actor), result)
 
 
 @transaction.atomic
-def _finish_increment(txn: Transaction, *, amount: int, result: ConnectorResult, actor: Actor) -> Transaction:
+def finish_increment(txn: Transaction, *, amount: int, result: ConnectorResult, actor: Actor) -> Transaction:
+    """Record the processor's answer to the increment under way, once (a sync may have recorded it first)."""
     txn = locked_for_update(txn)
+    if txn.increment_pending_since is None:
+        return txn
     txn.increment_pending_since = None
     changed = ["increment_pending_since", "updated_at"]
     if result.approved:
@@ -90,3 +93,16 @@ def _finish_increment(txn: Transaction, *, amount: int, result: ConnectorResult,
         raw_response_code=result.raw_response_code,
     )
     return txn
+
+
+def increment_sync(*, txn: Transaction, actor: Actor, abandoned: bool) -> Transaction:
+    """What became of an increment whose request died: the processor's record of it (by its reference) is recorded
+    as the request would have; none, once `abandoned`, means it never happened. A processor that cannot be asked by
+    our reference (Adyen) leaves it to the pending mark's age (docs/transactions.md)."""
+    started = txn.events.filter(name="authorization_increment_requested").order_by("-created_at", "-id").first()
+    if started is None or started.amount is None:
+        return txn
+    found = connector_of(txn).lookup(reference=str(started.details.get("reference", "")))
+    if found is None and not abandoned:
+        return txn
+    return finish_increment(txn, amount=started.amount, result=found or _NOT_SENT, actor=actor)

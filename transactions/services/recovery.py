@@ -19,6 +19,7 @@ from transactions.models import (
 from transactions.selectors import transactions_pending
 from transactions.services.actions import finish_capture, finish_void
 from transactions.services.authorization import NEVER_RECEIVED, record_authorization, settle_gift_cards_only
+from transactions.services.increments import increment_sync
 from transactions.services.redirects import redirect_sync
 from transactions.services.state import (
     SYSTEM,
@@ -54,10 +55,12 @@ def transaction_sync(
     happen leaves the transaction authorized.
     """
     txn = Transaction.objects.get(pk=txn.pk)
-    if txn.status not in PENDING:
+    if txn.status not in PENDING and txn.increment_pending_since is None:
         return txn
     if abandoned is None:
         abandoned = _abandoned(txn, now or timezone.now())
+    if txn.increment_pending_since is not None:
+        return increment_sync(txn=txn, actor=actor, abandoned=abandoned)
     if txn.status == S.PROCESSING:
         if txn.pays_with_method and txn.method != "card":  # approved at the processor: its order is read
             return redirect_sync(txn, actor=actor, abandoned=abandoned)

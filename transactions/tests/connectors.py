@@ -53,8 +53,15 @@ class ScriptedConnector(SandboxConnector):
         self, *, processor_reference: str, amount: int, total: int, currency: str, reference: str
     ):
         self.calls.append(("increment", {"processor_reference": processor_reference, "amount": amount, "total": total}))
-        return self._answer("increment") or super().increment_authorization(
-            processor_reference=processor_reference, amount=amount, total=total, currency=currency, reference=reference
+        return self._answer("increment") or self._then_killed(
+            "increment",
+            super().increment_authorization(
+                processor_reference=processor_reference,
+                amount=amount,
+                total=total,
+                currency=currency,
+                reference=reference,
+            ),
         )
 
     def _then_killed(self, operation: str, result: ConnectorResult) -> ConnectorResult:

@@ -12,6 +12,10 @@ from payments.connectors import Outcome
 from payments.tests.assertions import assert_error
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Transaction
+from transactions.services.increments import transaction_increment_authorization
+from transactions.services.recovery import transaction_sync
+from transactions.services.state import SYSTEM
+from transactions.tests.connectors import ProcessKilled
 from transactions.tests.factories import TransactionFactory
 from transactions.tests.test_api import create, post
 
@@ -112,3 +116,35 @@ def test_incrementing_needs_transactions_write(api_client, merchant_account, sco
     txn = TransactionFactory(merchant_account=merchant_account, authorized=True)
 
     assert _increment(api_client(scopes=scopes), txn.pk, 100).status_code == status
+
+
+def _killed_increment(transaction_id: str) -> Transaction:
+    with pytest.raises(ProcessKilled):
+        transaction_increment_authorization(txn=Transaction.objects.get(pk=transaction_id), actor=SYSTEM, amount=250)
+    stored = Transaction.objects.get(pk=transaction_id)
+    assert (stored.authorized_amount, stored.increment_pending_since is not None) == (1000, True)
+    return stored
+
+
+def test_sync_records_an_increment_the_processor_made_before_the_request_died(client, connector):
+    txn = create(client, amount=1000)
+    connector.killed_after = {"increment"}
+    _killed_increment(txn["id"])
+    connector.killed_after = set()
+
+    synced = post(client, f"/transactions/{txn['id']}/sync").json()
+
+    assert (synced["authorized_amount"], synced["amount"]) == (1250, 1250)
+    assert Transaction.objects.get(pk=txn["id"]).increment_pending_since is None
+
+
+def test_an_increment_that_never_reached_the_processor_ends_once_abandoned(client, connector):
+    txn = create(client, amount=1000)
+    connector.script["increment"] = ProcessKilled
+    stored = _killed_increment(txn["id"])
+
+    assert transaction_sync(txn=stored, actor=SYSTEM, abandoned=False).increment_pending_since is not None
+    ended = transaction_sync(txn=stored, actor=SYSTEM, abandoned=True)
+
+    assert (ended.authorized_amount, ended.amount, ended.increment_pending_since) == (1000, 1000, None)
+    assert ended.events.filter(name="authorization_increment_failed").count() == 1
