@@ -130,6 +130,18 @@ def sized_page(chromium, request) -> Iterator[Page]:
     yield from _new_page(chromium, width=width, height=height)
 
 
+# A laptop's screen and a phone's, as the desk is looked at.
+DESK_SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
+
+
+@pytest.fixture(params=list(DESK_SIZES), ids=list(DESK_SIZES))
+def sized(request, chromium) -> Iterator[tuple[Page, str]]:
+    """A page at each of `DESK_SIZES`, with its size as `WIDTHxHEIGHT` for screenshot names."""
+    width, height = DESK_SIZES[request.param]
+    for page in _new_page(chromium, width=width, height=height):
+        yield page, f"{width}x{height}"
+
+
 @pytest.fixture
 def page_without_csp(chromium) -> Iterator[Page]:
     """A page whose documents' Content-Security-Policy is not enforced: for a test that plays a site the merchant's

@@ -3,25 +3,12 @@ payment from the customer's email, refund part of it, answer "why was I declined
 No page scrolls sideways; each screen lands in `test-output/` to be looked at.
 """
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from tests.browser.test_support_desk import _log_in, desk  # noqa: F401 - the desk fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
-
-
-@pytest.fixture(params=list(SIZES), ids=list(SIZES))
-def sized(request, chromium: Browser) -> Iterator[tuple[Page, str]]:
-    width, height = SIZES[request.param]
-    context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.set_default_timeout(20_000)
-    yield context.new_page(), f"{width}x{height}"
-    context.close()
 
 
 def _looked_at(page: Page, output_dir, name: str, size: str) -> None:

@@ -3,10 +3,8 @@ the buyer from the customer's email on the start page, reads the profile and sta
 Support reads the same page with no buttons. Nothing scrolls sideways. Screens land in `test-output/`.
 """
 
-from collections.abc import Iterator
-
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Page, expect
 
 from buyers.services import shipping_details_create
 from giftcards.tests.factories import GiftCardFactory
@@ -14,17 +12,6 @@ from paymentmethods.tests.factories import PaymentMethodFactory
 from tests.browser.test_support_desk import Desk, _log_in, desk  # noqa: F401 - the desk fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-SIZES = {"laptop": (1280, 800), "phone": (390, 844)}
-
-
-@pytest.fixture(params=list(SIZES), ids=list(SIZES))
-def sized(request, chromium: Browser) -> Iterator[tuple[Page, str]]:
-    width, height = SIZES[request.param]
-    context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US")
-    context.set_default_timeout(20_000)
-    yield context.new_page(), f"{width}x{height}"
-    context.close()
 
 
 def _furnish(prepared: Desk) -> None:
