@@ -21,7 +21,7 @@ def test_definitions(sdk, merchant_account):
         ids += [item.id for item in page.result.items]
     stripe_card = sdk.payment_service_definitions.get(payment_service_definition_id="stripe-card")
 
-    assert ids == ["adyen-card", "mock-card", "stripe-card"]
+    assert ids == ["adyen-card", "mock-card", "paypal-paypal", "stripe-card"]
     assert isinstance(stripe_card, models.PaymentServiceDefinition)
     assert [(field.key, field.required, field.secret) for field in stripe_card.fields] == [
         ("secret_key", True, True),

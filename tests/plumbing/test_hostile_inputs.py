@@ -58,6 +58,7 @@ BODY_OPERATIONS = [
     ("post", "/transactions", {"HTTP_IDEMPOTENCY_KEY": "deep-1"}),
     ("put", "/transactions/{transaction_id}", {}),
     ("post", "/transactions/{transaction_id}/capture", {}),
+    ("post", "/transactions/{transaction_id}/authorization/increment", {}),
     ("post", "/transactions/{transaction_id}/void", {"HTTP_IDEMPOTENCY_KEY": "deep-2"}),
     ("post", "/transactions/{transaction_id}/refunds", {}),
     ("post", "/transactions/{transaction_id}/refunds/all", {}),
