@@ -46,6 +46,18 @@ class UnacceptableJson(DomainError):
 NUL = "\x00"
 NUL_MESSAGE = "Must not contain a NUL character (\\u0000)."
 DUPLICATE_MESSAGE = "This key is given more than once in the same object."
+# A `\\ud800`-style escape with no partner decodes to half a character, which no UTF-8 column or log line can hold.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_MESSAGE = "Must not contain a lone UTF-16 surrogate (\\ud800 to \\udfff)."
+
+
+def _text_problem(text: str) -> tuple[str, str] | None:
+    """(message, kind) when `text` holds what no column can store, else None."""
+    if NUL in text:
+        return NUL_MESSAGE, "null_character"
+    if _LONE_SURROGATE.search(text):
+        return SURROGATE_MESSAGE, "lone_surrogate"
+    return None
 
 
 class _Object(dict[str, Any]):
@@ -68,7 +80,9 @@ def _object(pairs: list[tuple[str, Any]]) -> _Object:
 
 
 def pointer_token(key: str) -> str:
-    """`key` as one step of a JSON pointer (RFC 6901: `~` and `/` escaped)."""
+    """`key` as one step of a JSON pointer (RFC 6901: `~` and `/` escaped; half a character written as its escape,
+    so that the answer naming it can be sent)."""
+    key = key.encode("utf-8", "backslashreplace").decode("utf-8")
     return key.replace("~", "~0").replace("/", "~1")
 
 
@@ -80,15 +94,15 @@ def unacceptable_json(document: Any) -> list[tuple[str, str, str]]:
     while stack:
         pointer, value = stack.pop()
         if isinstance(value, str):
-            if NUL in value:
-                problems.append((pointer or "/", NUL_MESSAGE, "null_character"))
+            if problem := _text_problem(value):
+                problems.append((pointer or "/", *problem))
         elif isinstance(value, dict):
             for key in getattr(value, "duplicates", ()):
                 problems.append((f"{pointer}/{pointer_token(key)}", DUPLICATE_MESSAGE, "duplicate_key"))
             for key, item in value.items():
                 child = f"{pointer}/{pointer_token(key)}"
-                if NUL in key:
-                    problems.append((child, NUL_MESSAGE, "null_character"))
+                if problem := _text_problem(key):
+                    problems.append((child, *problem))
                 stack.append((child, item))
         elif isinstance(value, list):
             stack.extend((f"{pointer}/{index}", item) for index, item in enumerate(value))

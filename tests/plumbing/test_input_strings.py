@@ -230,3 +230,18 @@ def test_the_edges_utc_can_hold_filter(client, merchant_account, value):
     response = client.get("/transactions", {"created_at_gte": value})
 
     assert response.status_code == 200, response.content
+
+
+@pytest.mark.parametrize("database", [pytest.param("any"), pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize("where", ["value", "key"])
+def test_a_lone_surrogate_in_a_body_is_a_400_naming_it(client, merchant_account, where, database):
+    """`\\ud800` with no partner decodes to half a character: no column or log line can hold it (a fuzzer's 500)."""
+    metadata = '{"k": "a\\ud800b"}' if where == "value" else '{"a\\udc00": "v"}'
+    payload = json.dumps(_transaction_body())[:-1] + f', "metadata": {metadata}}}'
+    before = _writes()
+
+    response = client.post("/transactions", payload, content_type="application/json")
+
+    body = assert_error(response, 400, "/metadata/k" if where == "value" else "/metadata/a\\udc00", location="body")
+    assert [d["type"] for d in body["details"]] == ["lone_surrogate"]
+    assert _writes() == before
