@@ -36,7 +36,8 @@ class JsonTooDeep(DomainError):
 
 
 class UnacceptableJson(DomainError):
-    """The body names a key twice in one object, or holds a NUL character in a string; one detail per place."""
+    """The body names a key twice in one object, or holds a NUL or half a character in a string; one detail per
+    place."""
 
     def __init__(self, problems: list[tuple[str, str, str]]) -> None:
         super().__init__("Request failed validation")
