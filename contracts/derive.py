@@ -43,10 +43,12 @@ CONTRACTS = (
     Derived("adyen-checkout-v72.json", contracts.ADYEN_CHECKOUT),
     Derived("adyen-webhooks-v1.json", contracts.ADYEN_WEBHOOKS),
     Derived("adyen-disputes-v30.json", contracts.ADYEN_DISPUTES),
+    Derived("adyen-payout-v68.json", contracts.ADYEN_PAYOUT),
     Derived("paypal/checkout_orders_v2.json", contracts.PAYPAL_ORDERS),
     Derived("paypal/payments_payment_v2.json", contracts.PAYPAL_PAYMENTS),
     Derived("paypal/customer_disputes_v1.json", contracts.PAYPAL_DISPUTES),
     Derived("paypal/notifications_webhooks_v1.json", contracts.PAYPAL_WEBHOOKS),
+    Derived("paypal/reporting_transactions_v1.json", contracts.PAYPAL_TRANSACTIONS),
 )
 # The licences the documents are published under, copied word for word beside what is derived from them: Adyen's
 # MIT licence asks for its notice in every substantial portion, PayPal's Apache-2.0 for a copy of the licence.
