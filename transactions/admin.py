@@ -28,6 +28,7 @@ from payments.money import AmountError, format_money, parse_money
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_taken_back
 from transactions.models import Refund, Transaction
@@ -48,6 +49,21 @@ OPERATE_PERMISSION = "transactions.operate_transaction"
 def readable(status: str | None) -> str:
     """`capture_succeeded` as `capture succeeded`."""
     return (status or "-").replace("_", " ")
+
+
+def decline_words(code: str | None) -> str:
+    """A decline or error code as support reads it: what happened, what to do, and the code itself last (the API's
+    `error_code`, which the merchant's own systems see)."""
+    if not code:
+        return "-"
+    words = explain(code)
+    return format_html(
+        '<strong class="decline-label">{}</strong>: {} <span class="decline-next-step">{}</span> <code>{}</code>',
+        words.label,
+        words.meaning,
+        words.next_step,
+        code,
+    )
 
 
 def admin_link(obj: Any, text: str) -> str:
@@ -170,7 +186,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     )
     list_filter = (
         "status",
-        recent_values_filter("error_code", "decline reason"),
+        recent_values_filter("error_code", "decline reason", label=lambda code: explain(code).label),
         recent_values_filter("currency", "currency"),
         recent_values_filter("method", "method"),
         ("created_at", admin.DateFieldListFilter),
@@ -201,7 +217,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
                 "fields": (
                     "payment_service",
                     "payment_service_transaction_id",
-                    "error_code",
+                    "decline_shown",
                     "raw_response_code",
                     "raw_response_description",
                     "cvv_response_code",
@@ -253,8 +269,15 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, txn: Transaction) -> str:
-        reason = format_html(' <span class="decline-reason">{}</span>', txn.error_code) if txn.error_code else ""
+        reason = ""
+        if txn.error_code:
+            words = explain(txn.error_code)
+            reason = format_html(' <span class="decline-reason" title="{}">{}</span>', words.sentence, words.label)
         return format_html("{}{}{}{}", readable(txn.status), reason, method_badge(txn), refund_badge(txn))
+
+    @admin.display(description="Why it failed")
+    def decline_shown(self, txn: Transaction) -> str:
+        return decline_words(txn.error_code)
 
     @admin.display(description="Amount", ordering="amount")
     def amount_shown(self, txn: Transaction) -> str:
@@ -454,7 +477,7 @@ class RefundAdmin(ReadOnlyAdminMixin, RefundAdminBase):
         "reason",
         "external_identifier",
         "payment_service_refund_id",
-        "error_code",
+        "decline_shown",
         "raw_response_code",
         "raw_response_description",
         "created_at",
@@ -464,6 +487,10 @@ class RefundAdmin(ReadOnlyAdminMixin, RefundAdminBase):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Refund]:
         return super().get_queryset(request).select_related("transaction", "merchant_account", "redemption")
+
+    @admin.display(description="Why it failed")
+    def decline_shown(self, refund: Refund) -> str:
+        return decline_words(refund.error_code)
 
     @admin.display(description="Refund", ordering="id")
     def short_id(self, refund: Refund) -> str:

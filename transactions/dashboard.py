@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
 
 from payments.money import format_money
+from paymentservices.processors.declines import explain
 from transactions.selectors import DaySummary, transaction_day_summary
 
 CHART_WIDTH, CHART_HEIGHT, BAR_GAP = 720, 160, 4
@@ -53,6 +54,10 @@ def last_24_hours_panel(request: HttpRequest) -> SafeString:
         "bars": chart_bars(summary),
         "chart_width": CHART_WIDTH,
         "chart_height": CHART_HEIGHT,
-        "failures": [(txn, format_money(txn.amount, txn.currency)) for txn in summary.recent_failures],
+        "declines": [(code, explain(code), count) for code, count in summary.declines_by_reason],
+        "failures": [
+            (txn, format_money(txn.amount, txn.currency), explain(txn.error_code) if txn.error_code else None)
+            for txn in summary.recent_failures
+        ],
     }
     return mark_safe(render_to_string("admin/transactions/last_24_hours.html", context, request=request))  # noqa: S308 - a template rendered with autoescaping

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib import admin
@@ -17,6 +18,7 @@ class RecentValuesFilter(admin.SimpleListFilter):
     million-row table would scan all of it on every page."""
 
     field_name = ""
+    label: Callable[[str], str] = staticmethod(str)  # how a value reads in the list of choices
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, str]]:
         model: type[Model] = model_admin.model
@@ -29,7 +31,7 @@ class RecentValuesFilter(admin.SimpleListFilter):
         )
         if self.value():
             values.add(self.value())
-        return [(value, value) for value in sorted(values)]
+        return sorted(((value, self.label(value)) for value in values), key=lambda choice: choice[1])
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value():
@@ -37,10 +39,10 @@ class RecentValuesFilter(admin.SimpleListFilter):
         return queryset
 
 
-def recent_values_filter(field_name: str, title: str) -> type[RecentValuesFilter]:
-    """A `RecentValuesFilter` on one field: `recent_values_filter("currency", "currency")`."""
+def recent_values_filter(field_name: str, title: str, *, label: Callable[[str], str] = str) -> type[RecentValuesFilter]:
+    """A `RecentValuesFilter` on one field: `recent_values_filter("currency", "currency")`; `label` words a value."""
     return type(
         f"Recent{field_name.title().replace('_', '')}Filter",
         (RecentValuesFilter,),
-        {"field_name": field_name, "title": title, "parameter_name": field_name},
+        {"field_name": field_name, "title": title, "parameter_name": field_name, "label": staticmethod(label)},
     )
