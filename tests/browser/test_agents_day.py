@@ -48,7 +48,9 @@ def test_an_agents_day(desk, sized, output_dir):  # noqa: F811 - the fixture imp
 
     # "Why was I declined?": the declined payment says why, beside its label.
     page.goto(f"{desk.origin}/admin/transactions/transaction/{desk.declined.pk}/change/")
-    expect(page.locator("body")).to_contain_text("issuer_decline")
+    expect(page.locator("body")).to_contain_text("The card's bank declined the payment.")
+    expect(page.locator("body")).to_contain_text("Ask the customer to contact their bank, or to use another card.")
+    expect(page.locator("body")).to_contain_text("issuer_decline")  # the code the merchant's systems see, last
     _looked_at(page, output_dir, "declined", size)
 
     page.goto(f"{desk.origin}/admin/buyers/buyer/{desk.paid.buyer_id}/profile/")

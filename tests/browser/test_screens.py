@@ -109,7 +109,7 @@ def test_the_desk_at_each_width(desk, screen, output_dir):  # noqa: F811 - the f
 
     page.goto(f"{desk.origin}/admin/transactions/transaction/")
     expect(page.locator("#result_list tbody tr")).to_have_count(2)
-    expect(page.locator("#result_list")).to_contain_text("issuer_decline")
+    expect(page.locator("#result_list")).to_contain_text("Declined by the bank")
     # Every column shows: the list does not scroll inside its own box either.
     assert _overflow(page) <= 0
     # Each value sits beside its label: the decline reason starts no further left than the status it follows

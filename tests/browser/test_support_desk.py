@@ -97,7 +97,7 @@ def test_an_operator_finds_a_payment_opens_the_buyer_and_refunds_with_a_reason(d
     _search(page, desk, "0002")
     rows = page.locator("#result_list tbody tr")
     expect(rows).to_have_count(1)
-    expect(rows.first).to_contain_text("issuer_decline")
+    expect(rows.first).to_contain_text("Declined by the bank")
     list_width = page.evaluate("document.querySelector('#result_list').getBoundingClientRect().right")
     assert list_width <= 1400
 
