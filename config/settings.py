@@ -1,11 +1,13 @@
 """One settings module, driven by the environment.
 
 Defaults run on a fresh machine (SQLite file, in-process cache, DEBUG on). `DJANGO_DEBUG=false`
-switches production strictness on: every secret must then come from the environment.
+switches production strictness on: every secret and DATABASE_URL must then come from the environment
+(`manage.py preflight` also asks for REDIS_URL).
 """
 
 import os
 import re
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +24,20 @@ LOCAL_ENV_FILE = os.environ.get("LOCAL_ENV_FILE", str(LOCAL_DIR / "env"))
 if LOCAL_ENV_FILE:
     environ.Env.read_env(LOCAL_ENV_FILE, overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=True)
+BOOLEANS = {"true": True, "1": True, "yes": True, "on": True, "false": False, "0": False, "no": False, "off": False}
+
+
+def _bool(name: str, default: bool) -> bool:
+    """A yes-or-no setting; anything else (`maybe`, empty) is refused by name, never read as false."""
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    if value.strip().lower() not in BOOLEANS:
+        raise ImproperlyConfigured(f"{name} must be true or false, not {value!r}.")
+    return BOOLEANS[value.strip().lower()]
+
+
+DEBUG = _bool("DJANGO_DEBUG", default=True)
 
 
 # How an operator makes every secret the production settings need (manage.py lets it run while they are missing).
@@ -130,7 +145,20 @@ def _database(url: str) -> dict:
     return config
 
 
-DATABASES = {"default": _database(env.str("DATABASE_URL", default=f"sqlite:///{LOCAL_DIR / 'db.sqlite3'}"))}
+def _database_url() -> str:
+    """DATABASE_URL; unset, the development SQLite file, which a production server never starts on by default."""
+    url = env.str("DATABASE_URL", default="")
+    if url:
+        return url
+    if DEBUG:
+        return f"sqlite:///{LOCAL_DIR / 'db.sqlite3'}"
+    raise ImproperlyConfigured(
+        f"DATABASE_URL must be set when DJANGO_DEBUG is false (the development SQLite file is never used by "
+        f"default): use {DATABASE_URL_FORM}."
+    )
+
+
+DATABASES = {"default": _database(_database_url())}
 # App servers keep connections open between requests; health checks drop broken ones.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -149,7 +177,29 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = env.str("REDIS_URL", default="")
+REDIS_URL_FORM = (
+    "redis://HOST[:PORT][/DB] (redis://:PASSWORD@HOST... with a password, rediss:// for TLS) or unix:///PATH"
+)
+
+
+def _redis_url(url: str) -> str:
+    """REDIS_URL, when set, in a form django-redis connects with; refused by name, never quoting a password."""
+    if not url:
+        return url
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - parses the port: out of range or not a number raises ValueError
+    except ValueError:
+        parts = None
+    if parts is None or not (
+        (parts.scheme in ("redis", "rediss") and parts.hostname and re.fullmatch(r"/?[0-9]*", parts.path))
+        or (parts.scheme == "unix" and parts.path)
+    ):
+        raise ImproperlyConfigured(f"REDIS_URL is not a Redis URL: use {REDIS_URL_FORM}.")
+    return url
+
+
+REDIS_URL = _redis_url(env.str("REDIS_URL", default=""))
 
 
 def _cache(location_suffix: str) -> dict:
@@ -189,7 +239,7 @@ RATELIMIT_GIFTCARD_PIN_FAILURES = _rate("RATELIMIT_GIFTCARD_PIN_FAILURES", "5/h"
 ADMIN_LOGIN_FAILURES_PER_USER = _rate("ADMIN_LOGIN_FAILURES_PER_USER", "5/15m")
 ADMIN_LOGIN_FAILURES_PER_ADDRESS = _rate("ADMIN_LOGIN_FAILURES_PER_ADDRESS", "20/15m")
 # With the cache unreachable: false refuses limited requests with 503, true admits them uncounted.
-RATELIMIT_FAIL_OPEN = env.bool("RATELIMIT_FAIL_OPEN", default=False)
+RATELIMIT_FAIL_OPEN = _bool("RATELIMIT_FAIL_OPEN", default=False)
 
 # `/readyz` answers within this many seconds whatever its dependencies do.
 READYZ_TIMEOUT_SECONDS = env.float("READYZ_TIMEOUT_SECONDS", default=2.0)
@@ -377,7 +427,7 @@ LOGGING = {
 
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
+    SECURE_SSL_REDIRECT = _bool("DJANGO_SECURE_SSL_REDIRECT", default=True)
     # Load balancers probe app servers over plain HTTP on the private network.
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
     SECURE_HSTS_SECONDS = env.int("DJANGO_HSTS_SECONDS", default=31536000)
@@ -399,7 +449,7 @@ IDEMPOTENCY_KEY_LEASE_SECONDS = env.int("IDEMPOTENCY_KEY_LEASE_SECONDS", default
 PENDING_TRANSACTION_RECOVERY_SECONDS = env.int("PENDING_TRANSACTION_RECOVERY_SECONDS", default=90)
 # A production server (DJANGO_DEBUG=false) lets the `mock-card` sandbox answer only when this is true: without it
 # a `mock-card` payment service cannot be created and no payment is routed to one (docs/payment-services.md).
-SANDBOX_PAYMENTS = env.bool("SANDBOX_PAYMENTS", default=False)
+SANDBOX_PAYMENTS = _bool("SANDBOX_PAYMENTS", default=False)
 # How long one payment may spend with processors, every failover attempt included (docs/payment-services.md): no
 # attempt starts once it is spent, and each processor call is cut to what is left of it. Under 15 s, so a payment
 # that finds no processor answering still answers well inside the web timeout and the client's own.

@@ -164,10 +164,14 @@ def test_gunicorn_logs_json_in_production_and_plain_in_development(monkeypatch):
 
 
 def _make_serve(env: dict[str, str]) -> subprocess.CompletedProcess:
-    return _run(["make", "--no-print-directory", "serve", f"VENV={Path(sys.executable).parent.parent}"], env=env)
+    venv = Path(sys.executable).parent.parent
+    # `--old-file` the install stamp: the virtualenv running the suite is used as it is, never installed into.
+    command = ["make", "--no-print-directory", f"--old-file={venv / '.installed'}", "serve", f"VENV={venv}"]
+    return _run(command, env=env)
 
 
 UNREACHABLE = "postgres://payments:s3cret-password@127.0.0.1:9/payments"  # port 9 (discard): nothing listens
+UNREACHABLE_REDIS = "redis://:s3cret-password@127.0.0.1:9/0"
 
 
 @pytest.mark.parametrize(
@@ -181,6 +185,14 @@ UNREACHABLE = "postgres://payments:s3cret-password@127.0.0.1:9/payments"  # port
         ({"DATABASE_URL": "postgres://payments:s3cret-password@db:99999/payments"}, "DATABASE_URL", "postgres://USER"),
         ({"DATABASE_URL": "postgres://payments:s3cret-password@db.internal:5432/"}, "DATABASE_URL", "postgres://USER"),
         ({"DATABASE_URL": UNREACHABLE}, "DATABASE_URL", "createdb"),
+        ({"DATABASE_URL": None}, "DATABASE_URL", "postgres://USER"),
+        ({"REDIS_URL": None}, "REDIS_URL", "redis://HOST"),
+        ({"REDIS_URL": "garbage"}, "REDIS_URL", "redis://HOST"),
+        ({"REDIS_URL": "redis://:s3cret-password@cache.internal:99999/0"}, "REDIS_URL", "redis://HOST"),
+        ({"REDIS_URL": "redis://:s3cret-password@cache.internal/zero"}, "REDIS_URL", "redis://HOST"),
+        ({"REDIS_URL": UNREACHABLE_REDIS}, "REDIS_URL", "does not answer"),
+        ({"DJANGO_DEBUG": "maybe"}, "DJANGO_DEBUG", "true or false"),
+        ({"DJANGO_DEBUG": ""}, "DJANGO_DEBUG", "true or false"),
     ],
     ids=[
         "no-secret-key",
@@ -191,6 +203,14 @@ UNREACHABLE = "postgres://payments:s3cret-password@127.0.0.1:9/payments"  # port
         "malformed-url",
         "no-database-name",
         "unreachable-database",
+        "no-database-url",
+        "no-redis-url",
+        "garbage-redis-url",
+        "redis-port-out-of-range",
+        "redis-database-not-a-number",
+        "unreachable-redis",
+        "debug-maybe",
+        "debug-empty",
     ],
 )
 def test_make_serve_stops_on_a_wrong_setting_with_one_clear_message_before_anything_runs(change, named, how):
@@ -212,3 +232,32 @@ def test_make_serve_stops_on_a_wrong_setting_with_one_clear_message_before_anyth
     assert "A" * 22 not in output
     # The messages and make's own last line: nothing else.
     assert len(output.strip().splitlines()) <= len(messages) + 1, output
+
+
+def test_the_embedded_default_passes_preflight_with_nothing_set():
+    # `make run` on a fresh machine: debug on, no DATABASE_URL, no REDIS_URL.
+    show = (
+        "from django.conf import settings; "
+        "print(settings.DEBUG, settings.DATABASES['default']['ENGINE'], settings.CACHES['default']['BACKEND'])"
+    )
+    preflight = _manage("preflight", env={})
+    shown = _manage("shell", "--no-startup", "--verbosity", "0", "-c", show, env={})
+
+    assert preflight.returncode == 0, preflight.stdout + preflight.stderr
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.split() == [
+        "True",
+        "django.db.backends.sqlite3",
+        "django.core.cache.backends.locmem.LocMemCache",
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", ["DJANGO_DEBUG", "SANDBOX_PAYMENTS", "RATELIMIT_FAIL_OPEN", "DJANGO_SECURE_SSL_REDIRECT"]
+)
+def test_a_yes_or_no_setting_that_is_neither_stops_every_command(name):
+    # Read as false, `SANDBOX_PAYMENTS=maybe` or `DJANGO_SECURE_SSL_REDIRECT=maybe` would be a silent choice.
+    result = _manage("check", env={**PRODUCTION_ENV, name: "maybe"})
+
+    assert result.returncode != 0
+    assert result.stderr.strip() == f"Configuration error: {name} must be true or false, not 'maybe'."
