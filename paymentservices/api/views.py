@@ -216,8 +216,8 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
     def list(self, request: Request) -> Response:
         """List payment service definitions
 
-        The kinds of payment service this server can connect (`mock-card`, the sandbox; `stripe-card`; `adyen-card`):
-        the fields each needs, the currencies and countries it supports, what it can do."""
+        The kinds of payment service this server can connect (`mock-card`, the sandbox; `stripe-card`; `adyen-card`;
+        `paypal-paypal`): the fields each needs, the currencies and countries it supports, what it can do."""
         items = sorted(DEFINITIONS.values(), key=lambda definition: definition.id)
         limit = _limit(request)
         start = _cursor(request)
