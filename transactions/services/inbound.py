@@ -19,13 +19,14 @@ from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.seam import NotifiedRefund, PaymentChange
 from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
-from transactions.models import CaptureStatus, Refund, RefundStatus, Transaction, TransactionStatus
-from transactions.notifications import refund_notify
+from transactions.models import Capture, CaptureStatus, Refund, RefundStatus, Transaction, TransactionStatus
+from transactions.notifications import refund_notify, transaction_notify
 from transactions.services.authorization import record_authorization
 from transactions.services.refunds import card_refund_book
 from transactions.services.state import (
     SYSTEM,
     capture_book,
+    capture_reference,
     card_amount_of,
     move_to,
     record_event,
@@ -51,19 +52,8 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
     noted = {"notification": event.event_type, "notification_id": event.event_id}
     if event.change == PaymentChange.CAPTURED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         _captured_at_processor(txn, event=event, noted=noted)
-    elif event.change == PaymentChange.CAPTURE_FAILED and txn.status == S.CAPTURE_SUCCEEDED and not txn.refunded_amount:
-        # The capture it had accepted did not happen: the payment is authorized (uncaptured) again.
-        move_to(
-            txn,
-            S.AUTHORIZATION_SUCCEEDED,
-            name="capture_failed",
-            actor=SYSTEM,
-            amount=txn.captured_amount,
-            details=noted,
-            captured_amount=0,
-            captured_at=None,
-        )
-        txn.captures.filter(status=CaptureStatus.SUCCEEDED).update(status=CaptureStatus.FAILED, captured_at=None)
+    elif event.change == PaymentChange.CAPTURE_FAILED and txn.status in (S.CAPTURE_SUCCEEDED, S.CAPTURE_PENDING):
+        _capture_failed_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.VOIDED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         move_to(
             txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now()
@@ -138,7 +128,64 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
         captured_amount=amount,
         captured_at=timezone.now(),
     )
-    capture_book(txn, amount=amount, status=CaptureStatus.SUCCEEDED, captured_at=txn.captured_at)
+    capture_book(
+        txn,
+        amount=amount,
+        status=CaptureStatus.SUCCEEDED,
+        captured_at=txn.captured_at,
+        # The processor's id of this capture, where it names one apart from the payment: its failure names it too.
+        payment_service_capture_id=event.object_id if event.object_id != event.payment_reference else None,
+    )
+
+
+def _capture_failed_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
+    """A capture the processor had accepted (answered here as succeeded) did not happen: that capture fails, and only
+    that one. The transaction's captured amount is what the captures that stand add up to; with none standing it is
+    authorized (uncaptured) again. A notification that names no capture of the transaction, or names one our own
+    request is still recording, or whose failure would leave less captured than was refunded, changes nothing and is
+    kept for the operator."""
+    capture = _notified_capture(txn, event)
+    if capture is None or capture.status == CaptureStatus.PENDING:
+        _unapplied(txn, noted=noted, why="it names no capture of this transaction that was recorded as captured")
+        return
+    if capture.status != CaptureStatus.SUCCEEDED:
+        return  # already failed (Adyen may tell one failure twice: CAPTURE unsuccessful, then CAPTURE_FAILED)
+    standing = txn.captured_amount - capture.amount
+    if standing < txn.refunded_amount:
+        _unapplied(txn, noted=noted, why="the captures that stand would not cover what was refunded")
+        return
+    capture.status, capture.captured_at = CaptureStatus.FAILED, None
+    capture.save(update_fields=["status", "captured_at", "updated_at"])
+    details = {**noted, "capture": str(capture.pk)}
+    if not standing and txn.status == S.CAPTURE_SUCCEEDED:
+        move_to(
+            txn,
+            S.AUTHORIZATION_SUCCEEDED,
+            name="capture_failed",
+            actor=SYSTEM,
+            amount=capture.amount,
+            details=details,
+            captured_amount=0,
+            captured_at=None,
+        )
+        return
+    # Earlier captures stand (or a later one is being asked): the status stays, the captured amount follows.
+    txn.captured_amount = standing
+    txn.save(update_fields=["captured_amount", "updated_at"])
+    record_event(txn, name="capture_failed", actor=SYSTEM, from_status=txn.status, amount=capture.amount, **details)
+    transaction_notify(txn, event_name="capture_failed")
+
+
+def _notified_capture(txn: Transaction, event: ProcessorEvent) -> Capture | None:
+    """The transaction's capture the notification names, locked: by our reference of it (what the connector sent as
+    the capture's reference), or by the processor's id of a capture made at the processor."""
+    captures = Capture.objects.select_for_update().filter(transaction=txn).order_by("sequence")
+    for capture in captures:
+        ours = event.reference is not None and event.reference == capture_reference(capture)
+        theirs = bool(event.object_id) and event.object_id == capture.payment_service_capture_id
+        if ours or (theirs and event.object_id != event.payment_reference):
+            return capture
+    return None
 
 
 def _unapplied(txn: Transaction, *, noted: dict[str, Any], why: str) -> None:

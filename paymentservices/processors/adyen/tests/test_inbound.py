@@ -18,7 +18,7 @@ from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM
-from transactions.tests.factories import RefundFactory, TransactionFactory
+from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -155,12 +155,91 @@ def test_a_capture_and_a_cancel_in_adyens_customer_area_reach_the_transaction(cl
 
 def test_a_failed_capture_makes_the_payment_authorized_again(client, adyen):
     txn = _at(adyen, captured=True)
+    capture = CaptureFactory(transaction=txn)
 
-    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE200000", amount=txn.amount))
+    # The connector's reference of a transaction's first capture: `<transaction>:capture`.
+    _post(
+        client,
+        adyen,
+        _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE200000", amount=txn.amount, ref=f"{txn.pk}:capture"),
+    )
 
     txn.refresh_from_db()
+    capture.refresh_from_db()
     assert (txn.status, txn.captured_amount, txn.captured_at) == ("authorization_succeeded", 0, None)
+    assert (capture.status, capture.captured_at) == ("failed", None)
     assert _names(txn) == ["capture_failed"]
+
+
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "03/30", "security_code": "737"}
+
+
+@pytest.mark.parametrize(
+    ("event_code", "success"),
+    [("CAPTURE_FAILED", "true"), ("CAPTURE", "false")],
+    ids=["capture-failed", "capture-false"],
+)
+def test_a_failed_capture_fails_only_the_capture_it_names(client, api_client, adyen, adyen_mock, event_code, success):
+    """Two captures of 300 and 200 (`final: false`) of a 1000 authorization; Adyen could not do the second."""
+    adyen_mock.answer("/payments", example="card-direct")
+    adyen_mock.answer("/payments/*/captures", example="capture")
+    api = api_client(scopes=["*.read", "*.write"])
+    body = {"amount": 1000, "currency": "EUR", "payment_method": CARD, "payment_service_id": str(adyen.pk)}
+    paid = api.post("/transactions", body, format="json").json()
+    url = f"/transactions/{paid['id']}/capture"
+    for amount in (300, 200):
+        assert api.post(url, {"amount": amount, "final": False}, format="json").status_code == 200
+    txn = Transaction.objects.get(pk=paid["id"])
+
+    failed = _signed(
+        _item(
+            eventCode=event_code,
+            success=success,
+            pspReference="PSPCAPTURE200000",
+            originalReference=txn.payment_service_transaction_id,
+            merchantReference=f"{txn.pk}:capture:2",
+            amount={"value": 200, "currency": "EUR"},
+        )
+    )
+    assert _post(client, adyen, failed).status_code == 200
+    assert _post(client, adyen, failed).status_code == 200  # resent: nothing more
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.captured_amount) == ("capture_succeeded", 300)
+    captures = api.get(f"/transactions/{txn.pk}/captures").json()["items"]
+    assert [(capture["amount"], capture["status"]) for capture in captures] == [(200, "failed"), (300, "succeeded")]
+    event = TransactionEvent.objects.filter(transaction=txn, name="capture_failed").get()
+    assert (event.amount, event.details["capture"]) == (200, captures[0]["id"])
+    # What stands is 300 of the 1000: a capture may take the 700 left, never more.
+    too_much = api.post(url, {"amount": 1000}, format="json")
+    assert too_much.status_code == 400
+    assert too_much.json()["details"][0]["pointer"] == "/amount"
+    assert api.post(url, {"amount": 700}, format="json").json()["captured_amount"] == 1000
+
+
+def test_a_capture_made_in_the_customer_area_that_failed_is_found_by_adyens_reference_of_it(client, adyen):
+    txn = _at(adyen, authorized=True)
+    _post(client, adyen, _modification("CAPTURE", txn, psp="PSPCAPTURE100000", amount=txn.amount, ref="by hand"))
+
+    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE100000", amount=txn.amount, ref="x"))
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.captured_amount) == ("authorization_succeeded", 0)
+    assert list(txn.captures.values_list("status", flat=True)) == ["failed"]
+
+
+def test_a_failed_capture_that_names_no_capture_of_ours_is_kept_for_the_operator(client, adyen):
+    txn = _at(adyen, captured=True)
+    capture = CaptureFactory(transaction=txn)
+
+    _post(client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE200000", amount=txn.amount, ref="other"))
+
+    txn.refresh_from_db()
+    capture.refresh_from_db()
+    assert (txn.status, txn.captured_amount, capture.status) == ("capture_succeeded", txn.amount, "succeeded")
+    event = TransactionEvent.objects.get(transaction=txn)
+    assert (event.name, event.details["notification"]) == ("processor_notification", "CAPTURE_FAILED")
+    assert "names no capture" in event.details["unapplied"]
 
 
 def test_each_refund_at_adyen_is_booked_for_its_own_amount_once(client, adyen):
