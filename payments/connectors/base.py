@@ -183,6 +183,11 @@ def payment_details_of(details: PaymentDetails) -> dict[str, Any]:
     return {name.name: getattr(details, name.name) for name in fields(PaymentDetails)}
 
 
+class OutcomeUnknown(Exception):
+    """A write may have reached the processor, gave no answer in time, and the processor cannot be asked now what it
+    did: the operation stays pending, and the processor's own record (sync, recovery) decides it later."""
+
+
 @dataclass(frozen=True)
 class ConnectorResult:
     """The processor's answer; `processor_reference` names the operation for later captures, voids and refunds."""

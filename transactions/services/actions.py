@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.db import transaction
 from django.utils import timezone
 
 from payments.connectors import (
     ConnectorResult,
     Outcome,
+    OutcomeUnknown,
 )
 from payments.errors import DomainError
 from transactions.models import (
@@ -26,6 +29,7 @@ from transactions.services.state import (
     locked_for_update,
     move_to,
     processor_ready,
+    record_event,
     release_on_commit,
     require_allowed,
     require_feature,
@@ -33,6 +37,7 @@ from transactions.services.state import (
 )
 
 S = TransactionStatus
+logger = logging.getLogger(__name__)
 
 
 def _capture_amount(txn: Transaction, amount: int | None) -> int:
@@ -92,16 +97,39 @@ def transaction_capture(
     txn, capture = _begin_capture(txn, amount=amount, final=final, external_identifier=external_identifier, actor=actor)
     result = None
     if capture is not None:
-        result = connector_of(txn).capture(
-            processor_reference=txn.payment_service_transaction_id or "",
-            amount=capture.amount,
-            currency=txn.currency,
-            reference=capture_reference(capture),
-        )
+        try:
+            result = connector_of(txn).capture(
+                processor_reference=txn.payment_service_transaction_id or "",
+                amount=capture.amount,
+                currency=txn.currency,
+                reference=capture_reference(capture),
+            )
+        except OutcomeUnknown:
+            return ActionResult(_capture_unanswered(txn, capture=capture, actor=actor), None, capture)
     txn = finish_capture(txn, capture=capture, result=result, actor=actor)
     if capture is not None:
         capture.refresh_from_db()  # the answer recorded on it
     return ActionResult(txn, result, capture)
+
+
+@transaction.atomic
+def _capture_unanswered(txn: Transaction, *, capture: Capture, actor: Actor) -> Transaction:
+    """The processor gave no answer in time and cannot be asked now what it did: the capture may have happened. The
+    transaction stays `capture_pending` with its capture `pending` (a 5xx would tell the client the request may not
+    have happened); sync and the pending sweep record the processor's word on it (`transaction_sync`)."""
+    logger.warning(
+        "Capture %s of transaction %s: no answer from the processor; recovery settles it", capture.pk, txn.pk
+    )
+    txn = locked_for_update(txn)
+    record_event(
+        txn,
+        name="capture_unanswered",
+        actor=actor,
+        from_status=txn.status,
+        amount=capture.amount,
+        capture=str(capture.pk),
+    )
+    return txn
 
 
 def _record_capture_answer(capture: Capture, result: ConnectorResult | None) -> None:

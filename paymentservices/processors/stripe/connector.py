@@ -25,7 +25,7 @@ from typing import Any, cast
 import requests
 import stripe
 
-from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome
+from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome, OutcomeUnknown
 from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
@@ -43,10 +43,6 @@ LOOKUP_PAGES = 5
 REFERENCE_KEY = "reference"
 # Stripe's API host: no call goes anywhere else but STRIPE_API_BASE as the operator configured it.
 STRIPE_DOMAINS = ("api.stripe.com",)
-
-
-class OutcomeUnknown(Exception):
-    """A write may have reached Stripe and Stripe cannot be asked now: the caller must find out later (lookup)."""
 
 
 _sessions = threading.local()

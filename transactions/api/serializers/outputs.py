@@ -420,6 +420,13 @@ class TransactionCaptureOutput(_TransactionActionOutput):
     payment_service_capture_id = serializers.CharField(source="capture.payment_service_capture_id", allow_null=True)
     external_identifier = serializers.CharField(source="capture.external_identifier", allow_null=True)
 
+    @extend_schema_field(serializers.ChoiceField(choices=CaptureStatus.values))
+    def get_status(self, outcome: ActionResult) -> str:
+        # A capture the processor did not answer in time is `pending` until sync or recovery records its word.
+        if outcome.capture is not None and outcome.capture.status == CaptureStatus.PENDING:
+            return str(CaptureStatus.PENDING)
+        return super().get_status(outcome)
+
 
 class TransactionVoidOutput(_TransactionActionOutput):
     """The upstream `TransactionVoid`."""
