@@ -278,6 +278,17 @@ class IncrementsAuthorization(Protocol):
 
 
 @runtime_checkable
+class ReadsCapturedAmount(Protocol):
+    """A processor that can be asked what it captured of a payment (by its id of it): what a notification that does
+    not say the amount is completed with. Called outside database transactions."""
+
+    def captured_amount(self, *, processor_reference: str) -> int:
+        """What the processor captured of the payment, 0 while it captured nothing; raises `OutcomeUnknown` when the
+        processor cannot be asked or its answer does not say."""
+        ...
+
+
+@runtime_checkable
 class ReleasesByReference(Protocol):
     """A connector whose processor cannot be asked about a payment by our reference (its `lookup` answers None) but
     can cancel whatever it holds under it: recovery releases such a payment once it gives up waiting for it."""

@@ -6,6 +6,7 @@ inside the transaction that records the notification once.
 
 from __future__ import annotations
 
+import functools
 import logging
 import uuid
 from typing import Any
@@ -14,7 +15,8 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from payments.connectors import ConnectorResult
+from payments.connectors import ConnectorResult, OutcomeUnknown, ReadsCapturedAmount
+from paymentservices.models import PaymentService
 from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.seam import NotifiedRefund, PaymentChange
 from paymentservices.routing import connector_for
@@ -111,13 +113,61 @@ def _is_uuid(value: str) -> bool:
 
 def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
     """A capture made at the processor is recorded at the amount the processor says it captured (at most what was
-    authorized). A notification that says no amount, or nothing captured, records no capture: a missing amount, a
-    zero and the authorized amount are different facts, and none stands in for another. It is kept in the history
-    for the operator."""
-    if not event.amount:
-        _unapplied(txn, noted=noted, why="it says no amount captured" if event.amount is None else "it captured 0")
+    authorized). A notification that says no amount is only noted: the processor is asked what it captured once the
+    notification is recorded (`transaction_capture_asked`). A missing amount, a zero and the authorized amount are
+    different facts, and none stands in for another."""
+    if event.amount is None and event.payment_reference:
+        _unapplied(txn, noted=noted, why="it says no amount captured: the processor is asked what it captured")
+        ask = functools.partial(
+            transaction_capture_asked,
+            txn_id=txn.pk,
+            payment_service=event.payment_service,
+            processor_reference=event.payment_reference,
+            noted=noted,
+        )
+        # Robust: a failure there is logged, and the note above stays in the history for the operator.
+        transaction.on_commit(ask, robust=True)
         return
-    amount = min(event.amount, txn.authorized_amount)
+    capture_id = event.object_id if event.object_id != event.payment_reference else None
+    _book_processor_capture(txn, amount=event.amount, noted=noted, capture_id=capture_id)
+
+
+def transaction_capture_asked(
+    *, txn_id: uuid.UUID, payment_service: PaymentService, processor_reference: str, noted: dict[str, Any]
+) -> None:
+    """Ask the processor what it captured of a payment whose notification did not say (outside any database
+    transaction, like every connector call), and record it as a notification saying it would have been. What the
+    processor cannot be asked about is kept in the transaction's history for the operator: no amount is guessed."""
+    try:
+        connector = connector_for(payment_service)
+        if not isinstance(connector, ReadsCapturedAmount):
+            raise OutcomeUnknown("The processor cannot be asked what it captured.")
+        amount: int | None = connector.captured_amount(processor_reference=processor_reference)
+    except (OutcomeUnknown, CredentialsUnusable) as exc:
+        logger.warning(
+            "Could not ask payment service %s what it captured of %s: %s", payment_service.pk, processor_reference, exc
+        )
+        amount = None
+    with transaction.atomic():
+        txn = Transaction.objects.select_for_update().get(pk=txn_id)
+        if amount is None:
+            _unapplied(txn, noted=noted, why="it says no amount captured, and the processor could not be asked")
+        elif not amount:
+            _unapplied(txn, noted=noted, why="it says no amount captured, and the processor says it captured nothing")
+        elif txn.status == S.AUTHORIZATION_SUCCEEDED:  # else captured or voided since: nothing left to follow
+            _book_processor_capture(txn, amount=amount, noted={**noted, "amount_from": "processor"}, capture_id=None)
+
+
+def _book_processor_capture(
+    txn: Transaction, *, amount: int | None, noted: dict[str, Any], capture_id: str | None
+) -> None:
+    """Record a capture made at the processor at `amount` (at most what was authorized); no amount, or 0, records
+    nothing and is kept in the history for the operator. `capture_id`: the processor's id of the capture, where it
+    names one apart from the payment (its failure names it too)."""
+    if not amount:
+        _unapplied(txn, noted=noted, why="it says no amount captured" if amount is None else "it captured 0")
+        return
+    amount = min(amount, txn.authorized_amount)
     move_to(
         txn,
         S.CAPTURE_SUCCEEDED,
@@ -133,8 +183,7 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
         amount=amount,
         status=CaptureStatus.SUCCEEDED,
         captured_at=txn.captured_at,
-        # The processor's id of this capture, where it names one apart from the payment: its failure names it too.
-        payment_service_capture_id=event.object_id if event.object_id != event.payment_reference else None,
+        payment_service_capture_id=capture_id,
     )
 
 

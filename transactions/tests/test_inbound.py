@@ -186,7 +186,10 @@ def test_a_partial_capture_at_stripe_is_recorded_at_what_stripe_received(client,
 
 @pytest.mark.parametrize(
     ("fields", "why"),
-    [({"amount": 1299}, "it says no amount captured"), ({"amount": 1299, "amount_received": 0}, "it captured 0")],
+    [
+        ({"amount": 1299}, "it says no amount captured: the processor is asked what it captured"),
+        ({"amount": 1299, "amount_received": 0}, "it captured 0"),
+    ],
     ids=["amount-received-missing", "amount-received-zero"],
 )
 def test_a_capture_that_says_no_amount_is_not_recorded_as_the_authorized_amount(

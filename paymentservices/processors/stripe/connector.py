@@ -7,6 +7,7 @@ official library.
 - capture (full or partial), void (cancel) and refund (partial or full) act on the PaymentIntent.
 - lookup answers "what became of the operation sent with this reference" from what Stripe holds: the PaymentIntent
   (or refund) whose metadata carries the reference, read newest first.
+- captured_amount reads a PaymentIntent's `amount_received`, for a notification that does not say it.
 
 Stripe's answers are read defensively: a field may be missing (the fake Stripe the tests use leaves some out),
 so nothing depends on a key only one of them sends. A call that gets no answer (connection refused, timeout,
@@ -26,7 +27,7 @@ import requests
 import stripe
 
 from payments.connectors.base import AuthorizationRequest, BuyerAction, ConnectorResult, Outcome, OutcomeUnknown
-from paymentservices.processors.calls import call_timeout, field_of, never_connected, no_answer
+from paymentservices.processors.calls import call_timeout, field_of, is_notified_amount, never_connected, no_answer
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
@@ -396,6 +397,20 @@ class StripeConnector:
             raw_response_code=str(value_of(obj, "status") or "succeeded"),
             raw_response_description=description,
         )
+
+    def captured_amount(self, *, processor_reference: str) -> int:
+        """What Stripe received of the PaymentIntent (`amount_received` once it `succeeded`, else 0), read now; raises
+        `OutcomeUnknown` when Stripe cannot be asked or its PaymentIntent says no amount."""
+        try:
+            intent = self._api().v1.payment_intents.retrieve(processor_reference)
+        except stripe.StripeError as exc:
+            raise OutcomeUnknown(f"Stripe cannot be asked for the PaymentIntent {processor_reference}.") from exc
+        if value_of(intent, "status") != "succeeded":
+            return 0
+        received = value_of(intent, "amount_received")
+        if not is_notified_amount(received):
+            raise OutcomeUnknown(f"Stripe's PaymentIntent {processor_reference} says no amount received.")
+        return int(received)
 
     # --- lookup -----------------------------------------------------------------------------------------------
 
