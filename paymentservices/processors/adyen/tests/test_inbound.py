@@ -10,12 +10,14 @@ import uuid
 
 import pytest
 
+from payments.connectors import ConnectorResult, Outcome
 from payments.tests.assertions import assert_error
 from paymentservices.definitions import ADYEN_CARD
 from paymentservices.models import InboundNotification, PaymentService
 from paymentservices.processors.adyen.tests.test_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
 from paymentservices.tests.factories import PaymentServiceFactory
-from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.models import Capture, Refund, Transaction, TransactionEvent
+from transactions.services.actions import finish_capture
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM
 from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
@@ -226,6 +228,23 @@ def test_a_capture_made_in_the_customer_area_that_failed_is_found_by_adyens_refe
     txn.refresh_from_db()
     assert (txn.status, txn.captured_amount) == ("authorization_succeeded", 0)
     assert list(txn.captures.values_list("status", flat=True)) == ["failed"]
+
+
+def test_a_failed_capture_while_a_later_one_is_asked_leaves_that_one_to_its_answer(client, adyen):
+    """300 captured (`final: false`) of 1000, a capture of 200 at Adyen now; Adyen could not do the first."""
+    txn = _at(adyen, captured=True, amount=1000, captured_amount=300, status="capture_pending")
+    first = CaptureFactory(transaction=txn, amount=300, final=False)
+    later = CaptureFactory(transaction=txn, sequence=2, amount=200, status="pending", captured_at=None)
+
+    _post(
+        client, adyen, _modification("CAPTURE_FAILED", txn, psp="PSPCAPTURE100000", amount=300, ref=f"{txn.pk}:capture")
+    )
+
+    txn.refresh_from_db()
+    assert (txn.status, txn.captured_amount) == ("capture_pending", 0)
+    assert Capture.objects.get(pk=first.pk).status == "failed"
+    finished = finish_capture(txn, capture=later, result=ConnectorResult(outcome=Outcome.APPROVED), actor=SYSTEM)
+    assert (finished.status, finished.captured_amount) == ("capture_succeeded", 200)
 
 
 def test_a_failed_capture_that_names_no_capture_of_ours_is_kept_for_the_operator(client, adyen):
