@@ -30,7 +30,7 @@ from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
-from transactions.disputes import DISPUTES, transaction_taken_back
+from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
 from transactions.models import Refund, Transaction
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
@@ -127,14 +127,25 @@ class TransactionAction:
             "void": f"Release the whole authorization of {left}; gift cards get their money back. The transaction "
             "can no longer be captured.",
             "refund": f"Give back up to {left} to the buyer's card and gift cards. Money leaves at once; this "
-            "cannot be undone here.",
+            "cannot be undone here." + _held_note(txn),
         }[self.name]
 
 
+def _held_note(txn: Transaction) -> str:
+    """Why part of the card is not offered for a refund: what open disputes hold until the bank decides them."""
+    held = transaction_held(txn)
+    if not held:
+        return ""
+    ids = ", ".join(dispute.processor_dispute_id for dispute in transaction_open_disputes(txn))
+    return f" {format_money(held, txn.currency)} is held by open dispute {ids} until the bank decides it."
+
+
 def refundable_amount(txn: Transaction) -> int:
-    """What is left to refund: on the card (less what lost disputes took back), and on each gift card (one query)."""
+    """What is left to refund: on the card (less what lost disputes took back and what open ones hold), and on each
+    gift card (one query)."""
     gift_cards = sum(redemption.refundable_amount for redemption in txn.gift_card_redemptions.all())
-    return max(txn.captured_amount - txn.refunded_amount - transaction_taken_back(txn), 0) + gift_cards
+    card = txn.captured_amount - txn.refunded_amount - transaction_taken_back(txn) - transaction_held(txn)
+    return max(card, 0) + gift_cards
 
 
 def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
@@ -297,15 +308,19 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     @admin.display(description="Disputes")
     def disputes(self, txn: Transaction) -> str:
-        """Where its disputes stand (the badge), what lost ones took back, beside captured and refunded, and a link to
-        them (docs/disputes.md)."""
+        """Where its disputes stand (the badge), what lost ones took back and what open ones hold (why a refund of it
+        is not offered), beside captured and refunded, and a link to them (docs/disputes.md)."""
         states = [dispute.state for dispute in getattr(txn, DISPUTES).all()]
         if not states:
             return "None"
         url = reverse("admin:disputes_dispute_changelist") + f"?transaction__id__exact={txn.pk}"
+        held = transaction_held(txn)
         return format_html(
-            '{} taken back{} (<a href="{}">{} dispute(s)</a>)',
+            '{} taken back{}{} (<a href="{}">{} dispute(s)</a>)',
             format_money(transaction_taken_back(txn), txn.currency),
+            f", {format_money(held, txn.currency)} held by an open dispute until the bank decides it: not refundable"
+            if held
+            else "",
             dispute_badge(states),
             url,
             len(states),

@@ -7,6 +7,8 @@ the relation (`DISPUTES`), so a page reads them in one query.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Exists, OuterRef, Q
 
 from paymentservices.processors.seam import DisputeState
@@ -25,6 +27,17 @@ def transaction_disputed(txn: Transaction) -> bool:
 def transaction_taken_back(txn: Transaction) -> int:
     """What disputes the merchant lost or accepted took back of the payment, in minor units of its currency."""
     return sum(dispute.amount for dispute in getattr(txn, DISPUTES).all() if dispute.state in DisputeState.TAKEN_BACK)
+
+
+def transaction_open_disputes(txn: Transaction) -> list[Any]:
+    """The transaction's open disputes: each holds its amount of the payment until the bank decides it (the
+    processor withdrew it, or may, and a refund now would pay the buyer twice if the dispute is lost)."""
+    return [dispute for dispute in getattr(txn, DISPUTES).all() if dispute.state in DisputeState.OPEN]
+
+
+def transaction_held(txn: Transaction) -> int:
+    """What open disputes hold of the payment, in minor units of its currency: not refundable until decided."""
+    return sum(dispute.amount for dispute in transaction_open_disputes(txn))
 
 
 def disputed_filter(disputed: bool) -> Q:

@@ -84,3 +84,23 @@ def test_the_buyer_page_lists_the_buyers_disputes(support_client, merchant_accou
     listed = support_client.get(QUEUE, {"transaction__buyer__id__exact": str(buyer.pk)})
     assert listed.status_code == 200
     assert reverse("admin:transactions_transaction_change", args=[dispute.transaction_id]) in listed.content.decode()
+
+
+def test_the_transaction_page_says_what_an_open_dispute_holds_and_a_refund_of_it_says_why_not(
+    client, merchant_account, staff_login
+):
+    from payments.staff.roles import PAYMENTS_OPERATOR
+
+    held = _disputed(merchant_account, days=3, amount=1500)
+    staff_login(PAYMENTS_OPERATOR)
+    page = reverse("admin:transactions_transaction_change", args=[held.transaction_id])
+    refund = reverse("admin:transactions_transaction_refund", args=[held.transaction_id])
+
+    html = client.get(page).content.decode()
+    assert "USD 15.00 held by an open dispute until the bank decides it: not refundable" in html
+    assert f'href="{refund}"' not in html  # nothing is left to refund: no button
+    form = client.get(refund).content.decode()
+    assert "USD 15.00 is held by open dispute dp_" in form
+    refused = client.post(refund, {"amount": "", "reason": "Customer asked"}, follow=True).content.decode()
+    assert f"Nothing was done. Dispute {held.processor_dispute_id} is open and holds 1500" in refused
+    assert TransactionFactory._meta.model.objects.get(pk=held.transaction_id).refunded_amount == 0

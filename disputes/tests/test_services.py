@@ -17,7 +17,7 @@ from payments.outbox.models import OutboxEvent
 from paymentservices.processors.seam import DisputeState
 from transactions.disputes import transaction_disputed, transaction_taken_back
 from transactions.models import Transaction, TransactionEvent
-from transactions.services.refunds import TakenBackByDispute, refund_all, refund_create
+from transactions.services.refunds import HeldByDispute, TakenBackByDispute, refund_all, refund_create
 from transactions.services.state import SYSTEM
 from transactions.tests.factories import TransactionFactory
 
@@ -160,3 +160,45 @@ def test_refunds_all_give_back_only_what_the_bank_left(txn):
     assert [refund.amount for refund in refunds] == [299]
     with pytest.raises(TakenBackByDispute):
         refund_all(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)
+
+
+# --- an open dispute holds its amount ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("state", DisputeState.OPEN)
+def test_a_refund_of_money_an_open_dispute_holds_is_refused_naming_the_dispute(txn, state):
+    _apply(txn, fact(state, amount=1299))
+
+    for amount in (None, 1, 1299):
+        with pytest.raises(HeldByDispute, match=r"Dispute dp_1 is open and holds 1299 of this payment") as refused:
+            refund_create(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM, amount=amount)
+        assert refused.value.status == 409
+    with pytest.raises(HeldByDispute, match="nothing else is left to refund"):
+        refund_all(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)
+
+    assert Transaction.objects.get(pk=txn.pk).refunded_amount == 0
+
+
+def test_what_an_open_dispute_does_not_hold_may_be_refunded_by_amount(txn):
+    _apply(txn, fact(S.NEEDS_RESPONSE, amount=1000))
+
+    with pytest.raises(HeldByDispute, match="refund at most 299, with an amount"):
+        refund_create(txn=txn, actor=SYSTEM, amount=300)
+    with pytest.raises(HeldByDispute, match="refund at most 299, with an amount"):
+        refund_create(txn=txn, actor=SYSTEM, amount=None)  # everything left would take what the dispute holds
+    with pytest.raises(HeldByDispute):
+        refund_all(txn=txn, actor=SYSTEM)
+    refund = refund_create(txn=txn, actor=SYSTEM, amount=299)
+
+    assert (refund.amount, Transaction.objects.get(pk=txn.pk).refunded_amount) == (299, 299)
+
+
+def test_a_dispute_won_frees_what_it_held_and_one_lost_takes_it(txn):
+    _apply(txn, fact(S.NEEDS_RESPONSE, dispute_id="dp_won", amount=500))
+    _apply(txn, fact(S.NEEDS_RESPONSE, dispute_id="dp_lost", amount=300))
+    _apply(txn, fact(S.WON, dispute_id="dp_won", amount=500, minutes=5))
+    _apply(txn, fact(S.LOST, dispute_id="dp_lost", amount=300, minutes=5))
+
+    refunds = refund_all(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)
+
+    assert [refund.amount for refund in refunds] == [999]

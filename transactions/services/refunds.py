@@ -14,7 +14,7 @@ from payments.connectors import (
     Outcome,
 )
 from payments.errors import Conflict, DomainError
-from transactions.disputes import transaction_taken_back
+from transactions.disputes import transaction_held, transaction_open_disputes, transaction_taken_back
 from transactions.models import (
     MAX_REFUNDS_PER_TRANSACTION,
     GiftCardRedemption,
@@ -55,7 +55,7 @@ def _reserve_card_refund(txn: Transaction, *, amount: int | None, actor: Actor, 
         raise DomainError(
             "This transaction has no payment method to refund; target a gift card redemption.", pointer="/target_type"
         )
-    amount = _refund_amount(amount, refundable=card_refundable(txn), what="payment method")
+    amount = _held_back(txn, requested=amount, refundable=card_refundable(txn))
     return card_refund_book(txn, amount=amount, actor=actor, event="refund_requested", **fields)
 
 
@@ -67,6 +67,17 @@ def card_refundable(txn: Transaction) -> int:
     if taken_back and left > 0 and left <= taken_back:
         raise TakenBackByDispute(taken_back=taken_back)
     return max(left - taken_back, 0)
+
+
+def _held_back(txn: Transaction, *, requested: int | None, refundable: int) -> int:
+    """The amount of a card refund once open disputes are counted: what they hold may not be refunded until the bank
+    decides them (docs/disputes.md). A refund that would take any of it (everything left, when they hold some) is
+    refused naming them: the request is not wrong, the payment's state is."""
+    amount = _refund_amount(requested, refundable=refundable, what="payment method")
+    held = transaction_held(txn)
+    if held and (requested is None or amount > refundable - held):
+        raise HeldByDispute(txn, held=held, refundable=max(refundable - held, 0))
+    return amount
 
 
 def card_refund_book(
@@ -140,6 +151,19 @@ class TakenBackByDispute(Conflict):
         super().__init__(
             f"Nothing is left to refund: disputes the bank decided for the buyer took back {taken_back} of this "
             "payment, and the buyer has that money already."
+        )
+
+
+class HeldByDispute(Conflict):
+    """The refund asks for money an open dispute holds: if the bank decides for the buyer, a refund now pays twice."""
+
+    def __init__(self, txn: Transaction, *, held: int, refundable: int) -> None:
+        disputes = transaction_open_disputes(txn)
+        ids = ", ".join(dispute.processor_dispute_id for dispute in disputes)
+        named = f"Dispute {ids} is open and holds" if len(disputes) == 1 else f"Disputes {ids} are open and hold"
+        rest = "nothing else is left to refund." if not refundable else f"refund at most {refundable}, with an amount."
+        super().__init__(
+            f"{named} {held} of this payment until the bank decides (a refund of it could pay the buyer twice): {rest}"
         )
 
 

@@ -222,3 +222,27 @@ def test_a_dispute_told_by_many_notifications_at_once_ends_once_at_the_last_fact
     assert names.count("dispute_lost") == 1
     assert names[0] in ("dispute_needs_response", "dispute_under_review", "dispute_lost")
     assert InboundNotification.objects.count() == 6  # the two resent ones recorded once
+
+
+def test_a_refund_while_a_chargeback_is_open_is_refused_naming_it(client, service, api_client):
+    """Captured 1000, a chargeback of 1000 opened: a refund now, then the dispute lost, would give the buyer 2000 back
+    from a 1000 payment."""
+    txn = TransactionFactory(
+        merchant_account=service.merchant_account,
+        payment_service=service,
+        captured=True,
+        amount=1000,
+        payment_service_transaction_id=INTENT,
+    )
+    writer = api_client(scopes=["transactions.write"])
+    assert _send(client, service, _dispute_event("created", "needs_response", amount=1000)).status_code == 200
+
+    for path, body in ((f"/transactions/{txn.pk}/refunds", {}), (f"/transactions/{txn.pk}/refunds/all", None)):
+        refused = writer.post(path, body, format="json")
+        envelope = assert_error(refused, 409)
+        assert "Dispute dp_1Disputed is open and holds 1000 of this payment" in envelope["message"]
+
+    _send(client, service, _dispute_event("closed", "lost", after=60, amount=1000))
+    assert_error(writer.post(f"/transactions/{txn.pk}/refunds", {}, format="json"), 409)
+    txn.refresh_from_db()
+    assert (txn.refunded_amount, txn.refunds.count()) == (0, 0)
