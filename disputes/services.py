@@ -76,16 +76,21 @@ def dispute_apply(
         _record(txn, dispute, event=CLOSED_EVENTS.get(dispute.state, OPENED_EVENT), from_state=None, noted=noted)
         return dispute
     if fact.state is None:
-        _take_details(dispute, fact)
-        dispute.save()
-        record_event(txn, name="dispute_noted", actor=SYSTEM, from_status=txn.status, dispute=str(dispute.pk), **noted)
+        # A later fact that says no state brings the processor's latest amount, reason and due date, not a state: the
+        # time of the fact that set the state stays, so a state told in between still moves the dispute.
+        if fact.occurred_at > dispute.fact_at:
+            _take_details(dispute, fact)
+            dispute.save()
+            record_event(
+                txn, name="dispute_noted", actor=SYSTEM, from_status=txn.status, dispute=str(dispute.pk), **noted
+            )
         return dispute
     if not _supersedes(fact, dispute):
         return dispute
     from_state = dispute.state
+    _take_details(dispute, fact)
     dispute.state, dispute.fact_at = fact.state, fact.occurred_at
     dispute.closed_at = timezone.now() if fact.state in DisputeState.CLOSED else None
-    _take_details(dispute, fact)
     dispute.save()
     if from_state != dispute.state:
         _record(txn, dispute, event=CLOSED_EVENTS.get(dispute.state, UPDATED_EVENT), from_state=from_state, noted=noted)
@@ -119,8 +124,11 @@ def _create(txn: Transaction, *, payment_service_id: Any, fact: NotifiedDispute)
 
 
 def _take_details(dispute: Dispute, fact: NotifiedDispute) -> None:
-    """What the fact says of the dispute beside its state: the processor's latest amount, reason and due date."""
-    dispute.amount, dispute.currency = fact.amount, fact.currency
+    """What a later fact says of the dispute beside its state: the processor's latest amount, reason and due date.
+    Called before the state moves: a dispute already closed keeps at least the amount it closed on (what the bank
+    took back is not given back by a later word on the amount, only by a win)."""
+    amount = max(fact.amount, dispute.amount) if dispute.state in DisputeState.CLOSED else fact.amount
+    dispute.amount, dispute.currency = amount, fact.currency
     dispute.reason = fact.reason or dispute.reason
     dispute.due_at = fact.due_at or dispute.due_at
 

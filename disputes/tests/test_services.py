@@ -5,6 +5,7 @@ took back follow; a refund of money the bank took back is refused by name."""
 from __future__ import annotations
 
 import itertools
+from datetime import timedelta
 
 import pytest
 from django.db import transaction
@@ -202,3 +203,33 @@ def test_a_dispute_won_frees_what_it_held_and_one_lost_takes_it(txn):
     refunds = refund_all(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)
 
     assert [refund.amount for refund in refunds] == [999]
+
+
+def test_a_fact_without_a_state_moves_a_dispute_only_when_it_is_later(txn):
+    _apply(txn, fact(S.NEEDS_RESPONSE, minutes=10, amount=1000, reason="10.4"))
+
+    _apply(txn, fact(None, minutes=5, amount=250, reason="older", due_at=None))
+    dispute = Dispute.objects.get()
+    assert (dispute.state, dispute.amount, dispute.reason, dispute.fact_at) == (
+        "needs_response",
+        1000,
+        "10.4",
+        fact().occurred_at + timedelta(minutes=10),
+    )
+
+    _apply(txn, fact(None, minutes=15, amount=900, reason="later"))
+    dispute = Dispute.objects.get()
+    assert (dispute.state, dispute.amount, dispute.reason) == ("needs_response", 900, "later")
+    assert dispute.fact_at == fact().occurred_at + timedelta(minutes=10)  # it set no state: a later state still moves
+    _apply(txn, fact(S.UNDER_REVIEW, minutes=12, amount=900))
+    assert Dispute.objects.get().state == "under_review"
+    assert _events(txn) == ["dispute_needs_response", "dispute_noted", "dispute_under_review"]  # the older: nothing
+
+
+@pytest.mark.parametrize("state", [None, S.LOST, S.ACCEPTED])
+def test_a_closed_disputes_amount_never_shrinks(txn, state):
+    _apply(txn, fact(S.LOST, amount=1000))
+
+    _apply(txn, fact(state, minutes=30, amount=250))
+
+    assert (Dispute.objects.get().amount, transaction_taken_back(Transaction.objects.get(pk=txn.pk))) == (1000, 1000)

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from disputes.models import Dispute
+from payments.errors import Conflict
 from payments.tests.assertions import assert_error
 from paymentservices.models import InboundNotification
 from paymentservices.processors.adyen.tests.test_connector import _item, _post, _signed
 from paymentservices.processors.adyen.tests.test_inbound import PAYMENT, _adyen, _at
 from transactions.disputes import transaction_disputed, transaction_taken_back
 from transactions.models import Transaction
+from transactions.services.refunds import refund_create
+from transactions.services.state import SYSTEM
 
 pytestmark = pytest.mark.django_db
 
@@ -35,15 +39,24 @@ def txn(adyen) -> Transaction:
 
 
 def _dispute(
-    event_code: str, txn: Transaction, *, hour: int, psp: str = DISPUTE, payment: str = PAYMENT, reference=None, **extra
+    event_code: str,
+    txn: Transaction,
+    *,
+    hour: int,
+    psp: str = DISPUTE,
+    payment: str = PAYMENT,
+    reference=None,
+    amount: int | None = None,
+    currency: str = "EUR",
+    **extra,
 ):
     item = _item(
         eventCode=event_code,
         pspReference=psp,
         originalReference=payment,
         merchantReference=reference or str(txn.pk),
-        eventDate=f"2026-11-2{hour // 24}T{hour % 24:02d}:00:00+01:00",
-        amount={"value": txn.captured_amount, "currency": "EUR"},
+        eventDate=f"2026-11-2{hour // 24}T{hour % 24:02d}:00:00+01:00" if hour >= 0 else _earlier(-hour),
+        amount={"value": txn.captured_amount if amount is None else amount, "currency": currency},
     )
     body = json.loads(_signed(item))
     # What Adyen sends beside the signed fields (its signature covers none of them).
@@ -51,6 +64,10 @@ def _dispute(
         {"chargebackReasonCode": "10.4", "defensePeriodEndsAt": "2026-12-10T10:00:00+01:00", **extra}
     )
     return json.dumps(body).encode()
+
+
+def _earlier(hours: int) -> str:
+    return (datetime(2026, 11, 20, tzinfo=timezone(timedelta(hours=1))) - timedelta(hours=hours)).isoformat()
 
 
 def _state(txn: Transaction) -> tuple[str, bool, int]:
@@ -128,3 +145,21 @@ def test_a_dispute_notification_without_its_date_is_refused_by_name(client, adye
 
     assert_error(response, 400, "/notificationItems/0/NotificationRequestItem/eventDate")
     assert Dispute.objects.count() == 0
+
+
+def test_an_older_fact_without_a_state_changes_nothing_of_a_closed_dispute(client, adyen, merchant_account):
+    """A CHARGEBACK that cannot be defended is lost for 1000; a DISPUTE_DEFENSE_PERIOD_ENDED without a status, for 250
+    and three weeks older, arrives after it: the dispute stays lost for 1000, and no refund of the 750 is accepted."""
+    txn = _at(adyen, captured=True, currency="EUR", amount=1000)
+    _post(client, adyen, _dispute("CHARGEBACK", txn, hour=0, defendable="false", amount=1000))
+    older = _dispute("DISPUTE_DEFENSE_PERIOD_ENDED", txn, hour=-21 * 24, amount=250)
+
+    assert _post(client, adyen, older).status_code == 200
+
+    assert _state(txn) == ("lost", True, 1000)
+    assert (Dispute.objects.get().amount, Dispute.objects.get().fact_at.isoformat()) == (
+        1000,
+        "2026-11-19T23:00:00+00:00",
+    )
+    with pytest.raises(Conflict, match="took back 1000"):
+        refund_create(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM, amount=750)
