@@ -58,10 +58,20 @@ def dispute_apply_processor_event(event: ProcessorEvent) -> None:
 
 def dispute_apply(
     *, txn: Transaction, payment_service_id: Any, fact: NotifiedDispute, noted: dict[str, Any]
-) -> Dispute:
+) -> Dispute | None:
     """Bring the transaction's dispute up to `fact` (the caller holds the transaction's row lock, which serializes the
     facts of its disputes): created at the fact's state, moved when the fact supersedes the state it holds, else
-    unchanged. Each change is a transaction event and our own webhook."""
+    unchanged. Each change is a transaction event and our own webhook. A fact this payment cannot be held to (in
+    another currency) is refused: kept in the transaction's history and the log, and None is returned."""
+    if fact.currency != txn.currency:
+        _refuse(
+            txn,
+            fact=fact,
+            noted=noted,
+            why=f"the dispute {fact.id} is in {fact.currency} ({fact.amount} in minor units), the payment in "
+            f"{txn.currency}: not counted against the payment",
+        )
+        return None
     dispute = (
         Dispute.objects.select_for_update()
         .filter(payment_service_id=payment_service_id, processor_dispute_id=fact.id)
@@ -131,6 +141,25 @@ def _take_details(dispute: Dispute, fact: NotifiedDispute) -> None:
     dispute.amount, dispute.currency = amount, fact.currency
     dispute.reason = fact.reason or dispute.reason
     dispute.due_at = fact.due_at or dispute.due_at
+
+
+def _refuse(txn: Transaction, *, fact: NotifiedDispute, noted: dict[str, Any], why: str) -> None:
+    """A processor's fact that is kept, not applied: a `dispute_refused` event in the transaction's history (its
+    `refused` says why; the desk's timeline shows it) and a WARNING log line, for the operator to take up with the
+    processor. Money is never counted on a guess."""
+    logger.warning("Dispute fact about transaction %s refused: %s", txn.pk, why)
+    record_event(
+        txn,
+        name="dispute_refused",
+        actor=SYSTEM,
+        from_status=txn.status,
+        refused=why,
+        dispute_id=fact.id,
+        state=fact.state,
+        disputed_amount=fact.amount,
+        currency=fact.currency,
+        **noted,
+    )
 
 
 def _record(txn: Transaction, dispute: Dispute, *, event: str, from_state: str | None, noted: dict[str, Any]) -> None:

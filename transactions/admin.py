@@ -454,7 +454,9 @@ def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
             row["what"] = f"{readable(item.name)} ({readable(item.from_status)} → {readable(item.to_status)})"
             row["who"] = f"{item.get_actor_type_display()} {item.actor}".strip()
             row["amount"] = format_money(item.amount, txn.currency) if item.amount is not None else ""
-            row["note"] = item.details.get("reason", "") if isinstance(item.details, dict) else ""
+            # An operator's reason, or why a processor's word was refused (a dispute in another currency).
+            details = item.details if isinstance(item.details, dict) else {}
+            row["note"] = details.get("reason") or details.get("refused") or ""
         elif entry.kind == "refund":
             row["what"] = f"refund to {item.get_target_type_display().lower()}, {readable(item.status)}"
             row["amount"] = format_money(item.amount, item.currency)

@@ -24,20 +24,34 @@ def transaction_disputed(txn: Transaction) -> bool:
     return any(dispute.state in DISPUTED_STATES for dispute in getattr(txn, DISPUTES).all())
 
 
+def _counted(txn: Transaction, states: tuple[str, ...]) -> list[Any]:
+    """The transaction's disputes in `states` that are in the payment's currency: a fact in another currency is
+    refused when it arrives (docs/disputes.md), so one never counts as an amount of this payment's."""
+    return [
+        dispute
+        for dispute in getattr(txn, DISPUTES).all()
+        if dispute.state in states and dispute.currency == txn.currency
+    ]
+
+
 def transaction_taken_back(txn: Transaction) -> int:
-    """What disputes the merchant lost or accepted took back of the payment, in minor units of its currency."""
-    return sum(dispute.amount for dispute in getattr(txn, DISPUTES).all() if dispute.state in DisputeState.TAKEN_BACK)
+    """What disputes the merchant lost or accepted took back of the payment, in minor units of its currency: never
+    more than was captured (the bank cannot take back what it never paid)."""
+    taken_back: int = sum(dispute.amount for dispute in _counted(txn, DisputeState.TAKEN_BACK))
+    return min(taken_back, txn.captured_amount)
 
 
 def transaction_open_disputes(txn: Transaction) -> list[Any]:
     """The transaction's open disputes: each holds its amount of the payment until the bank decides it (the
     processor withdrew it, or may, and a refund now would pay the buyer twice if the dispute is lost)."""
-    return [dispute for dispute in getattr(txn, DISPUTES).all() if dispute.state in DisputeState.OPEN]
+    return _counted(txn, DisputeState.OPEN)
 
 
 def transaction_held(txn: Transaction) -> int:
-    """What open disputes hold of the payment, in minor units of its currency: not refundable until decided."""
-    return sum(dispute.amount for dispute in transaction_open_disputes(txn))
+    """What open disputes hold of the payment, in minor units of its currency (never more than was captured): not
+    refundable until decided."""
+    held: int = sum(dispute.amount for dispute in transaction_open_disputes(txn))
+    return min(held, txn.captured_amount)
 
 
 def disputed_filter(disputed: bool) -> Q:

@@ -104,3 +104,21 @@ def test_the_transaction_page_says_what_an_open_dispute_holds_and_a_refund_of_it
     refused = client.post(refund, {"amount": "", "reason": "Customer asked"}, follow=True).content.decode()
     assert f"Nothing was done. Dispute {held.processor_dispute_id} is open and holds 1500" in refused
     assert TransactionFactory._meta.model.objects.get(pk=held.transaction_id).refunded_amount == 0
+
+
+def test_a_refused_dispute_notification_is_on_the_transaction_timeline(support_client, merchant_account):
+    from django.db import transaction
+
+    from disputes.services import dispute_apply
+    from disputes.tests.factories import fact
+    from transactions.models import Transaction
+
+    payment = TransactionFactory(merchant_account=merchant_account, captured=True)
+    with transaction.atomic():
+        locked = Transaction.objects.select_for_update().get(pk=payment.pk)
+        dispute_apply(txn=locked, payment_service_id=payment.payment_service_id, fact=fact(currency="JPY"), noted={})
+
+    html = support_client.get(reverse("admin:transactions_transaction_change", args=[payment.pk])).content.decode()
+
+    assert "dispute refused" in html
+    assert "the dispute dp_1 is in JPY (1299 in minor units), the payment in USD" in html

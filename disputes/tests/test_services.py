@@ -233,3 +233,47 @@ def test_a_closed_disputes_amount_never_shrinks(txn, state):
     _apply(txn, fact(state, minutes=30, amount=250))
 
     assert (Dispute.objects.get().amount, transaction_taken_back(Transaction.objects.get(pk=txn.pk))) == (1000, 1000)
+
+
+# --- a dispute in another currency, and more than was captured -----------------------------------------------------
+
+
+def test_a_dispute_in_another_currency_is_refused_and_kept_in_the_history(txn, caplog):
+    refused = _apply(txn, fact(S.LOST, amount=100, currency="JPY"), fact(S.NEEDS_RESPONSE, minutes=-5, currency="JPY"))
+
+    assert refused is None
+    assert Dispute.objects.count() == 0
+    assert _events(txn) == ["dispute_refused", "dispute_refused"]
+    event = TransactionEvent.objects.filter(transaction=txn).first()
+    assert event.details["dispute_id"] == "dp_1"
+    assert event.details["refused"] == (
+        "the dispute dp_1 is in JPY (100 in minor units), the payment in USD: not counted against the payment"
+    )
+    assert "dispute dp_1 is in JPY" in caplog.text
+    assert _webhooks() == []
+    txn = Transaction.objects.get(pk=txn.pk)
+    assert (transaction_disputed(txn), transaction_taken_back(txn)) == (False, 0)
+
+
+def test_a_later_fact_in_another_currency_leaves_the_dispute_as_it_was(txn):
+    _apply(txn, fact(S.NEEDS_RESPONSE, amount=1000), fact(S.LOST, minutes=5, amount=100, currency="JPY"))
+
+    dispute = Dispute.objects.get()
+    assert (dispute.state, dispute.amount, dispute.currency) == ("needs_response", 1000, "USD")
+    assert _events(txn) == ["dispute_needs_response", "dispute_refused"]
+
+
+def test_what_disputes_take_back_is_never_more_than_was_captured(txn):
+    _apply(txn, fact(S.LOST, dispute_id="dp_1", amount=1000), fact(S.LOST, dispute_id="dp_2", amount=5000))
+
+    assert transaction_taken_back(Transaction.objects.get(pk=txn.pk)) == 1299
+
+
+def test_a_dispute_row_in_another_currency_is_not_counted_as_the_payments(txn):
+    from disputes.tests.factories import DisputeFactory
+
+    DisputeFactory(transaction=txn, state=S.LOST, amount=100, currency="JPY")
+    DisputeFactory(transaction=txn, state=S.NEEDS_RESPONSE, amount=100, currency="JPY")
+
+    txn = Transaction.objects.get(pk=txn.pk)
+    assert (transaction_taken_back(txn), refund_create(txn=txn, actor=SYSTEM, amount=1299).amount) == (0, 1299)

@@ -163,3 +163,19 @@ def test_an_older_fact_without_a_state_changes_nothing_of_a_closed_dispute(clien
     )
     with pytest.raises(Conflict, match="took back 1000"):
         refund_create(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM, amount=750)
+
+
+def test_a_dispute_in_another_currency_is_answered_kept_and_counts_nothing(client, adyen, merchant_account):
+    """A lost dispute of 100 JPY on a 1000 USD payment: recorded and on the transaction's page, never 100 of the USD."""
+    txn = _at(adyen, captured=True, currency="USD", amount=1000)
+
+    response = _post(
+        client, adyen, _dispute("CHARGEBACK", txn, hour=3, amount=100, currency="JPY", disputeStatus="Lost")
+    )
+
+    assert response.status_code == 200
+    assert (Dispute.objects.count(), InboundNotification.objects.count()) == (0, 1)
+    txn = Transaction.objects.get(pk=txn.pk)
+    assert (transaction_disputed(txn), transaction_taken_back(txn)) == (False, 0)
+    event = txn.events.get(name="dispute_refused")
+    assert (event.details["notification"], event.details["currency"]) == ("CHARGEBACK", "JPY")
