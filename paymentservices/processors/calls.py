@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from payments.connectors.base import ConnectorResult, Outcome
+from paymentservices.processors.seam import NotificationRefused
 
 # A call is never given less than this, even when the payment's time is nearly spent: a shorter wait fails calls that
 # the processor would have answered, and the lookup after an unanswered call needs a chance too.
@@ -26,6 +28,13 @@ HOST_REFUSED = "host_refused"
 
 # Amounts in a notification: minor units, an int64 at the most, never negative.
 MAX_NOTIFIED_AMOUNT = 2**63 - 1
+
+# The window of dates a dispute fact may say it happened in, around now (docs/disputes.md): the time orders facts, so
+# one dated far ahead would be later than every real one and hold the dispute where it said (Adyen's signature does
+# not cover `eventDate`). An hour ahead covers clocks that disagree; 90 days back covers every resend the processors
+# make (their retries and their dashboards' resends stop well before).
+DISPUTE_FACT_FUTURE = timedelta(hours=1)
+DISPUTE_FACT_PAST = timedelta(days=90)
 
 
 def call_timeout(timeout: float, deadline: float | None) -> float:
@@ -83,3 +92,17 @@ def field_of(obj: Any, key: str) -> Any:
 def is_notified_amount(value: Any) -> bool:
     """Whether `value` is an amount a processor's notification may carry: an integer of minor units, not negative."""
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_NOTIFIED_AMOUNT
+
+
+def dispute_fact_time(at: datetime, *, pointer: str) -> datetime:
+    """`at`, the time a processor says a dispute fact happened, when it is within the window around now; else
+    `NotificationRefused` naming `pointer`: refused and logged like any notification the server does not take, and not
+    recorded, so the processor's genuine one is still taken when it comes."""
+    now = datetime.now(UTC)
+    if not now - DISPUTE_FACT_PAST <= at <= now + DISPUTE_FACT_FUTURE:
+        raise NotificationRefused(
+            f"The dispute's date is not within {DISPUTE_FACT_PAST.days} days before and "
+            f"{DISPUTE_FACT_FUTURE.seconds // 3600} hour after now.",
+            pointer=pointer,
+        )
+    return at

@@ -15,8 +15,8 @@ from Adyen.util import is_valid_hmac_notification
 from payments.connectors.base import ConnectorResult, Outcome
 from paymentservices.processors.adyen.codes import DEFAULT_REFUSAL
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
+from paymentservices.processors.calls import dispute_fact_time, is_notified_amount
 from paymentservices.processors.calls import field_of as _get
-from paymentservices.processors.calls import is_notified_amount
 from paymentservices.processors.seam import (
     AvailableReport,
     DisputeState,
@@ -194,7 +194,8 @@ _STATUS_DECIDES = ("CHARGEBACK", "DISPUTE_DEFENSE_PERIOD_ENDED")
 
 def _notified_dispute(item: Mapping[str, Any], amount: Mapping[str, Any]) -> NotifiedDispute:
     """The dispute a dispute notification tells of. Its time (`eventDate`) orders facts that arrive out of order: a
-    notification without one is refused, naming it."""
+    notification without one, or with one outside the window around now (`dispute_fact_time`), is refused, naming
+    it."""
     extra = _get(item, "additionalData") or {}
     event_code = str(item["eventCode"])
     state = _DISPUTE_EVENTS[event_code]
@@ -205,6 +206,7 @@ def _notified_dispute(item: Mapping[str, Any], amount: Mapping[str, Any]) -> Not
     occurred = _datetime(_get(item, "eventDate"))
     if occurred is None:
         raise NotificationRefused("`eventDate` is not a date-time.", pointer=f"{ITEM_POINTER}/eventDate")
+    occurred = dispute_fact_time(occurred, pointer=f"{ITEM_POINTER}/eventDate")  # unsigned: held to a window
     reason = _get(extra, "chargebackReasonCode") or _get(extra, "rfiReasonCode") or _get(extra, "nofReasonCode")
     return NotifiedDispute(
         id=str(item["pspReference"]),

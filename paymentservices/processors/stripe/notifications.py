@@ -9,7 +9,7 @@ from typing import Any
 
 import stripe
 
-from paymentservices.processors.calls import is_notified_amount
+from paymentservices.processors.calls import dispute_fact_time, is_notified_amount
 from paymentservices.processors.seam import (
     DisputeState,
     NotificationRefused,
@@ -145,7 +145,8 @@ def _is_dispute(event_type: str) -> bool:
 
 def _disputed(dispute: Any, *, created: Any) -> dict[str, Any]:
     """The dispute a `charge.dispute.*` event carries and the PaymentIntent it disputes; a dispute without its id,
-    a status Stripe documents, its PaymentIntent or the event's time is refused, naming the field."""
+    a status Stripe documents, its PaymentIntent or the event's time (within the window around now:
+    `dispute_fact_time`) is refused, naming the field."""
     dispute_id, status, intent = (
         value_of(dispute, "id"),
         value_of(dispute, "status"),
@@ -175,6 +176,15 @@ def _disputed(dispute: Any, *, created: Any) -> dict[str, Any]:
             amount=amount,
             currency=currency.upper(),
             due_at=datetime.fromtimestamp(due_by, tz=UTC) if isinstance(due_by, int) else None,
-            occurred_at=datetime.fromtimestamp(created, tz=UTC),
+            occurred_at=dispute_fact_time(_event_time(created), pointer="/created"),
         ),
     }
+
+
+def _event_time(created: int) -> datetime:
+    """The event's `created` as a time; one no clock can hold (beyond year 9999) is as far out as a time goes, which
+    the window refuses."""
+    try:
+        return datetime.fromtimestamp(created, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return datetime.max.replace(tzinfo=UTC) if created > 0 else datetime.min.replace(tzinfo=UTC)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
@@ -18,6 +18,7 @@ from payments.tests.assertions import assert_error
 from paymentservices.models import InboundNotification
 from paymentservices.processors.adyen.tests.test_connector import _item, _post, _signed
 from paymentservices.processors.adyen.tests.test_inbound import PAYMENT, _adyen, _at
+from paymentservices.processors.calls import DISPUTE_FACT_FUTURE, DISPUTE_FACT_PAST
 from transactions.disputes import transaction_disputed, transaction_taken_back
 from transactions.models import Transaction
 from transactions.services.refunds import refund_create
@@ -26,6 +27,13 @@ from transactions.services.state import SYSTEM
 pytestmark = pytest.mark.django_db
 
 DISPUTE = "DISPUTE00000001A"
+# The dispute's first day, by Adyen's clock (CET): a few days ago, so every fact of a test is within the window of
+# dates the server takes (docs/disputes.md) whenever the suite runs.
+DAY0 = (
+    (datetime.now(UTC) - timedelta(days=4))
+    .astimezone(timezone(timedelta(hours=1)))
+    .replace(hour=0, minute=0, second=0, microsecond=0)
+)
 
 
 @pytest.fixture
@@ -55,7 +63,7 @@ def _dispute(
         pspReference=psp,
         originalReference=payment,
         merchantReference=reference or str(txn.pk),
-        eventDate=f"2026-11-2{hour // 24}T{hour % 24:02d}:00:00+01:00" if hour >= 0 else _earlier(-hour),
+        eventDate=(DAY0 + timedelta(hours=hour)).isoformat(),
         amount={"value": txn.captured_amount if amount is None else amount, "currency": currency},
     )
     body = json.loads(_signed(item))
@@ -64,10 +72,6 @@ def _dispute(
         {"chargebackReasonCode": "10.4", "defensePeriodEndsAt": "2026-12-10T10:00:00+01:00", **extra}
     )
     return json.dumps(body).encode()
-
-
-def _earlier(hours: int) -> str:
-    return (datetime(2026, 11, 20, tzinfo=timezone(timedelta(hours=1))) - timedelta(hours=hours)).isoformat()
 
 
 def _state(txn: Transaction) -> tuple[str, bool, int]:
@@ -157,10 +161,7 @@ def test_an_older_fact_without_a_state_changes_nothing_of_a_closed_dispute(clien
     assert _post(client, adyen, older).status_code == 200
 
     assert _state(txn) == ("lost", True, 1000)
-    assert (Dispute.objects.get().amount, Dispute.objects.get().fact_at.isoformat()) == (
-        1000,
-        "2026-11-19T23:00:00+00:00",
-    )
+    assert (Dispute.objects.get().amount, Dispute.objects.get().fact_at) == (1000, DAY0)
     with pytest.raises(Conflict, match="took back 1000"):
         refund_create(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM, amount=750)
 
@@ -179,3 +180,38 @@ def test_a_dispute_in_another_currency_is_answered_kept_and_counts_nothing(clien
     assert (transaction_disputed(txn), transaction_taken_back(txn)) == (False, 0)
     event = txn.events.get(name="dispute_refused")
     assert (event.details["notification"], event.details["currency"]) == ("CHARGEBACK", "JPY")
+
+
+@pytest.mark.parametrize(
+    "event_date",
+    ["9999-12-31T23:59:59+01:00", "2000-01-01T00:00:00+01:00", "future", "past"],
+)
+def test_a_dispute_dated_outside_the_window_is_refused_and_freezes_nothing(client, adyen, txn, caplog, event_date):
+    """Adyen's signature does not cover `eventDate`: a fact dated 9999-12-31 would be later than every real one and
+    hold the dispute where it said forever."""
+    now = datetime.now(UTC)
+    event_date = {
+        "future": (now + DISPUTE_FACT_FUTURE + timedelta(minutes=5)).isoformat(),
+        "past": (now - DISPUTE_FACT_PAST - timedelta(minutes=5)).isoformat(),
+    }.get(event_date, event_date)
+    _post(client, adyen, _dispute("NOTIFICATION_OF_CHARGEBACK", txn, hour=1))
+    body = json.loads(_dispute("CHARGEBACK", txn, hour=2, disputeStatus="Won"))
+    body["notificationItems"][0]["NotificationRequestItem"]["eventDate"] = event_date
+
+    response = _post(client, adyen, json.dumps(body).encode())
+
+    assert_error(response, 400, "/notificationItems/0/NotificationRequestItem/eventDate")
+    assert "Refused a notification" in caplog.text
+    assert InboundNotification.objects.count() == 1  # not recorded: the genuine one is still taken when it comes
+    _post(client, adyen, _dispute("CHARGEBACK", txn, hour=3, disputeStatus="Lost"))
+    assert _state(txn) == ("lost", True, 1299)
+
+
+def test_a_dispute_dated_just_inside_the_window_is_taken(client, adyen, txn):
+    body = json.loads(_dispute("CHARGEBACK", txn, hour=0, disputeStatus="Lost"))
+    soon = datetime.now(UTC) + DISPUTE_FACT_FUTURE - timedelta(minutes=5)
+    body["notificationItems"][0]["NotificationRequestItem"]["eventDate"] = soon.isoformat()
+
+    assert _post(client, adyen, json.dumps(body).encode()).status_code == 200
+
+    assert _state(txn) == ("lost", True, 1299)
