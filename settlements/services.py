@@ -108,6 +108,7 @@ def settlement_file_ingest(
     digest = _digest(file.content)
     try:
         parsed = list(file.read(file.content))
+        _check_entries(parsed)
     except FileUnreadable as error:
         return _refuse(merchant_account, payment_service, file, digest, f"{error} Nothing from the file was recorded.")
     try:
@@ -132,6 +133,18 @@ def settlement_file_ingest(
         unmatched,
     )
     return IngestResult(Outcome.INGESTED, row, entries=len(entries), unmatched=unmatched)
+
+
+def _check_entries(parsed: Sequence[ParsedEntry]) -> None:
+    """What every file must hold before anything is written: each line once. Two lines under one key would be read
+    as one line already in the ledger, and one of them dropped."""
+    seen: dict[str, int] = {}
+    for number, line in enumerate(parsed, start=1):
+        first = seen.setdefault(line.entry_key, number)
+        if first != number:
+            raise FileUnreadable(
+                f"The file's entries {first} and {number} (in the file's order) have one key ({line.entry_key})."
+            )
 
 
 def _report(

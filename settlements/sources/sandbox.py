@@ -109,13 +109,19 @@ def _day_lines(day: date) -> dict[str, list[dict[str, object]]]:
 
 
 def _line(op: SandboxOperation, ours: str) -> dict[str, object]:
-    return {
+    line: dict[str, object] = {
         "operation": op.operation,
         "reference": ours,
         "processor_reference": op.processor_reference,
         "amount": op.amount,
         "currency": op.currency,
     }
+    # A payment captured in parts: each later capture's reference carries its sequence (`<id>:capture:2`), and each
+    # capture is a line of its own (the first keeps the key a payment's one capture always had).
+    later = f"{ours}:capture:"
+    if op.operation == Op.CAPTURE and op.reference.startswith(later):
+        line["capture"] = op.reference.removeprefix(later)
+    return line
 
 
 def read_sandbox_report(content: bytes) -> list[ParsedEntry]:
@@ -136,6 +142,9 @@ def _entry(line: dict[str, object], posted_at: datetime, payout: str, number: in
         amount, currency = int(line["amount"]), str(line["currency"])  # type: ignore[call-overload]
         operation, reference = str(line["operation"]), str(line["reference"])
         processor_reference = str(line["processor_reference"])
+        capture = str(line.get("capture", ""))
+        if capture and not (capture.isascii() and capture.isdigit()):
+            raise ValueError(capture)
     except (KeyError, TypeError, ValueError) as error:
         raise FileUnreadable(f"Line {number} of the sandbox report is not readable.") from error
     common = {
@@ -159,7 +168,7 @@ def _entry(line: dict[str, object], posted_at: datetime, payout: str, number: in
     commission = min(amount, _share(amount, PERCENT_FEE) + FIXED_FEE)
     interchange, scheme_fee = _share(amount, INTERCHANGE), _share(amount, SCHEME_FEE)
     return ParsedEntry(
-        entry_key=f"capture:{reference}",
+        entry_key=f"capture:{reference}:{capture}" if capture else f"capture:{reference}",
         kind=EntryKind.SETTLEMENT,
         processor_type="capture",
         net_amount=amount - commission,

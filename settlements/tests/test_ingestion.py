@@ -193,3 +193,28 @@ def test_the_sandbox_settles_yesterdays_captures_once(merchant_account, captured
     captured.refresh_from_db()
     not_yet.refresh_from_db()
     assert (captured.settled_amount, not_yet.settled) == (9680, False)
+
+
+def test_each_capture_of_a_payment_on_one_day_is_its_own_line(merchant_account):
+    txn = TransactionFactory(merchant_account=merchant_account, captured=True, amount=10000, currency="EUR")
+    at = datetime(2026, 3, 9, 15, tzinfo=UTC)
+    _decided(f"{txn.pk}:capture", "capture", 3000, at)
+    _decided(f"{txn.pk}:capture:2", "capture", 2000, at)
+    _decided(f"{txn.pk}:capture:3", "capture", 1000, at)
+
+    [result] = settlements_sandbox_ingest(today=date(2026, 3, 10))
+
+    assert (result.outcome, result.entries) == (Outcome.INGESTED, 3)
+    assert sorted(LedgerEntry.objects.filter(transaction=txn).values_list("amount", flat=True)) == [1000, 2000, 3000]
+    txn.refresh_from_db()
+    # 2.9% + 30 of each capture: 117, 88 and 59.
+    assert (txn.settled, txn.settled_amount) == (True, 6000 - 117 - 88 - 59)
+
+
+def test_two_lines_of_one_file_under_one_key_refuse_it_with_a_record(merchant_account, captured):
+    result = ingest(merchant_account, sandbox_file([capture_line(captured), capture_line(captured, amount=500)]))
+
+    assert result.outcome == Outcome.REFUSED
+    assert "entries 1 and 2" in result.message
+    assert SettlementReportFile.objects.get().status == FileStatus.REFUSED
+    assert not LedgerEntry.objects.exists()
