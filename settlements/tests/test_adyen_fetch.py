@@ -152,6 +152,46 @@ def test_a_url_off_adyens_report_hosts_is_neither_kept_nor_fetched(
     assert host.requests == []
 
 
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "/../../../../internal/secret.csv",
+        "/%2e%2e/%2e%2e/%2E%2E/%2e%2E/internal/secret.csv",
+        "/.%2e/.%2E/%2e./%2E./internal/secret.csv",
+        "/./../../../../internal/secret.csv",
+        "/%2e/settlement_detail_report_batch_7.csv",
+        "%2f..%2f..%2finternal/secret.csv",
+    ],
+    ids=["dot-dot", "encoded", "half-encoded", "dot", "encoded-dot", "encoded-slash"],
+)
+def test_dot_segments_never_leave_the_configured_report_base(
+    client, service, host, settings, escape, django_capture_on_commit_callbacks
+):
+    base = f"{host.url}/reports/download/MerchantAccount/TestMerchantECOM"
+    override_processor(settings, "adyen", REPORT_BASE=base)
+    host.files["secret.csv"] = b"internal"
+
+    with django_capture_on_commit_callbacks(execute=True):
+        announce(client, service, url=base + escape)
+
+    fetch = ReportFetch.objects.get()
+    assert (fetch.status, fetch.url) == (FetchStatus.REFUSED, "")
+    assert settlements_adyen_report_fetch(fetch_id=fetch.pk) is None
+    assert host.requests == []
+
+
+def test_a_report_base_matches_by_parsed_path_not_by_text(settings):
+    override_processor(settings, "adyen", REPORT_BASE="http://127.0.0.1:9/reports")
+    assert adyen.report_url_allowed(f"http://127.0.0.1:9/reports/{NAME}")
+    assert not adyen.report_url_allowed(f"http://127.0.0.1:9/reports-internal/{NAME}")
+    assert not adyen.report_url_allowed(f"http://127.0.0.1:9/reports/../{NAME}")
+    assert not adyen.report_url_allowed(f"http://user@127.0.0.1:9/reports/{NAME}")
+    assert not adyen.report_url_allowed(f"https://127.0.0.1:9/reports/{NAME}")
+    override_processor(settings, "adyen", REPORT_BASE="")
+    assert not adyen.report_url_allowed(f"https://ca-test.adyen.com/reports/download/../../internal/{NAME}")
+    assert not adyen.report_url_allowed(f"https://ca-test.adyen.com/reports/%2E%2e/internal/{NAME}")
+
+
 def test_adyens_own_report_hosts_are_allowed(settings):
     override_processor(settings, "adyen", REPORT_BASE="")
     for host in ("ca-test.adyen.com", "ca-live.adyen.com"):
