@@ -14,7 +14,7 @@ from django.utils.html import format_html
 
 from payments.staff.mixins import ReadOnlyAdminMixin
 from reports.models import ExecutionStatus, FileFormat, Report, ReportExecution
-from reports.services.files import CONTENT_TYPES, report_storage
+from reports.services.files import CONTENT_TYPES, download_file_name, report_storage
 from reports.services.reports import report_run_now
 
 RUN_PERMISSION = "reports.run_report"
@@ -107,6 +107,6 @@ class ReportExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return FileResponse(
             report_storage().open(execution.file_name, "rb"),
             as_attachment=True,
-            filename=f"{execution.report.name}-{execution.reference_timestamp:%Y-%m-%d}.{execution.file_format}",
+            filename=download_file_name(execution),
             content_type=CONTENT_TYPES[FileFormat(execution.file_format)],
         )

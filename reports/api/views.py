@@ -41,7 +41,14 @@ from reports.selectors import (
     report_latest_executions,
     report_list,
 )
-from reports.services.files import CONTENT_TYPES, DownloadRefused, download_token, download_token_read, report_storage
+from reports.services.files import (
+    CONTENT_TYPES,
+    DownloadRefused,
+    download_file_name,
+    download_token,
+    download_token_read,
+    report_storage,
+)
 from reports.services.reports import Creator, report_create, report_update
 
 
@@ -241,6 +248,6 @@ class ReportDownloadView(APIView):
         return FileResponse(
             handle,
             as_attachment=True,
-            filename=f"{execution.report.name}-{execution.reference_timestamp:%Y-%m-%d}.{execution.file_format}",
+            filename=download_file_name(execution),
             content_type=CONTENT_TYPES[FileFormat(execution.file_format)],
         )

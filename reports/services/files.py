@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
@@ -105,6 +106,15 @@ def report_file_store(
         wanted = f"{execution.report.merchant_account_id}/{day}/{execution.pk}.{file_format.value}"
         name = report_storage().save(wanted, File(handle, name=wanted))
     return name, size, count
+
+
+def download_file_name(execution: ReportExecution) -> str:
+    """The name a download is saved under: the report's name and day, with no control or format character (a
+    right-to-left override would show `cod.exe` as `exe.doc`; a line break would split the header), never empty."""
+    shown = "".join(
+        char for char in execution.report.name if not unicodedata.category(char).startswith(("C", "Zl", "Zp"))
+    ).strip()
+    return f"{shown or 'report'}-{execution.reference_timestamp:%Y-%m-%d}.{execution.file_format}"
 
 
 # --- signed download URLs -----------------------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 import csv
 import io
+import unicodedata
 import uuid
 from datetime import timedelta
+from urllib.parse import unquote
 
 import pytest
 from django.utils import timezone
@@ -213,3 +215,31 @@ def test_an_xlsx_report_downloads_as_a_workbook(api_client, merchant_account):
         ["id", "status", "amount"],
         [str(paid.pk), "capture_succeeded", 777],
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "file_name"),
+    [
+        ("Q3 sales\u202ecod.exe", "Q3 salescod.exe"),
+        ("\u2066pay\u2069outs\u200b\u200e", "payouts"),
+        ("tab\there\x07 and\x1b[31m red", "tabhere and[31m red"),
+        ("line\u2028break", "linebreak"),
+        ("\u202e\u202d", "report"),
+    ],
+    ids=["right-to-left-override", "isolates-and-zero-width", "controls", "line-separator", "nothing-left"],
+)
+def test_the_download_file_name_holds_no_control_or_format_character(api_client, merchant_account, name, file_name):
+    report = ReportFactory(merchant_account=merchant_account, name=name)
+    execution = ReportExecution.objects.create(
+        report=report, reference_timestamp=timezone.now(), reference_timezone="Etc/UTC"
+    )
+    assert report_execution_run(execution_id=str(execution.pk))
+    client = api_client(scopes=WRITE)
+
+    answer = client.post(f"/reports/{report.pk}/executions/{execution.pk}/url", {}, format="json")
+    downloaded = _download(APIClient(), answer.json()["url"])
+
+    assert downloaded.status_code == 200
+    disposition = unquote(downloaded["Content-Disposition"])
+    assert f"{file_name}-{execution.reference_timestamp:%Y-%m-%d}.csv" in disposition
+    assert not any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in disposition)
