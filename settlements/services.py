@@ -16,6 +16,7 @@ the same way for every processor:
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
@@ -23,10 +24,12 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.validators import validate_currency
 from paymentservices.models import PaymentService
 from settlements.models import (
     PAYMENT_KINDS,
@@ -40,6 +43,14 @@ from transactions.models import Refund, Transaction
 from transactions.services.settlement import SettledTotal, refund_settlement_record, transaction_settlement_record
 
 logger = logging.getLogger(__name__)
+
+
+# The largest amount a line may carry, in minor units (ten trillion in a two-decimal currency): far beyond any real
+# line, and far enough below the database's 64-bit integers that a transaction's lines add up within them.
+MAX_LEDGER_AMOUNT = 10**15
+# The decimals of an exchange rate the ledger keeps (`LedgerEntry.exchange_rate`), and its bound.
+RATE_PLACES = 10
+MAX_RATE = Decimal(10) ** 10
 
 
 class FileUnreadable(Exception):
@@ -86,6 +97,9 @@ class Outcome:
     INGESTED = "ingested"
     ALREADY_INGESTED = "already_ingested"
     REFUSED = "refused"
+    # Not ingested, and not for what the file says: what reads it broke, or the source did not answer. Nothing was
+    # written; the next run tries again.
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -123,6 +137,14 @@ def settlement_file_ingest(
             _tell_transactions(entries)
     except IntegrityError:
         return _already_ingested(merchant_account, payment_service, file, digest)
+    except (DatabaseError, OverflowError, ValueError) as error:
+        # The last resort: a value no check foresaw that the database (or its driver) refused. The file is kept as
+        # refused, for the operator, rather than lost in a crash that would also stop the files after it.
+        logger.exception(
+            "Settlement file %s of %s %s: the database refused it", file.name, file.source, file.report_name
+        )
+        message = f"The database refused the file ({type(error).__name__}). Nothing from the file was recorded."
+        return _refuse(merchant_account, payment_service, file, digest, message)
     unmatched = sum(1 for entry in entries if entry.kind in PAYMENT_KINDS and entry.transaction_id is None)
     logger.info(
         "Settlement file %s of %s %s ingested: %d entries, %d unmatched",
@@ -135,16 +157,61 @@ def settlement_file_ingest(
     return IngestResult(Outcome.INGESTED, row, entries=len(entries), unmatched=unmatched)
 
 
+_AMOUNT_FIELDS = ("amount", "net_amount", "commission", "interchange", "markup", "scheme_fee")
+_TEXT_FIELDS = (
+    "entry_key",
+    "processor_type",
+    "processor_reference",
+    "modification_reference",
+    "merchant_reference",
+    "payout_reference",
+)
+
+
 def _check_entries(parsed: Sequence[ParsedEntry]) -> None:
-    """What every file must hold before anything is written: each line once. Two lines under one key would be read
-    as one line already in the ledger, and one of them dropped."""
+    """What every file must hold before anything is written, whichever source read it: each line once (two lines
+    under one key would be read as one line already in the ledger, and one of them dropped), and every value within
+    what the ledger holds. The sources name the line and column of what they read; this names the entry and field
+    of what slipped past them, so nothing a database would refuse half-way is ever written."""
     seen: dict[str, int] = {}
     for number, line in enumerate(parsed, start=1):
+        problem = _entry_problem(line)
+        if problem:
+            raise FileUnreadable(f"Entry {number} of the file (in the file's order): {problem}.")
         first = seen.setdefault(line.entry_key, number)
         if first != number:
             raise FileUnreadable(
                 f"The file's entries {first} and {number} (in the file's order) have one key ({line.entry_key})."
             )
+
+
+def _entry_problem(line: ParsedEntry) -> str:
+    """What is wrong with one parsed line, or nothing."""
+    for name in _AMOUNT_FIELDS:
+        value = getattr(line, name)
+        if value is not None and (type(value) is not int or abs(value) > MAX_LEDGER_AMOUNT):
+            return f"`{name}` is not an amount the ledger holds"
+    if line.amount < 0:
+        return "`amount` is negative: the gross of a line is a magnitude"
+    for name in ("currency", "net_currency"):
+        try:
+            validate_currency(getattr(line, name))
+        except ValidationError:
+            return f"`{name}` is not an ISO 4217 currency code"
+    for name in _TEXT_FIELDS:
+        limit = getattr(LedgerEntry._meta.get_field(name), "max_length", 0)
+        value = getattr(line, name)
+        if len(value) > limit or not value.isprintable():
+            return f"`{name}` is longer than {limit} characters or holds a control or format character"
+    if line.exchange_rate is not None and not _rate_kept(line.exchange_rate):
+        return "`exchange_rate` is not a positive rate below 10^10 with at most ten decimals"
+    if "\\u0000" in json.dumps(line.fee_details):  # PostgreSQL's JSON refuses NUL
+        return "`fee_details` holds a NUL character"
+    return ""
+
+
+def _rate_kept(rate: Decimal) -> bool:
+    return rate.is_finite() and 0 < rate < MAX_RATE and rate == rate.quantize(Decimal(1).scaleb(-RATE_PLACES))
 
 
 def _report(

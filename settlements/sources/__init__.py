@@ -13,6 +13,8 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
+from settlements.services import IngestResult, Outcome
+
 logger = logging.getLogger(__name__)
 
 # Each source's entry point: a function of no required argument that ingests what is new and returns the results.
@@ -25,7 +27,7 @@ SOURCES: dict[str, str] = {
 
 def settlements_ingest(*, sources: list[str] | None = None) -> dict[str, list[Any]]:
     """Ingest what each source has that is new; one source failing (a processor that does not answer) leaves the
-    others to run, and is logged for the operator."""
+    others to run, and is logged for the operator and answered as a failed result (the command exits non-zero)."""
     unknown = sorted(set(sources or []) - set(SOURCES))
     if unknown:
         raise ValueError(f"Unknown settlement source(s): {', '.join(unknown)}; known: {', '.join(SOURCES)}.")
@@ -34,7 +36,8 @@ def settlements_ingest(*, sources: list[str] | None = None) -> dict[str, list[An
         ingest: Callable[[], list[Any]] = import_string(SOURCES[name])
         try:
             results[name] = ingest()
-        except Exception:
+        except Exception as error:
             logger.exception("Settlement source %s failed; the next run tries again", name)
-            results[name] = []
+            message = f"The {name} source failed ({type(error).__name__}); the next run tries again."
+            results[name] = [IngestResult(Outcome.FAILED, None, message=message)]
     return results

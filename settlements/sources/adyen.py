@@ -8,7 +8,10 @@ with the currency's decimals. `Settled` is a settlement, `Refunded` a refund set
 `SecondChargeback`) a chargeback, `ChargebackReversed` its reversal, `MerchantPayout` the batch's payout; every other
 type (`Fee`, `MiscCosts`, `DepositCorrection`, ...) is a fee line of the account.
 
-A line that does not read (a missing column, an amount that is not one, a date that is not one) refuses the file.
+A line that does not read refuses the file, naming the line and the column: a missing column, an amount that is not
+a plain decimal of ASCII digits with the currency's decimals (no exponent, no other script's digits) or is beyond what
+the ledger holds, a negative gross, a rate that is not a positive decimal below 10^10, a currency ISO 4217 does not
+list, a date that is not one, a text cell longer than its bound or holding a control or format character.
 
 How a report reaches us: Adyen's REPORT_AVAILABLE notification names the file and its download URL. A settlement
 details report's (`settlement_detail_report_batch_<n>.csv`) is kept as a `ReportFetch` inside the notification's own
@@ -23,23 +26,28 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 import uuid
 from datetime import datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django_tasks import task
 
 from payments.accounts.models import MerchantAccount
 from payments.money import currency_exponent
+from payments.validators import validate_currency
 from paymentservices.models import PaymentService
 from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors import adyen
 from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
 from settlements.models import EntryKind, FetchStatus, ReportFetch, Source
 from settlements.services import (
+    MAX_LEDGER_AMOUNT,
+    RATE_PLACES,
     FileUnreadable,
     IngestResult,
     Outcome,
@@ -64,6 +72,23 @@ REQUIRED_COLUMNS = (
     "Net Credit (NC)",
     "Batch Number",
 )
+# The longest each text cell may be: what the ledger's columns hold, and the entry key (batch, type, PSP reference and
+# modification reference together) within its 255 characters. Adyen's own references are 16 characters.
+TEXT_LIMITS = {
+    "Psp Reference": 64,
+    "Merchant Reference": 255,
+    "Modification Reference": 64,
+    "Type": 64,
+    "Batch Number": 32,
+    "TimeZone": 64,
+    "Creation Date": 19,
+}
+# An amount as Adyen writes it: ASCII digits, a point and the decimals; the sign only on the columns that may carry
+# one (a gross is a magnitude, its side told by the column). The length bound keeps Decimal from being handed a
+# number of a million digits.
+_AMOUNT = re.compile(r"-?[0-9]{1,24}(?:\.[0-9]{1,8})?", flags=re.ASCII)
+_RATE = re.compile(r"[0-9]{1,10}(?:\.[0-9]{1,30})?", flags=re.ASCII)
+GROSS_COLUMNS = ("Gross Debit (GC)", "Gross Credit (GC)")
 KINDS = {
     "Settled": EntryKind.SETTLEMENT,
     "Refunded": EntryKind.REFUND_SETTLEMENT,
@@ -139,7 +164,26 @@ def settlements_adyen_fetch_pending() -> list[IngestResult]:
 def settlements_adyen_report_fetch(*, fetch_id: uuid.UUID) -> IngestResult | None:
     """Download the report (its URL checked again before use) with the service's report user key and ingest it; a
     failed download stays pending with the reason and is queued again. None when there was nothing to do (fetched
-    already, refused, or another worker holds it) or the download failed."""
+    already, refused, or another worker holds it) or the download failed. A report that breaks what reads it stays
+    pending with why, as a failed download does, and is answered as failed: it never stops the reports after it."""
+    try:
+        return _fetch(fetch_id)
+    except Exception as error:
+        logger.exception("Adyen report fetch %s broke; it stays pending", fetch_id)
+        return _broke(fetch_id, error)
+
+
+def _broke(fetch_id: uuid.UUID, error: Exception) -> IngestResult | None:
+    with transaction.atomic():
+        fetch = ReportFetch.objects.select_for_update().filter(pk=fetch_id, status=FetchStatus.PENDING).first()
+        if fetch is None:
+            return None
+        fetch.attempts += 1
+        _failed(fetch, f"The report could not be ingested ({type(error).__name__}); it is tried again.")
+    return IngestResult(Outcome.FAILED, None, message=f"{fetch.name}: {fetch.message}")
+
+
+def _fetch(fetch_id: uuid.UUID) -> IngestResult | None:
     with transaction.atomic():
         fetch = (
             ReportFetch.objects.select_for_update(skip_locked=True)
@@ -207,6 +251,8 @@ def _entry(row: dict[str, str | None], line: int) -> ParsedEntry:
     if None in row or any(value is None for value in row.values()):
         raise FileUnreadable(f"Line {line} of the Adyen report has not as many fields as the header (truncated?).")
     cells = {key: (value or "").strip() for key, value in row.items() if key is not None}
+    for column, limit in TEXT_LIMITS.items():
+        _text(cells, column, limit, line)
     gross_currency, net_currency = _currency(cells, "Gross Currency", line), _currency(cells, "Net Currency", line)
     gross_debit = _amount(cells, "Gross Debit (GC)", gross_currency, line)
     gross_credit = _amount(cells, "Gross Credit (GC)", gross_currency, line)
@@ -234,10 +280,24 @@ def _entry(row: dict[str, str | None], line: int) -> ParsedEntry:
     )
 
 
+def _refused(line: int, column: str, what: str) -> FileUnreadable:
+    return FileUnreadable(f"Line {line} of the Adyen report: `{column}` {what}.")
+
+
+def _text(cells: dict[str, str], column: str, limit: int, line: int) -> None:
+    value = cells.get(column, "")
+    if len(value) > limit:
+        raise _refused(line, column, f"is longer than {limit} characters")
+    if not value.isprintable():
+        raise _refused(line, column, "holds a control or format character")
+
+
 def _currency(cells: dict[str, str], column: str, line: int) -> str:
     value = cells[column]
-    if len(value) != 3 or not value.isalpha() or not value.isupper():
-        raise FileUnreadable(f"Line {line} of the Adyen report: `{column}` is not a currency code.")
+    try:
+        validate_currency(value)
+    except ValidationError:
+        raise _refused(line, column, "is not an ISO 4217 currency code") from None
     return value
 
 
@@ -246,12 +306,15 @@ def _amount(cells: dict[str, str], column: str, currency: str, line: int) -> int
     value = cells.get(column, "")
     if not value:
         return 0
-    try:
-        minor = Decimal(value).scaleb(currency_exponent(currency))
-    except InvalidOperation:
-        minor = Decimal("NaN")
-    if not minor.is_finite() or minor != minor.to_integral_value():
-        raise FileUnreadable(f"Line {line} of the Adyen report: `{column}` is not an amount in {currency}.")
+    if _AMOUNT.fullmatch(value) is None:
+        raise _refused(line, column, f"is not an amount in {currency}")
+    minor = Decimal(value).scaleb(currency_exponent(currency))
+    if minor != minor.to_integral_value():
+        raise _refused(line, column, f"is not an amount in {currency}")
+    if abs(minor) > MAX_LEDGER_AMOUNT:
+        raise _refused(line, column, "is beyond what the ledger holds")
+    if minor < 0 and column in GROSS_COLUMNS:
+        raise _refused(line, column, "is negative: a gross is a magnitude, its side is the column")
     return int(minor)
 
 
@@ -260,20 +323,22 @@ def _optional(cells: dict[str, str], column: str, currency: str, line: int) -> i
 
 
 def _rate(cells: dict[str, str], line: int) -> Decimal | None:
+    """A positive rate below 10^10, rounded to the ledger's ten decimals."""
     value = cells.get("Exchange Rate", "")
     if not value:
         return None
-    try:
-        rate = Decimal(value)
-    except InvalidOperation:
-        rate = Decimal("NaN")
-    if not rate.is_finite() or rate <= 0:
-        raise FileUnreadable(f"Line {line} of the Adyen report: `Exchange Rate` is not a rate.")
+    if _RATE.fullmatch(value) is None:
+        raise _refused(line, "Exchange Rate", "is not a rate")
+    rate = Decimal(value).quantize(Decimal(1).scaleb(-RATE_PLACES), rounding=ROUND_HALF_EVEN)
+    if rate <= 0:
+        raise _refused(line, "Exchange Rate", "is not a rate")
     return rate
 
 
 def _posted_at(cells: dict[str, str], line: int) -> datetime:
     try:
+        if not cells["Creation Date"].isascii():
+            raise ValueError("not ASCII digits")
         naive = datetime.strptime(cells["Creation Date"], "%Y-%m-%d %H:%M:%S")
         return naive.replace(tzinfo=ZoneInfo(cells["TimeZone"] or "UTC"))
     except (ValueError, ZoneInfoNotFoundError) as error:

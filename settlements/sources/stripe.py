@@ -17,14 +17,25 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
+from django.core.exceptions import ValidationError
+
+from payments.validators import validate_currency
 from paymentservices.models import PaymentService
 from paymentservices.processors import stripe
 from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
 from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReportFile, Source
-from settlements.services import FileUnreadable, IngestResult, ParsedEntry, SettlementFile, settlement_file_ingest
+from settlements.services import (
+    MAX_RATE,
+    RATE_PLACES,
+    FileUnreadable,
+    IngestResult,
+    ParsedEntry,
+    SettlementFile,
+    settlement_file_ingest,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -221,8 +232,10 @@ def _integer(value: object) -> int:
 
 def _currency(value: object) -> str:
     code = str(value).upper()
-    if len(code) != 3 or not code.isascii() or not code.isalpha():
-        raise ValueError(f"{value!r} is not a currency")
+    try:
+        validate_currency(code)
+    except ValidationError:
+        raise ValueError(f"{value!r} is not an ISO 4217 currency") from None
     return code
 
 
@@ -235,10 +248,16 @@ def _day(value: object) -> date:
 
 
 def _rate(value: object) -> Decimal | None:
+    """Stripe's rate (a JSON number) rounded to the ten decimals the ledger keeps; positive and below 10^10."""
     if value is None:
         return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{value!r} is not an exchange rate")
     rate = Decimal(str(value))
-    if not rate.is_finite() or rate <= 0:
+    if not rate.is_finite() or not 0 < rate < MAX_RATE:
+        raise ValueError(f"{value!r} is not an exchange rate")
+    rate = rate.quantize(Decimal(1).scaleb(-RATE_PLACES), rounding=ROUND_HALF_EVEN)
+    if rate <= 0:
         raise ValueError(f"{value!r} is not an exchange rate")
     return rate
 

@@ -6,16 +6,18 @@ nor fetched; a failed download stays pending with the reason, on the desk, and i
 from __future__ import annotations
 
 import json
+from io import StringIO
 
 import pytest
 from Adyen.util import generate_notification_sig
+from django.core.management import CommandError, call_command
 from django_tasks_db.models import DBTaskResult
 
 from paymentservices.definitions import ADYEN_CARD
 from paymentservices.processors import adyen
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
-from settlements.models import FetchStatus, LedgerEntry, ReportFetch
+from settlements.models import FetchStatus, LedgerEntry, ReportFetch, SettlementReportFile
 from settlements.selectors import report_fetches_to_look_into
 from settlements.sources import settlements_ingest
 from settlements.sources.adyen import settlements_adyen_report_fetch
@@ -270,3 +272,80 @@ def test_a_garbled_report_is_refused_whole_and_shown(client, service, host, paid
     fetch = ReportFetch.objects.get()
     assert fetch.status == FetchStatus.FETCHED
     assert "Nothing from the file was recorded" in fetch.message
+
+
+OTHER = "settlement_detail_report_batch_8.csv"
+
+
+def _two_reports(client, service, other_service, host, garbled: bytes, capture) -> None:
+    """A garbled report announced first for one account, a good one after it for another."""
+    host.files[NAME] = garbled
+    host.files[OTHER] = report(settled_line("OTHER00000000001", reference="theirs"))
+    with capture(execute=False):  # the scheduled run fetches both, not the notifications' own tasks
+        announce(client, service, url=host.file_url(NAME))
+        announce(client, other_service, url=host.file_url(OTHER), name=OTHER)
+
+
+def test_a_garbled_report_is_refused_on_the_desk_and_the_next_report_is_still_fetched(
+    client, service, host, paid, other_merchant_account, support_client, django_capture_on_commit_callbacks
+):
+    other_service = adyen_service(other_merchant_account)
+    garbled = report(settled_line(PSP, gross_credit="9" * 25))
+    _two_reports(client, service, other_service, host, garbled, django_capture_on_commit_callbacks)
+    err = StringIO()
+
+    with pytest.raises(CommandError, match="1 settlement file"):
+        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
+
+    assert "Line 2 of the Adyen report: `Gross Credit (GC)`" in err.getvalue()
+    assert LedgerEntry.objects.get().merchant_account == other_merchant_account
+    assert set(ReportFetch.objects.values_list("status", flat=True)) == {FetchStatus.FETCHED}
+    refused = SettlementReportFile.objects.get(status="refused")
+    assert refused.name == NAME
+    assert f"{NAME}: Line 2 of the Adyen report: `Gross Credit (GC)`" in support_client.get("/admin/").content.decode()
+
+
+def test_a_report_that_breaks_its_ingestion_stops_no_other_and_the_command_says_so(
+    client, service, host, paid, other_merchant_account, monkeypatch, django_capture_on_commit_callbacks
+):
+    from settlements.sources import adyen as source
+
+    other_service = adyen_service(other_merchant_account)
+    _two_reports(client, service, other_service, host, report(settled_line(PSP)), django_capture_on_commit_callbacks)
+    ingest = source.settlements_adyen_report_ingest
+
+    def breaks_on_the_first(**kwargs):
+        if kwargs["file_name"] == NAME:
+            raise RuntimeError("a reader's bug")
+        return ingest(**kwargs)
+
+    monkeypatch.setattr(source, "settlements_adyen_report_ingest", breaks_on_the_first)
+    err = StringIO()
+
+    with pytest.raises(CommandError, match="1 settlement file"):
+        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
+
+    assert "could not be ingested (RuntimeError)" in err.getvalue()
+    assert LedgerEntry.objects.get().merchant_account == other_merchant_account
+    broken = ReportFetch.objects.get(name=NAME)
+    assert (broken.status, broken.attempts) == (FetchStatus.PENDING, 1)
+    assert "could not be ingested (RuntimeError)" in broken.message
+    assert list(report_fetches_to_look_into()) == [broken]
+
+    monkeypatch.setattr(source, "settlements_adyen_report_ingest", ingest)  # fixed: the next run ingests it
+    call_command("ingest_settlements", "--source", "adyen", stdout=StringIO())
+    assert LedgerEntry.objects.filter(transaction=paid).count() == 1
+
+
+def test_a_source_that_fails_makes_the_command_fail(db, monkeypatch):
+    from settlements.sources import adyen as source
+
+    def down():
+        raise RuntimeError("down")
+
+    monkeypatch.setattr(source, "settlements_adyen_fetch_pending", down)
+    err = StringIO()
+
+    with pytest.raises(CommandError, match="1 settlement file"):
+        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
+    assert "The adyen source failed (RuntimeError)" in err.getvalue()

@@ -1,12 +1,14 @@
 """Adyen's settlement details report: read by its documented columns, ingested whole and once, refused whole."""
 
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import pytest
 
 from settlements.models import LedgerEntry, SettlementReportFile
 from settlements.services import Outcome
 from settlements.sources.adyen import settlements_adyen_report_ingest
+from settlements.tests.conftest import PSP
 from transactions.tests.factories import RefundFactory
 
 HEADER = (
@@ -34,12 +36,17 @@ def settled_line(psp: str, reference: str = "order-1", **cells) -> str:
         "net_debit": "",
         "commission": "2.38",
         "rate": "1",
+        "date": "2026-03-02 10:15:00",
+        "gross_currency": "EUR",
+        "net_currency": "EUR",
+        "batch": "42",
         **cells,
     }
     return (
-        f"Co,ShopEU,{values['psp']},{values['ref']},visa,2026-03-02 10:15:00,UTC,{values['type']},{values['mod']},"
-        f"EUR,{values['gross_debit']},{values['gross_credit']},{values['rate']},EUR,{values['net_debit']},"
-        f"{values['net_credit']},{values['commission']},0.40,0.18,1.80,visa,,42"
+        f"Co,ShopEU,{values['psp']},{values['ref']},visa,{values['date']},UTC,{values['type']},{values['mod']},"
+        f"{values['gross_currency']},{values['gross_debit']},{values['gross_credit']},{values['rate']},"
+        f"{values['net_currency']},{values['net_debit']},{values['net_credit']},{values['commission']},0.40,0.18,1.80,"
+        f"visa,,{values['batch']}"
     )
 
 
@@ -121,3 +128,79 @@ def test_a_garbled_report_changes_nothing_and_says_why(merchant_account, paid, c
     assert SettlementReportFile.objects.get().status == "refused"
     paid.refresh_from_db()
     assert not paid.settled
+
+
+ARABIC_INDIC = "\u0661\u0660\u0660.\u0660\u0660"  # 100.00 in Arabic-Indic digits
+
+
+@pytest.mark.parametrize(
+    ("cells", "column"),
+    [
+        ({"gross_credit": "1E+999999999"}, "Gross Credit (GC)"),
+        ({"gross_credit": "1E+900000"}, "Gross Credit (GC)"),
+        ({"gross_credit": "9" * 25}, "Gross Credit (GC)"),
+        ({"gross_credit": "1" + "0" * 17}, "Gross Credit (GC)"),
+        ({"gross_credit": ARABIC_INDIC}, "Gross Credit (GC)"),
+        ({"gross_credit": "-100.00"}, "Gross Credit (GC)"),
+        ({"gross_credit": "", "gross_debit": "-100.00"}, "Gross Debit (GC)"),
+        ({"net_credit": "9" * 25}, "Net Credit (NC)"),
+        ({"commission": "1E+9"}, "Commission (NC)"),
+        ({"rate": "1E+999999"}, "Exchange Rate"),
+        ({"rate": "99999999999"}, "Exchange Rate"),
+        ({"rate": "\u0661"}, "Exchange Rate"),
+        ({"rate": "0.00000000001"}, "Exchange Rate"),
+        ({"ref": "order\x00-1"}, "Merchant Reference"),
+        ({"ref": "order\u202e-1"}, "Merchant Reference"),
+        ({"ref": "o" * 256}, "Merchant Reference"),
+        ({"psp": "A" * 5000}, "Psp Reference"),
+        ({"mod": "M" * 5000}, "Modification Reference"),
+        ({"type": "Settled" * 100}, "Type"),
+        ({"batch": "4" * 300}, "Batch Number"),
+        ({"gross_currency": "XYZ"}, "Gross Currency"),
+        ({"net_currency": "ABC"}, "Net Currency"),
+        ({"date": "\u0662\u0660\u0662\u0666-03-02 10:15:00"}, "Creation Date"),
+    ],
+    ids=[
+        "gross-exponent-overflow",
+        "gross-huge-exponent",
+        "gross-25-nines",
+        "gross-beyond-the-ledger",
+        "gross-arabic-indic-digits",
+        "gross-credit-negative-on-settled",
+        "gross-debit-negative",
+        "net-25-nines",
+        "commission-exponent",
+        "rate-exponent",
+        "rate-too-large",
+        "rate-arabic-indic-digit",
+        "rate-rounds-to-zero",
+        "merchant-reference-nul",
+        "merchant-reference-bidi-override",
+        "merchant-reference-too-long",
+        "psp-reference-5000",
+        "modification-reference-5000",
+        "type-too-long",
+        "batch-too-long",
+        "gross-currency-not-iso",
+        "net-currency-not-iso",
+        "date-arabic-indic-digits",
+    ],
+)
+def test_a_garbled_cell_refuses_the_file_naming_its_line_and_column(merchant_account, paid, cells, column):
+    content = report(settled_line(PSP), settled_line(**{"psp": "ZZZZZZ0000000000", "reference": "order-2", **cells}))
+
+    result = ingest(merchant_account, content)
+
+    assert result.outcome == Outcome.REFUSED
+    assert f"Line 3 of the Adyen report: `{column}`" in result.message
+    refused = SettlementReportFile.objects.get()
+    assert (refused.status, refused.message) == ("refused", result.message)
+    assert LedgerEntry.objects.count() == 0
+    paid.refresh_from_db()
+    assert not paid.settled
+
+
+def test_a_rate_with_more_decimals_than_the_ledger_keeps_is_rounded_to_ten(merchant_account, paid):
+    ingest(merchant_account, report(settled_line(PSP, rate="1.123456789012345")))
+
+    assert LedgerEntry.objects.get().exchange_rate == Decimal("1.1234567890")

@@ -218,3 +218,62 @@ def test_two_lines_of_one_file_under_one_key_refuse_it_with_a_record(merchant_ac
     assert "entries 1 and 2" in result.message
     assert SettlementReportFile.objects.get().status == FileStatus.REFUSED
     assert not LedgerEntry.objects.exists()
+
+
+STRIPE_CHARGE = {
+    "id": "txn_1",
+    "type": "charge",
+    "amount": 1000,
+    "currency": "eur",
+    "fee": 59,
+    "net": 941,
+    "created": 1767225600,
+    "available_on": 1767312000,
+    "payment_intent": "pi_1",
+}
+
+
+@pytest.mark.parametrize(
+    ("record", "says"),
+    [
+        ({"amount": 10**20}, "`amount` is not an amount the ledger holds"),
+        ({"net": -(10**19)}, "`net_amount` is not an amount the ledger holds"),
+        ({"currency": "xyz"}, "not an ISO 4217 currency"),
+        ({"reference": "order\x00-1"}, "`merchant_reference`"),
+        ({"payment_intent": "pi_" + "1" * 300}, "`processor_reference`"),
+        ({"exchange_rate": 1e300}, "not an exchange rate"),
+        ({"exchange_rate": "\u0661"}, "not an exchange rate"),
+        ({"fee_details": [{"type": "stripe_fee", "amount": 59, "currency": "eur", "description": "a\x00b"}]}, "NUL"),
+    ],
+    ids=["amount", "net", "currency", "nul", "long-reference", "rate", "rate-as-text", "fee-detail-nul"],
+)
+def test_a_value_beyond_the_ledger_refuses_a_stripe_file_with_a_record(merchant_account, record, says):
+    from settlements.sources.stripe import read_stripe_file
+
+    content = json.dumps([{**STRIPE_CHARGE, **record}]).encode()
+    file = SettlementFile(source="stripe", report_name="a report", name="page", content=content, read=read_stripe_file)
+
+    result = ingest(merchant_account, file)
+
+    assert result.outcome == Outcome.REFUSED
+    assert says in result.message
+    assert SettlementReportFile.objects.get().status == FileStatus.REFUSED
+    assert not LedgerEntry.objects.exists()
+
+
+def test_a_value_the_database_refuses_after_the_checks_refuses_the_file_with_a_record(merchant_account, monkeypatch):
+    """The last resort: what no check foresaw and the database refuses is a refused file, not a crash."""
+    from settlements import services
+
+    def refuse(*args, **kwargs):
+        raise services.DatabaseError("value too long for type character varying(255)")
+
+    monkeypatch.setattr(services, "_tell_transactions", refuse)
+    txn = TransactionFactory(merchant_account=merchant_account, captured=True, amount=10000, currency="EUR")
+
+    result = ingest(merchant_account, sandbox_file([capture_line(txn)]))
+
+    assert result.outcome == Outcome.REFUSED
+    assert "The database refused the file (DatabaseError)" in result.message
+    assert SettlementReportFile.objects.get().status == FileStatus.REFUSED
+    assert not LedgerEntry.objects.exists()

@@ -31,8 +31,10 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"{source} {name}: {result.outcome}, {result.entries} entries, {result.unmatched} unmatched"
                 )
-                if result.outcome == Outcome.REFUSED:
+                if result.outcome in (Outcome.REFUSED, Outcome.FAILED):
                     refused += 1
                     self.stderr.write(f"  {result.message}")
         if refused:
-            raise CommandError(f"{refused} settlement file(s) refused; nothing from them was recorded (see above).")
+            raise CommandError(
+                f"{refused} settlement file(s) refused or not read; nothing from them was recorded (see above)."
+            )
