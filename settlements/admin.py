@@ -25,15 +25,18 @@ else:
 
 
 class MatchedFilter(admin.SimpleListFilter):
-    """Payment lines that matched none of our transactions: the operator's to-do list."""
+    """Payment lines that matched none of our transactions, and lines that do not match their transaction (settled
+    grosser than captured): the operator's to-do list."""
 
     title = "matched"
     parameter_name = "matched"
 
     def lookups(self, request, model_admin):
-        return [("no", "Unmatched payment lines"), ("yes", "Matched")]
+        return [("no", "Unmatched payment lines"), ("yes", "Matched"), ("mismatch", "Not as captured")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> QuerySet[LedgerEntry]:
+        if self.value() == "mismatch":
+            return queryset.exclude(mismatch="")
         if self.value() == "no":
             return queryset.filter(transaction__isnull=True, kind__in=PAYMENT_KINDS)
         if self.value() == "yes":
@@ -66,6 +69,7 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         "kind",
         "processor_type",
         "transaction_link",
+        "mismatch",
         "refund",
         "processor_reference",
         "modification_reference",
@@ -94,6 +98,8 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         if entry.transaction_id is None:
             return "Unmatched" if entry.kind in PAYMENT_KINDS else "-"
         url = reverse("admin:transactions_transaction_change", args=[entry.transaction_id])
+        if entry.mismatch:  # the line's own row says it, where the operator reconciles a payout
+            return format_html('<a href="{}">{}</a> (not as captured)', url, str(entry.transaction_id).split("-")[0])
         return format_html('<a href="{}">{}</a>', url, str(entry.transaction_id).split("-")[0])
 
     @admin.display(description="Gross", ordering="amount")

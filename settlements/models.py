@@ -147,6 +147,9 @@ class LedgerEntry(TimestampedModel):
     available_on = models.DateField(null=True, blank=True)
     # The payout that paid (or will pay) the line: Stripe's payout id, Adyen's batch number.
     payout_reference = models.CharField(max_length=255, blank=True, default="")
+    # Why the line does not agree with our transaction (its settlements grosser than what we captured), for the
+    # operator; empty when it agrees. The line is kept as the processor wrote it either way.
+    mismatch = models.CharField(max_length=255, blank=True, default="")
 
     class Meta:
         # Named apart from the gift card ledger's entries: the desk's start page lists both.
@@ -165,6 +168,7 @@ class LedgerEntry(TimestampedModel):
                 condition=Q(transaction__isnull=True, kind__in=PAYMENT_KINDS),
             ),
             models.Index(fields=["merchant_account", "payout_reference"], name="ledger_entry_payout"),
+            models.Index(fields=["-created_at"], name="ledger_entry_mismatch", condition=~Q(mismatch="")),
         ]
 
     def __str__(self) -> str:

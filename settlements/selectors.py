@@ -60,6 +60,12 @@ def unmatched_ledger_entries(*, merchant_account: MerchantAccount | None = None)
     return entries.select_related("report").order_by("-created_at", "-id")
 
 
+def mismatched_ledger_entries() -> QuerySet[LedgerEntry]:
+    """Lines that do not agree with their transaction (settled grosser than captured), newest first, every
+    account's: for the operator."""
+    return LedgerEntry.objects.exclude(mismatch="").select_related("report").order_by("-created_at", "-id")
+
+
 def refused_settlement_files() -> QuerySet[SettlementReportFile]:
     """Files refused whole, newest first, with why: for the operator."""
     return (

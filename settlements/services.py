@@ -22,13 +22,15 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.money import currency_exponent, format_money
 from payments.validators import validate_currency
 from paymentservices.models import PaymentService
 from settlements.models import (
@@ -295,8 +297,64 @@ def _record_entries(
         )
         for line in fresh
     ]
+    _flag_mismatches(entries)
     LedgerEntry.objects.bulk_create(entries)
     return entries
+
+
+def _flag_mismatches(entries: Sequence[LedgerEntry]) -> None:
+    """A settlement line that takes its transaction's settled gross (its settlement lines so far, in the
+    transaction's currency) past what we captured is kept as the processor wrote it, and says so for the operator:
+    a partial capture settled at the authorized amount, a payment settled twice."""
+    settling = [entry for entry in entries if entry.kind == EntryKind.SETTLEMENT and entry.transaction_id]
+    captured: dict[uuid.UUID, tuple[int, str]] = {
+        pk: (amount, currency)
+        for pk, amount, currency in Transaction.objects.filter(
+            pk__in=[entry.transaction_id for entry in settling]
+        ).values_list("pk", "captured_amount", "currency")
+    }
+    if not captured:
+        return
+    earlier = LedgerEntry.objects.filter(transaction_id__in=list(captured), kind=EntryKind.SETTLEMENT).only(
+        "transaction_id", "amount", "currency", "exchange_rate"
+    )
+    # Per transaction: the gross so far, and what the processor's rounding of converted lines may add to it.
+    totals: dict[uuid.UUID, tuple[Decimal, Decimal]] = {}
+    for entry, fresh in [*((entry, False) for entry in earlier), *((entry, True) for entry in settling)]:
+        txn_id = cast(uuid.UUID, entry.transaction_id)  # every line here names one of `captured`
+        amount, currency = captured[txn_id]
+        converted = _gross_in(entry, currency)
+        if converted is None:
+            entry.mismatch = (
+                f"Settled in {entry.currency} with no exchange rate to the payment's {currency}: compare it with the "
+                f"{format_money(amount, currency)} captured."
+            )
+            continue
+        total, slack = totals.get(txn_id, (Decimal(0), Decimal(0)))
+        total, slack = total + converted[0], slack + converted[1]
+        totals[txn_id] = (total, slack)
+        if fresh and total - slack > amount:
+            entry.mismatch = _mismatch(entry, total, amount, currency)
+
+
+def _gross_in(entry: LedgerEntry, currency: str) -> tuple[Decimal, Decimal] | None:
+    """The line's gross in the transaction's currency (minor units), and how much the processor's rounding may have
+    added to it; None when it is in another currency with no rate. A rate says how much of the line's currency one
+    unit of the payment's bought (Stripe's `exchange_rate`)."""
+    if entry.currency == currency:
+        return Decimal(entry.amount), Decimal(0)
+    if not entry.exchange_rate:
+        return None
+    scale = Decimal(1).scaleb(currency_exponent(currency) - currency_exponent(entry.currency)) / entry.exchange_rate
+    return entry.amount * scale, scale / 2
+
+
+def _mismatch(entry: LedgerEntry, total: Decimal, captured: int, currency: str) -> str:
+    gross = format_money(int(total.to_integral_value(rounding=ROUND_HALF_EVEN)), currency)
+    if entry.currency != currency:
+        rate = entry.exchange_rate.normalize() if entry.exchange_rate else ""
+        gross += f" (this line: {format_money(entry.amount, entry.currency)} at {rate})"
+    return f"Settled gross {gross} is more than the {format_money(captured, currency)} captured."
 
 
 def _name_payouts(merchant_account: MerchantAccount, source: str, known: Sequence[ParsedEntry]) -> None:

@@ -8,8 +8,10 @@ import pytest
 from payments.connectors.models import SandboxOperation
 from payments.outbox.models import OutboxEvent
 from settlements.models import FileStatus, LedgerEntry, SettlementReportFile
+from settlements.selectors import mismatched_ledger_entries
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
 from settlements.sources.sandbox import read_sandbox_report, settlements_sandbox_ingest
+from transactions.models import Transaction
 from transactions.tests.factories import RefundFactory, TransactionFactory
 
 DAY = date(2026, 3, 2)
@@ -209,6 +211,7 @@ def test_each_capture_of_a_payment_on_one_day_is_its_own_line(merchant_account):
     txn.refresh_from_db()
     # 2.9% + 30 of each capture: 117, 88 and 59.
     assert (txn.settled, txn.settled_amount) == (True, 6000 - 117 - 88 - 59)
+    assert set(LedgerEntry.objects.values_list("mismatch", flat=True)) == {""}  # within the 100.00 captured
 
 
 def test_two_lines_of_one_file_under_one_key_refuse_it_with_a_record(merchant_account, captured):
@@ -277,3 +280,78 @@ def test_a_value_the_database_refuses_after_the_checks_refuses_the_file_with_a_r
     assert "The database refused the file (DatabaseError)" in result.message
     assert SettlementReportFile.objects.get().status == FileStatus.REFUSED
     assert not LedgerEntry.objects.exists()
+
+
+def _partially_captured(merchant_account, *, captured_amount=600, currency="EUR"):
+    txn = TransactionFactory(
+        merchant_account=merchant_account,
+        captured=True,
+        amount=900,
+        currency=currency,
+        payment_service_transaction_id="pi_partial",
+    )
+    Transaction.objects.filter(pk=txn.pk).update(captured_amount=captured_amount)
+    return txn
+
+
+def _stripe_page(merchant_account, *records, name="page"):
+    from settlements.sources.stripe import read_stripe_file
+
+    content = json.dumps(list(records)).encode()
+    file = SettlementFile(source="stripe", report_name="a report", name=name, content=content, read=read_stripe_file)
+    return ingest(merchant_account, file)
+
+
+def test_a_settlement_grosser_than_the_capture_is_kept_and_flagged_to_the_operator(merchant_account, support_client):
+    txn = _partially_captured(merchant_account)
+    charge = {**STRIPE_CHARGE, "amount": 900, "fee": 59, "net": 841, "payment_intent": "pi_partial"}
+
+    result = _stripe_page(merchant_account, charge)
+
+    assert result.outcome == Outcome.INGESTED
+    entry = LedgerEntry.objects.get()
+    assert entry.transaction_id == txn.pk
+    assert entry.mismatch == "Settled gross EUR 9.00 is more than the EUR 6.00 captured."
+    txn.refresh_from_db()
+    assert (txn.settled, txn.settled_amount) == (True, 841)  # what the processor says, kept
+    assert list(mismatched_ledger_entries()) == [entry]
+    page = support_client.get("/admin/").content.decode()
+    assert "Settlement lines that do not match their payment" in page
+    assert "Settled gross EUR 9.00 is more than the EUR 6.00 captured." in page
+    listed = support_client.get("/admin/settlements/ledgerentry/?matched=mismatch").content.decode()
+    assert "pi_partial" in listed
+
+
+def test_a_second_settlement_that_takes_the_gross_past_the_capture_is_the_one_flagged(merchant_account):
+    _partially_captured(merchant_account)
+    first = {**STRIPE_CHARGE, "id": "txn_a", "amount": 400, "fee": 42, "net": 358, "payment_intent": "pi_partial"}
+    second = {**STRIPE_CHARGE, "id": "txn_b", "amount": 300, "fee": 39, "net": 261, "payment_intent": "pi_partial"}
+
+    _stripe_page(merchant_account, first, name="one")
+    _stripe_page(merchant_account, second, name="two")
+
+    flags = dict(LedgerEntry.objects.values_list("entry_key", "mismatch"))
+    assert flags == {"txn_a": "", "txn_b": "Settled gross EUR 7.00 is more than the EUR 6.00 captured."}
+
+
+def test_a_converted_settlement_is_compared_in_the_payments_currency(merchant_account):
+    _partially_captured(merchant_account, captured_amount=600, currency="EUR")
+    # 6.00 EUR at 1.1 is 6.60 USD: as captured. 9.90 USD is 9.00 EUR: more.
+    within = {**STRIPE_CHARGE, "id": "txn_a", "amount": 660, "currency": "usd", "exchange_rate": 1.1}
+    beyond = {**STRIPE_CHARGE, "id": "txn_b", "amount": 990, "currency": "usd", "exchange_rate": 1.1}
+
+    _stripe_page(merchant_account, {**within, "payment_intent": "pi_partial"}, name="one")
+    assert LedgerEntry.objects.get().mismatch == ""
+    LedgerEntry.objects.all().delete()
+    _stripe_page(merchant_account, {**beyond, "payment_intent": "pi_partial"}, name="two")
+    assert LedgerEntry.objects.get().mismatch == (
+        "Settled gross EUR 9.00 (this line: USD 9.90 at 1.1) is more than the EUR 6.00 captured."
+    )
+
+
+def test_a_settlement_in_another_currency_with_no_rate_is_flagged(merchant_account):
+    _partially_captured(merchant_account)
+
+    _stripe_page(merchant_account, {**STRIPE_CHARGE, "amount": 500, "currency": "usd", "payment_intent": "pi_partial"})
+
+    assert "no exchange rate" in LedgerEntry.objects.get().mismatch
