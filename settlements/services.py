@@ -325,6 +325,8 @@ def _flag_mismatches(entries: Sequence[LedgerEntry]) -> None:
         amount, currency = captured[txn_id]
         converted = _gross_in(entry, currency)
         if converted is None:
+            if not fresh:
+                continue
             entry.mismatch = (
                 f"Settled in {entry.currency} with no exchange rate to the payment's {currency}: compare it with the "
                 f"{format_money(amount, currency)} captured."

@@ -47,6 +47,7 @@ from paymentservices.services import CredentialsUnusable, payment_service_connec
 from settlements.models import EntryKind, FetchStatus, ReportFetch, Source
 from settlements.services import (
     MAX_LEDGER_AMOUNT,
+    MAX_RATE,
     RATE_PLACES,
     FileUnreadable,
     IngestResult,
@@ -330,7 +331,7 @@ def _rate(cells: dict[str, str], line: int) -> Decimal | None:
     if _RATE.fullmatch(value) is None:
         raise _refused(line, "Exchange Rate", "is not a rate")
     rate = Decimal(value).quantize(Decimal(1).scaleb(-RATE_PLACES), rounding=ROUND_HALF_EVEN)
-    if rate <= 0:
+    if not 0 < rate < MAX_RATE:
         raise _refused(line, "Exchange Rate", "is not a rate")
     return rate
 
