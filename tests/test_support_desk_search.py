@@ -15,8 +15,8 @@ pytestmark = pytest.mark.django_db
 
 START = "/admin/"
 # The start page: session, user, permissions (user, group), the last-24-hours panel and the settlement panel's
-# unmatched lines, refused files and reports not fetched.
-PAGE = 10
+# unmatched lines, lines not as captured, refused files and reports not fetched.
+PAGE = 11
 # Then per finder one page of rows (transactions with their buyers, payment methods with card and buyer); a name,
 # a partial email or an external identifier also finds up to 500 buyer ids first, once for transactions and payment
 # methods both (payments.remembered); last 4 digits ask no buyer search at all.
