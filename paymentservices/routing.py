@@ -48,7 +48,7 @@ class Route:
 
 def _refusal(service: PaymentService, currency: str, country: str | None, method: str = "card") -> str | None:
     """Why `service` cannot take the payment (of `method`), or None when it can."""
-    if service.is_deleted:
+    if service.is_deleted:  # an automatic route never offers one; an explicit id finds none (payment_service_get)
         return "The payment service has been deleted."
     if not service.active:
         return "The payment service is not active."
@@ -75,8 +75,9 @@ def route(
     method: str = "card",
 ) -> Route:
     """The eligible services, in order. With `payment_service_id`: that one service, refused by name when it belongs
-    to another account, is inactive or deleted, or does not take the currency or country. Without: the account's
-    active services by `position` that take the method, the currency (and the country, when the payment has one)."""
+    to another account or is deleted (as one that does not exist), is inactive, or does not take the currency or
+    country. Without: the account's active services by `position` that take the method, the currency (and the
+    country, when the payment has one)."""
     if payment_service_id is not None:
         try:
             service = payment_service_get(merchant_account=merchant_account, id=payment_service_id)

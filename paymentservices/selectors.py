@@ -26,9 +26,11 @@ def _uuid(value: uuid.UUID | str) -> uuid.UUID | None:
 
 
 def payment_service_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> PaymentService:
-    """One service of the account, deleted ones included; another account's is a 404, exactly like a missing one."""
+    """One service of the account; a deleted one is gone to the API (as upstream's), and another account's is a 404,
+    exactly like a missing one. The row stays for the payments that name it (their captures reach it by foreign key)."""
     pk = _uuid(id)
-    service = None if pk is None else PaymentService.objects.filter(merchant_account=merchant_account, pk=pk).first()
+    services = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False)
+    service = None if pk is None else services.filter(pk=pk).first()
     if service is None:
         raise NotFound(_NOT_FOUND)
     return service

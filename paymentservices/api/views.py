@@ -104,8 +104,8 @@ class PaymentServiceViewSet(
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Get a payment service
 
-        One payment service of the merchant account, its secret credentials left out. Another account's service is
-        a 404, exactly like a missing one."""
+        One payment service of the merchant account, its secret credentials left out. A deleted service, like
+        another account's, is a 404, exactly like a missing one."""
         return super().retrieve(request, *args, **kwargs)
 
     @extend_schema(request=PaymentServiceCreateInput, responses={201: PaymentServiceOutput})
@@ -131,7 +131,7 @@ class PaymentServiceViewSet(
         Changes what the body names: fields left out or `null` keep their value. `fields` replace single credential
         fields (an empty value clears an optional one); `position` moves the service in the routing order.
 
-        409: The payment service has been deleted."""
+        404: The payment service has been deleted."""
         data = validated(PaymentServiceUpdateInput(data=request.data))
         service = payment_service_update(service=self.get_object(), **data)
         return Response(self._render(service))
@@ -139,8 +139,8 @@ class PaymentServiceViewSet(
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         """Delete a payment service
 
-        Takes the service out of routing at once; it stays listed under `deleted=true`, and the payments it
-        authorized can still be captured, voided and refunded through it."""
+        Takes the service out of routing at once; it is then gone to the API (404) but for the list's
+        `deleted=true`, and the payments it authorized can still be captured, voided and refunded through it."""
         return super().destroy(request, *args, **kwargs)
 
     def perform_destroy(self, instance: PaymentService) -> None:

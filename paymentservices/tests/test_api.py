@@ -121,7 +121,20 @@ def test_delete_takes_the_service_out_of_the_list_and_the_order(writer, merchant
     assert [item["display_name"] for item in listed] == ["Sandbox"]
     deleted = writer.get("/payment-services", {"deleted": "true"}).json()["items"]
     assert [(item["id"], item["is_deleted"]) for item in deleted] == [(str(service.pk), True)]
-    assert writer.get(f"/payment-services/{service.pk}").json()["is_deleted"] is True
+
+
+def test_a_deleted_service_is_gone_to_the_api(writer, merchant_account):
+    service = PaymentServiceFactory(display_name="gone")
+    assert writer.delete(f"/payment-services/{service.pk}").status_code == 204
+
+    assert_error(writer.get(f"/payment-services/{service.pk}"), 404)
+    assert_error(writer.put(f"/payment-services/{service.pk}", {"position": 1}, format="json"), 404)
+    assert_error(writer.delete(f"/payment-services/{service.pk}"), 404)
+    verify = {"payment_service_definition_id": "stripe-card", "payment_service_id": str(service.pk), "fields": []}
+    assert_error(writer.post("/payment-services/verify", verify, format="json"), 404)
+    assert str(service.pk) not in [item["id"] for item in writer.get("/payment-services").json()["items"]]
+    service.refresh_from_db()
+    assert (service.is_deleted, service.display_name) == (True, "gone")  # kept for the payments that name it
 
 
 def test_list_filters_by_method_and_pages(writer):
@@ -455,7 +468,7 @@ def test_a_deleted_service_cannot_be_updated(writer, merchant_account):
     service = PaymentServiceFactory(display_name="gone")
     writer.delete(f"/payment-services/{service.pk}")
 
-    assert_error(writer.put(f"/payment-services/{service.pk}", {"position": 1}, format="json"), 409)
+    assert_error(writer.put(f"/payment-services/{service.pk}", {"position": 1}, format="json"), 404)
 
     assert _services(merchant_account) == [("Sandbox", 1)]
 

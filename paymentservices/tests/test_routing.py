@@ -95,7 +95,7 @@ def test_nothing_eligible_is_a_clear_400(services, merchant_account):
         ("us", "EUR", "US", "does not accept EUR"),
         ("us", "USD", "DE", "does not accept payments from DE"),
         ("inactive", "USD", "US", "not active"),
-        ("deleted", "USD", "US", "deleted"),
+        ("deleted", "USD", "US", "does not exist for this merchant account"),
         ("other-account", "USD", "US", "does not exist for this merchant account"),
         ("missing", "USD", "US", "does not exist for this merchant account"),
     ],
