@@ -101,6 +101,12 @@ class FieldOutput(OutputSerializer):
     value = serializers.CharField()
 
 
+def definition_method(definition_id: str) -> str:
+    """The method of a definition's services (a definition no longer shipped took cards, as every early one did)."""
+    definition = DEFINITIONS.get(definition_id)
+    return "card" if definition is None else definition.method
+
+
 def webhook_url(service: PaymentService, request: Any) -> str | None:
     """Where the service's processor sends its notifications: a URL on this server, for definitions that take them."""
     definition = DEFINITIONS.get(service.definition_id)
@@ -120,7 +126,8 @@ class PaymentServiceOutput(OutputSerializer):
     merchant_account_id = serializers.CharField()
     payment_service_definition_id = serializers.CharField(source="definition_id")
     active = serializers.BooleanField()
-    method = ConstantField("card")
+    # The way of paying its definition takes (a PayPal service answers `paypal`).
+    method = serializers.SerializerMethodField()
     display_name = serializers.CharField()
     position = serializers.IntegerField()
     status = ConstantField("created")
@@ -140,6 +147,10 @@ class PaymentServiceOutput(OutputSerializer):
     is_deleted = serializers.BooleanField()
     created_at = TimestampField()
     updated_at = TimestampField()
+
+    @extend_schema_field({"type": "string", "enum": sorted({definition.method for definition in DEFINITIONS.values()})})
+    def get_method(self, service: PaymentService) -> str:
+        return definition_method(service.definition_id)
 
     @extend_schema_field({"type": "string", "nullable": True})
     def get_webhook_url(self, service: PaymentService) -> str | None:

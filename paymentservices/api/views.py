@@ -55,7 +55,8 @@ class PaymentServiceFilter(django_filters.FilterSet):
     include_fields = TrueFalseFilter(method="filter_include_fields")
 
     def filter_method(self, queryset: QuerySet[PaymentService], name: str, value: str) -> QuerySet[PaymentService]:
-        return queryset if value == "card" else queryset.none()  # every definition here takes cards
+        ids = [definition.id for definition in DEFINITIONS.values() if definition.method == value]
+        return queryset.filter(definition_id__in=ids)
 
     def filter_deleted(self, queryset: QuerySet[PaymentService], name: str, value: bool) -> QuerySet[PaymentService]:
         return queryset  # validated here; read by the view, since leaving it out means false

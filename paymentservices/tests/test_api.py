@@ -150,6 +150,19 @@ def test_list_filters_by_method_and_pages(writer):
     assert len(writer.get("/payment-services", {"method": "card"}).json()["items"]) == 3
 
 
+def test_a_service_answers_and_is_listed_by_its_definitions_method(writer):
+    paypal = PaymentServiceFactory(paypal=True, accepted_countries=["US"], accepted_currencies=["USD"])
+
+    assert writer.get(f"/payment-services/{paypal.pk}").json()["method"] == "paypal"
+    by_method = {
+        method: [item["id"] for item in writer.get("/payment-services", {"method": method}).json()["items"]]
+        for method in ("paypal", "card")
+    }
+    assert by_method["paypal"] == [str(paypal.pk)]
+    assert str(paypal.pk) not in by_method["card"]
+    assert len(by_method["card"]) == 1  # the sandbox
+
+
 def test_another_accounts_service_is_not_found(writer, other_merchant_account):
     theirs = PaymentServiceFactory(merchant_account=other_merchant_account)
 
