@@ -52,6 +52,11 @@ class Definition:
     def supported_countries(self) -> list[str]:
         return all_countries()
 
+    @property
+    def settlement_reports(self) -> bool:
+        """Whether this server fetches the settlement reports of its services' processor (a source registered it)."""
+        return self.id in _SETTLEMENT_REPORTS
+
     def field_named(self, key: str) -> DefinitionField | None:
         return next((item for item in self.fields if item.key == key), None)
 
@@ -92,6 +97,19 @@ MOCK_CARD = "mock-card"
 STRIPE_CARD = "stripe-card"
 ADYEN_CARD = "adyen-card"
 PAYPAL_PAYPAL = "paypal-paypal"
+
+
+# The definitions whose settlement reports a source of the app that fetches them reads: registered by that app from
+# its sources (settlements.apps), so `settlement_reporting_enabled` is taken exactly where it is acted on.
+_SETTLEMENT_REPORTS: set[str] = set()
+
+
+def settlement_reports_register(*definition_ids: str) -> None:
+    """Say that the settlement reports of these definitions' services are fetched."""
+    unknown = set(definition_ids) - set(DEFINITIONS)
+    if unknown:
+        raise ValueError(f"No definition {', '.join(sorted(unknown))} is shipped.")
+    _SETTLEMENT_REPORTS.update(definition_ids)
 
 
 def definition_get(definition_id: str) -> Definition | None:

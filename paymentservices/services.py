@@ -75,6 +75,16 @@ def _context(service_id: uuid.UUID, key: str) -> str:
     return f"payment-service:{service_id}:{key}"
 
 
+def _settlement_reports_require(definition: Definition) -> None:
+    """`settlement_reporting_enabled: true` only where this server fetches the processor's settlement reports."""
+    if not definition.settlement_reports:
+        raise DomainError(
+            f"settlement_reporting_enabled: {definition.id} services' settlement reports are not fetched by this "
+            "server.",
+            pointer="/settlement_reporting_enabled",
+        )
+
+
 def definition_require(definition_id: str) -> Definition:
     """The definition with this id, or a 400 naming `/payment_service_definition_id`."""
     definition = DEFINITIONS.get(definition_id)
@@ -215,10 +225,12 @@ def payment_service_create(
     payment_method_tokenization_enabled: bool | None = None,
     network_tokens_enabled: bool | None = None,
     open_loop: bool | None = None,
-    settlement_reporting_enabled: bool = False,
+    settlement_reporting_enabled: bool | None = False,
 ) -> PaymentService:
     """A new service of the account at `position` (default: last); later services move down one place."""
     definition = definition_require(definition_id)
+    if settlement_reporting_enabled:
+        _settlement_reports_require(definition)
     if definition.sandbox:
         sandbox_require(pointer=DEFINITION_POINTER)
     if three_d_secure_enabled:
@@ -239,7 +251,7 @@ def payment_service_create(
         payment_method_tokenization_enabled=bool(payment_method_tokenization_enabled),
         network_tokens_enabled=bool(network_tokens_enabled),
         open_loop=bool(open_loop),
-        settlement_reporting_enabled=settlement_reporting_enabled,
+        settlement_reporting_enabled=bool(settlement_reporting_enabled),
     )
     _seal(service, definition, values)
     service.save(force_insert=True)
@@ -309,6 +321,8 @@ def payment_service_update(
         sandbox_require(pointer="/active")
     if changes.get("three_d_secure_enabled") and not service.three_d_secure_enabled:
         _three_d_secure_require()
+    if changes.get("settlement_reporting_enabled"):
+        _settlement_reports_require(definition)
     _check_supported(
         definition, currencies=changes.get("accepted_currencies"), countries=changes.get("accepted_countries")
     )

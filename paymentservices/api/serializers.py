@@ -57,7 +57,8 @@ class _ServiceSettings(StrictSerializer):
     payment_method_tokenization_enabled = UnsupportedField(_TOKENS, accepts=False)
     network_tokens_enabled = UnsupportedField(_TOKENS, accepts=False)
     open_loop = UnsupportedField("open-loop processing is not offered.", accepts=False)
-    settlement_reporting_enabled = UnsupportedField("settlement reports are not fetched.", accepts=False)
+    # Taken where this server fetches the processor's settlement reports (paymentservices.services); null keeps it.
+    settlement_reporting_enabled = StrictBooleanField(required=False, allow_null=True)
     # Sent by the official SDK (false unless asked), though not in the API document this server follows.
     refund_ingestion_enabled = UnsupportedField("refunds made at the processor are not fetched.", accepts=False)
     reporting_fields = UnsupportedField("no definition here has reporting fields.", accepts=[], json_type="array")

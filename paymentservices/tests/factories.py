@@ -28,6 +28,15 @@ class PaymentServiceFactory(DjangoModelFactory[PaymentService]):
         mock_card = factory.Trait(
             definition_id="mock-card", fields=factory.LazyFunction(lambda: [{"key": "merchant_id", "value": "test"}])
         )
+        adyen = factory.Trait(
+            definition_id="adyen-card",
+            fields=factory.LazyFunction(
+                lambda: [
+                    {"key": "api_key", "value": "AQE_factory_adyen_key_0123"},
+                    {"key": "merchant_account", "value": "ShopECOM"},
+                ]
+            ),
+        )
         paypal = factory.Trait(
             definition_id="paypal-paypal",
             fields=factory.LazyFunction(

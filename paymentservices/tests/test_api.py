@@ -69,6 +69,46 @@ def test_a_stripe_service_is_created_last_with_its_secret_sealed_and_never_shown
     assert SECRET not in writer.get("/payment-services").content.decode()
 
 
+@pytest.mark.parametrize("definition", ["stripe-card", "adyen-card", "mock-card"])
+def test_settlement_reporting_is_taken_where_the_processors_reports_are_fetched(writer, definition):
+    service = PaymentServiceFactory(
+        **{"stripe-card": {}, "mock-card": {"mock_card": True}, "adyen-card": {"adyen": True}}[definition]
+    )
+    assert service.definition_id == definition
+
+    response = writer.put(f"/payment-services/{service.pk}", {"settlement_reporting_enabled": True}, format="json")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["settlement_reporting_enabled"] is True
+    created = writer.post("/payment-services", {**STRIPE, "settlement_reporting_enabled": True}, format="json")
+    assert created.json()["settlement_reporting_enabled"] is True
+
+
+def test_settlement_reporting_is_refused_by_name_where_reports_are_not_fetched(writer, merchant_account):
+    paypal = PaymentServiceFactory(paypal=True, accepted_countries=["US"], accepted_currencies=["USD"])
+    payload = {
+        "display_name": "PayPal",
+        "payment_service_definition_id": "paypal-paypal",
+        "fields": [{"key": "client_id", "value": "AeA1QIZXiflr1"}, {"key": "client_secret", "value": "ECYYrrSH"}],
+        "accepted_currencies": ["USD"],
+        "accepted_countries": ["US"],
+        "settlement_reporting_enabled": True,
+    }
+
+    created = assert_error(
+        writer.post("/payment-services", payload, format="json"), 400, "/settlement_reporting_enabled"
+    )
+    updated = writer.put(f"/payment-services/{paypal.pk}", {"settlement_reporting_enabled": True}, format="json")
+
+    assert_error(updated, 400, "/settlement_reporting_enabled")
+    assert "paypal-paypal" in str(created)
+    assert PaymentService.objects.filter(definition_id="paypal-paypal").count() == 1
+    paypal.refresh_from_db()
+    assert paypal.settlement_reporting_enabled is False
+    kept = writer.put(f"/payment-services/{paypal.pk}", {"settlement_reporting_enabled": False}, format="json")
+    assert kept.status_code == 200
+
+
 def test_create_at_a_position_moves_the_later_services_down(writer, merchant_account):
     PaymentServiceFactory(display_name="second")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any
 
 from django.utils.module_loading import import_string
@@ -23,6 +24,11 @@ SOURCES: dict[str, str] = {
     "stripe": "settlements.sources.stripe.settlements_stripe_ingest",
     "adyen": "settlements.sources.adyen.settlements_adyen_fetch_pending",
 }
+
+
+def settlement_definition_ids() -> set[str]:
+    """The payment service definitions whose settlement reports the sources fetch (each module's DEFINITION_ID)."""
+    return {import_module(path.rpartition(".")[0]).DEFINITION_ID for path in SOURCES.values()}
 
 
 def settlements_ingest(*, sources: list[str] | None = None) -> dict[str, list[Any]]:

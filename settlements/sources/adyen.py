@@ -59,6 +59,9 @@ from settlements.services import (
 
 logger = logging.getLogger(__name__)
 
+# The payment services whose settlement reports this source fetches (paymentservices.definitions).
+DEFINITION_ID = adyen.PROCESSOR.id
+
 REQUIRED_COLUMNS = (
     "Psp Reference",
     "Merchant Reference",
@@ -125,7 +128,7 @@ def settlements_adyen_report_announced(event: ProcessorEvent) -> None:
     its download once the notification commits. Other reports and events are not ours."""
     report = event.report
     service = event.payment_service
-    if report is None or service.definition_id != adyen.PROCESSOR.id:
+    if report is None or service.definition_id != DEFINITION_ID:
         return
     if not report.name.startswith(SETTLEMENT_REPORT_PREFIX):
         return

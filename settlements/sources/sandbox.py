@@ -22,6 +22,7 @@ from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent
 from payments.connectors.base import Outcome
 from payments.connectors.models import SandboxOperation
+from paymentservices.processors.sandbox import PROCESSOR as SANDBOX_PROCESSOR
 from settlements.models import EntryKind, FileStatus, SettlementReportFile, Source
 from settlements.services import FileUnreadable, IngestResult, ParsedEntry, SettlementFile, settlement_file_ingest
 from transactions.models import Refund, Transaction
@@ -31,6 +32,8 @@ FIXED_FEE = 30
 INTERCHANGE = Decimal("0.015")
 SCHEME_FEE = Decimal("0.002")
 Op = SandboxOperation.Operation
+# The payment services whose settlements this source publishes (paymentservices.definitions).
+DEFINITION_ID = SANDBOX_PROCESSOR.id
 
 
 def _share(amount: int, rate: Decimal) -> int:

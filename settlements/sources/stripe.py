@@ -39,6 +39,9 @@ from settlements.services import (
 
 logger = logging.getLogger(__name__)
 
+# The payment services whose settlement records this source reads (paymentservices.definitions).
+DEFINITION_ID = stripe.PROCESSOR.id
+
 # Stripe's balance transaction types in ledger terms; any other type (Stripe's own fees, adjustments, transfers, ...)
 # is a fee line of the account.
 KINDS = {
