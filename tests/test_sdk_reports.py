@@ -24,7 +24,12 @@ def test_create_list_get_a_report_and_its_executions(sdk, merchant_account):
         schedule_timezone="Europe/London",
         spec={
             "model": "transactions",
-            "params": {"fields": ["id", "amount"], "filters": {"status": ["capture_succeeded"]}},
+            # The sort the SDK's own end-to-end test sends.
+            "params": {
+                "fields": ["id", "amount"],
+                "filters": {"status": ["capture_succeeded"]},
+                "sort": [{"field": "created_at", "order": "desc"}],
+            },
         },
     )
     assert isinstance(report, models.Report)

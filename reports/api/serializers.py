@@ -114,8 +114,11 @@ class ReportOutput(ReportSummaryOutput):
 
 
 def _params_shown(params: dict[str, Any]) -> dict[str, Any]:
-    """The params as the client gave them: no `fields` key means every field, no filters none."""
-    return {"fields": params.get("fields"), "filters": params.get("filters") or None}
+    """The params as the client gave them: no `fields` key means every field, no filters none; `sort` when given."""
+    shown = {"fields": params.get("fields"), "filters": params.get("filters") or None}
+    if params.get("sort"):
+        shown["sort"] = params["sort"]
+    return shown
 
 
 class ReportExecutionUrlOutput(OutputSerializer):

@@ -26,7 +26,7 @@ from django_tasks import task
 
 from reports import schedules
 from reports.models import ExecutionStatus, Report, ReportExecution, ReportSchedule
-from reports.params import columns
+from reports.params import columns, ordering
 from reports.services.files import report_file_store, report_storage
 from reports.sources import ParamsError, Run, source_named
 
@@ -126,7 +126,8 @@ def report_execution_run(*, execution_id: str, now: datetime | None = None, work
     )
     header = columns(source, report.params)
     try:
-        rows = _leased(source.rows(header, report.params.get("filters") or {}, run), execution_id, token)
+        order = ordering(source, report.params)
+        rows = _leased(source.rows(header, report.params.get("filters") or {}, run, order), execution_id, token)
         name, size, count = report_file_store(execution=execution, header=header, rows=rows)
     except ParamsError as exc:
         # The filters were checked at creation; one that no longer holds is the report's fault, said as such.

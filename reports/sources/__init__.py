@@ -12,6 +12,8 @@ from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from django.db.models.expressions import OrderBy
+
 from payments.accounts.models import MerchantAccount
 
 
@@ -42,12 +44,18 @@ class ReportSource(Protocol):
     filters: frozenset[str]
     # Upstream fixes some models' columns: `fields` is then refused.
     fields_selectable: bool
+    # The fields a report may be sorted by (`params.sort`), each with the column it is ordered on; a field computed
+    # from others is not here.
+    sortable: Mapping[str, str]
 
     def check(self, filters: Mapping[str, Any], run: Run) -> None:
         """Raise ParamsError for a filter value the model cannot use."""
 
-    def rows(self, fields: Sequence[str], filters: Mapping[str, Any], run: Run) -> Iterator[list[Any]]:
-        """The rows, a bounded batch at a time from the database, one value per field."""
+    def rows(
+        self, fields: Sequence[str], filters: Mapping[str, Any], run: Run, order: Sequence[OrderBy] = ()
+    ) -> Iterator[list[Any]]:
+        """The rows, a bounded batch at a time from the database, one value per field; in `order` first (from
+        `params.sort`), then in the model's own order."""
 
 
 SOURCES: dict[str, ReportSource] = {}

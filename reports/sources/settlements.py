@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db.models.expressions import OrderBy
+
 from reports.sources import ParamsError, Run, register
 from reports.sources.dates import date_range
 from settlements.models import PAYMENT_KINDS, LedgerEntry
@@ -84,6 +86,30 @@ ACCOUNTS_RECEIVABLES: dict[str, Column] = {
 }
 
 
+# The columns a ledger report may be sorted by, each with the ledger's column (credit and debit are computed).
+SORTABLE: dict[str, str] = {
+    "transaction_id": "transaction_id",
+    "payment_service_transaction_id": "processor_reference",
+    "journal_type": "kind",
+    "raw_journal_type": "processor_type",
+    "created_at": "transaction__created_at",
+    "posted_at": "posted_at",
+    "timestamp": "posted_at",
+    "currency": "currency",
+    "amount": "amount",
+    "net_currency": "net_currency",
+    "net_amount": "net_amount",
+    "commission": "commission",
+    "interchange": "interchange",
+    "markup": "markup",
+    "scheme_fee": "scheme_fee",
+    "available_on": "available_on",
+    "payout": "payout_reference",
+    "ingested_at": "created_at",
+    "id": "id",
+}
+
+
 class LedgerSource:
     """A ledger report model: fixed columns, one date-time filter on when the processor posted the line."""
 
@@ -93,6 +119,7 @@ class LedgerSource:
         self.name = name
         self.columns = columns
         self.fields: Sequence[str] = tuple(columns)
+        self.sortable: Mapping[str, str] = {name: column for name, column in SORTABLE.items() if name in columns}
         self.date_filter = date_filter
         self.filters = frozenset({date_filter})
         self.kinds = kinds
@@ -110,11 +137,15 @@ class LedgerSource:
         except OverflowError:
             raise ParamsError(f"/filters/{self.date_filter}/end", "Must be before 9999-12-31.") from None
 
-    def rows(self, fields: Sequence[str], filters: Mapping[str, Any], run: Run) -> Iterator[list[Any]]:
+    def rows(
+        self, fields: Sequence[str], filters: Mapping[str, Any], run: Run, order: Sequence[OrderBy] = ()
+    ) -> Iterator[list[Any]]:
         start, end = self._bounds(filters, run)
         entries = ledger_entries(
             merchant_account=run.merchant_account, kinds=self.kinds, posted_from=start, posted_before=end
         ).select_related("transaction__payment_service")
+        if order:
+            entries = entries.order_by(*order, "posted_at", "id")
         extract = [self.columns[name] for name in fields]
         for entry in entries.iterator(chunk_size=BATCH_SIZE):
             yield [column(entry) for column in extract]

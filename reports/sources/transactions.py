@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from django.db.models.expressions import OrderBy
 from django.http import QueryDict
 
 from reports.sources import ParamsError, Run, register
@@ -96,6 +97,41 @@ FIELDS: dict[str, Callable[[Rendered], Any]] = {
     "billing_details_tax_id_kind": _billing("tax_id", "kind"),
 }
 
+# The fields a report may be sorted by, each with its column (the others are computed from several, or JSON).
+SORTABLE: dict[str, str] = {
+    **{
+        name: name
+        for name in (
+            "id",
+            "external_identifier",
+            "status",
+            "created_at",
+            "updated_at",
+            "authorized_at",
+            "captured_at",
+            "voided_at",
+            "amount",
+            "currency",
+            "authorized_amount",
+            "captured_amount",
+            "refunded_amount",
+            "method",
+            "payment_service_transaction_id",
+            "payment_service_id",
+            "auth_response_code",
+            "raw_response_code",
+            "raw_response_description",
+            "is_subsequent_payment",
+            "merchant_initiated",
+            "payment_source",
+            "buyer_external_identifier",
+        )
+    },
+    "scheme": "card_scheme",
+    "payment_service_definition_id": "payment_service__definition_id",
+    "payment_service_display_name": "payment_service__display_name",
+}
+
 # Report filters that are a list of values (or one value) of a list filter of the same meaning.
 _VALUES = {
     "status": "status",
@@ -175,12 +211,15 @@ class TransactionsSource:
     fields: Sequence[str] = tuple(FIELDS)
     filters = FILTERS
     fields_selectable = True
+    sortable: Mapping[str, str] = SORTABLE
 
     def check(self, filters: Mapping[str, Any], run: Run) -> None:
         _filterset(filters, run)
 
-    def rows(self, fields: Sequence[str], filters: Mapping[str, Any], run: Run) -> Iterator[list[Any]]:
-        queryset = _filterset(filters, run).qs.order_by("-created_at", "-id")
+    def rows(
+        self, fields: Sequence[str], filters: Mapping[str, Any], run: Run, order: Sequence[OrderBy] = ()
+    ) -> Iterator[list[Any]]:
+        queryset = _filterset(filters, run).qs.order_by(*order, "-created_at", "-id")
         extract = [FIELDS[name] for name in fields]
         output = TransactionOutput()
         transaction: Transaction

@@ -89,7 +89,38 @@ BAD_REPORTS = [
         "/spec/params/filters/colour",
         "colour",
     ),
-    ({"spec": {"model": "transactions", "params": {"sort": []}}}, "/spec/params/sort", "sort"),
+    ({"spec": {"model": "transactions", "params": {"order": []}}}, "/spec/params/order", "order"),
+    ({"spec": {"model": "transactions", "params": {"sort": "amount"}}}, "/spec/params/sort", "list"),
+    (
+        {"spec": {"model": "transactions", "params": {"sort": [{"field": "pan", "order": "asc"}]}}},
+        "/spec/params/sort/0/field",
+        "pan",
+    ),
+    (
+        {"spec": {"model": "transactions", "params": {"sort": [{"field": "metadata", "order": "asc"}]}}},
+        "/spec/params/sort/0/field",
+        "metadata",
+    ),
+    (
+        {"spec": {"model": "transactions", "params": {"sort": [{"field": "amount", "order": "up"}]}}},
+        "/spec/params/sort/0/order",
+        "up",
+    ),
+    (
+        {"spec": {"model": "transactions", "params": {"sort": [{"field": "amount", "order": "asc", "nulls": "x"}]}}},
+        "/spec/params/sort/0/nulls",
+        "nulls",
+    ),
+    (
+        {"spec": {"model": "transactions", "params": {"sort": [{"field": "amount"}, {"field": "amount"}]}}},
+        "/spec/params/sort/1/field",
+        "amount",
+    ),
+    (
+        {"spec": {"model": "detailed_settlement", "params": {"sort": [{"field": "batch", "order": "asc"}]}}},
+        "/spec/params/sort/0/field",
+        "batch",
+    ),
     (
         {"spec": {"model": "transactions", "params": {"filters": {"created_at": {"start": "yesterday"}}}}},
         "/spec/params/filters/created_at/start",

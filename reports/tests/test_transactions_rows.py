@@ -98,6 +98,42 @@ def test_rows_equal_the_list_for_the_same_filters(api_client, merchant_account, 
         assert row["settled"] == str(item["settled"]).lower()
 
 
+def test_a_sort_orders_the_rows_by_its_fields_then_newest_first(merchant_account, transactions):
+    sort = [{"field": "currency", "order": "asc"}, {"field": "amount", "order": "desc"}]
+    report = ReportFactory(merchant_account=merchant_account, params={"fields": FIELDS, "filters": {}, "sort": sort})
+    execution = ReportExecution.objects.create(
+        report=report, reference_timestamp=timezone.now(), reference_timezone="Etc/UTC"
+    )
+    assert report_execution_run(execution_id=str(execution.pk))
+    execution.refresh_from_db()
+    with report_storage().open(execution.file_name, "rb") as handle:
+        rows = list(csv.DictReader(io.StringIO(handle.read().decode())))
+
+    keys = [(row["currency"], -int(row["amount"])) for row in rows]
+    assert keys == sorted(keys)
+    assert len(rows) == len(transactions)
+
+
+def test_the_official_sdks_sort_is_taken_and_shown(api_client, merchant_account, transactions):
+    client = api_client(scopes=["reports.read", "reports.write"])
+    spec = {
+        "model": "transactions",
+        "params": {"fields": ["id", "created_at"], "sort": [{"field": "created_at", "order": "asc"}]},
+    }
+    body = {"name": "Oldest first", "schedule": "once", "schedule_enabled": True, "spec": spec}
+    answer = client.post("/reports", body, format="json")
+
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["spec"]["params"]["sort"] == [{"field": "created_at", "order": "asc"}]
+    execution = ReportExecution.objects.get(report_id=answer.json()["id"])
+    assert report_execution_run(execution_id=str(execution.pk))
+    execution.refresh_from_db()
+    with report_storage().open(execution.file_name, "rb") as handle:
+        rows = list(csv.DictReader(io.StringIO(handle.read().decode())))
+    assert [row["created_at"] for row in rows] == sorted(row["created_at"] for row in rows)
+    assert rows[0]["created_at"] < rows[-1]["created_at"]
+
+
 def test_every_field_by_default(merchant_account, transactions):
     from reports.sources.transactions import FIELDS as ALL
 
