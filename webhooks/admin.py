@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
 
+from payments.errors import Conflict
 from payments.staff.mixins import ReadOnlyAdminMixin
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.services.deliveries import webhook_delivery_resend
@@ -87,7 +88,7 @@ class WebhookAttemptInline(ReadOnlyAdminMixin, admin.TabularInline):
 class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "event_name", "subscription", "state", "attempt_count", "next_attempt_at", "created_at")
     list_filter = ("state",)
-    search_fields = ("=id", "=event__id", "=subscription__id", "=event__target_id")
+    search_fields = ("=id", "=event__id", "=subscription__id", "=former_subscription_id", "=event__target_id")
     search_help_text = (
         "A delivery id (X-Gr4vy-Webhook-Id), event id, subscription id or target id (e.g. a transaction)."
     )
@@ -96,6 +97,8 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     fields = (
         "id",
         "subscription",
+        "former_subscription_id",
+        "former_subscription_url",
         "event_name",
         "target",
         "state",
@@ -125,7 +128,13 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
     @admin.action(description="Send selected deliveries again", permissions=["resend"])
     def send_again(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        queued = 0
         for delivery in queryset:
-            webhook_delivery_resend(delivery=delivery, requested_by=request.user.get_username())
+            try:
+                webhook_delivery_resend(delivery=delivery, requested_by=request.user.get_username())
+            except Conflict as refused:
+                self.message_user(request, f"{delivery.pk}: {refused.message}", messages.WARNING)
+                continue
             self.log_change(request, delivery, "Sent again.")
-        self.message_user(request, f"{queryset.count()} deliveries queued to be sent again.", messages.SUCCESS)
+            queued += 1
+        self.message_user(request, f"{queued} deliveries queued to be sent again.", messages.SUCCESS)

@@ -26,9 +26,7 @@ def webhook_activity_about(target_ids: list[str]) -> list[OutboxActivity]:
         OutboxActivity(
             at=delivery.created_at,
             kind="webhook",
-            what=(
-                f"webhook {delivery.event.name} to {delivery.subscription.url}: {delivery.get_state_display().lower()}"
-            ),
+            what=(f"webhook {delivery.event.name} to {delivery.receiver_url}: {delivery.get_state_display().lower()}"),
             note=f"{delivery.attempt_count} attempt(s)",
             row=delivery,
             link_text="delivery",

@@ -62,6 +62,8 @@ class DeliveryState(models.TextChoices):
     DELIVERED = "delivered", "Delivered"
     # Every attempt within the retry window failed; an operator may still send it again.
     EXPIRED = "expired", "Given up"
+    # Its subscription was deleted before it was delivered: kept for the record, never sent again.
+    CANCELED = "canceled", "Canceled (subscription deleted)"
 
 
 class WebhookDelivery(models.Model):
@@ -74,7 +76,13 @@ class WebhookDelivery(models.Model):
     State = DeliveryState
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    subscription = models.ForeignKey(WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries")
+    # Null once the subscription is deleted: the delivery and its attempts stay for their retention (the outbox
+    # event's, whose purge removes them), with the deleted subscription's id and URL kept below.
+    subscription = models.ForeignKey(
+        WebhookSubscription, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
+    )
+    former_subscription_id = models.UUIDField(null=True, blank=True, editable=False)
+    former_subscription_url = models.CharField(max_length=2048, blank=True, editable=False)
     event = models.ForeignKey(OutboxEvent, on_delete=models.CASCADE, related_name="webhook_deliveries")
     body = models.TextField(editable=False)
     state = models.CharField(max_length=16, choices=DeliveryState.choices, default=DeliveryState.PENDING)
@@ -111,7 +119,14 @@ class WebhookDelivery(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.event.name} to {self.subscription.url}"
+        return f"{self.event.name} to {self.receiver_url}"
+
+    @property
+    def receiver_url(self) -> str:
+        """Where it is sent, or was, once its subscription is deleted."""
+        if self.subscription is None:
+            return f"{self.former_subscription_url} (subscription deleted)"
+        return self.subscription.url
 
 
 class WebhookAttempt(models.Model):

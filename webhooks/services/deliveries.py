@@ -30,6 +30,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 from django_tasks import task
 
+from payments.errors import Conflict
 from payments.outbox import outbox_render_target
 from payments.outbox.models import OutboxEvent
 from webhooks import outbound, selectors, signing
@@ -129,8 +130,7 @@ def _claim(delivery_id: uuid.UUID | str, *, now: datetime, worker: str) -> uuid.
     return token if claimed else None
 
 
-def _headers(delivery: WebhookDelivery, *, now: datetime) -> dict[str, str]:
-    subscription = delivery.subscription
+def _headers(delivery: WebhookDelivery, subscription: WebhookSubscription, *, now: datetime) -> dict[str, str]:
     timestamp = int(now.timestamp())
     headers = {
         "Content-Type": "application/json",
@@ -159,35 +159,45 @@ def webhook_delivery_attempt(
     if token is None:
         return None
     delivery = WebhookDelivery.objects.select_related("subscription", "event").filter(pk=delivery_id).first()
-    if delivery is None:
+    if delivery is None:  # purged with its event meanwhile
+        return None
+    subscription = delivery.subscription
+    if subscription is None:  # deleted between the claim and this read: not sent
         _deleted_while_sending(delivery_id)
         return None
-    if delivery.subscription.active:
+    if subscription.active:
         answer = outbound.post(
-            delivery.subscription.url, body=delivery.body.encode(), headers=_headers(delivery, now=now)
+            subscription.url, body=delivery.body.encode(), headers=_headers(delivery, subscription, now=now)
         )
     else:
         answer = outbound.Answer(
             status_code=None, excerpt="", error="Not sent: the subscription is inactive.", duration_ms=0
         )
-    return _record(delivery, token=token, answer=answer, now=now, worker=worker)
+    return _record(delivery, subscription, token=token, answer=answer, now=now, worker=worker)
 
 
 def _deleted_while_sending(delivery_id: uuid.UUID | str) -> None:
-    # The merchant deleted the subscription (and with it the delivery) while this attempt was under way: an
-    # ordinary outcome, not a failure. Nothing is left to record the attempt on.
-    logger.info("Webhook delivery %s: its subscription was deleted during the attempt; nothing recorded", delivery_id)
+    # The merchant deleted the subscription while this attempt was under way: an ordinary outcome, not a failure.
+    # What the attempt did is recorded on the delivery (kept), and nothing more is sent.
+    logger.info("Webhook delivery %s: its subscription was deleted during the attempt; not sent again", delivery_id)
 
 
 @transaction.atomic
 def _record(
-    delivery: WebhookDelivery, *, token: uuid.UUID, answer: outbound.Answer, now: datetime, worker: str
+    delivery: WebhookDelivery,
+    sent_to: WebhookSubscription,
+    *,
+    token: uuid.UUID,
+    answer: outbound.Answer,
+    now: datetime,
+    worker: str,
 ) -> AttemptOutcome | None:
-    # Locked while the attempt is written, so a deletion of its subscription waits (or has already happened):
-    # an attempt is never written for a delivery that is gone.
-    if not WebhookDelivery.objects.select_for_update().filter(pk=delivery.pk).exists():
-        _deleted_while_sending(delivery.pk)
+    # Locked while the attempt is written, so a deletion of its subscription waits (or has already happened, and
+    # the attempt is kept but schedules nothing more); a delivery purged with its event meanwhile records nothing.
+    locked = WebhookDelivery.objects.select_for_update().filter(pk=delivery.pk).values_list("subscription_id").first()
+    if locked is None:
         return None
+    subscription_deleted = locked[0] is None
     attempt = WebhookAttempt.objects.create(
         delivery=delivery,
         number=delivery.attempt_count,
@@ -202,20 +212,23 @@ def _record(
     )
     mine = WebhookDelivery.objects.filter(pk=delivery.pk, lease_token=token)
     released = {"leased_until": None, "lease_token": None, "resend_requested_by": ""}
-    subscription = WebhookSubscription.objects.filter(pk=delivery.subscription_id)
+    subscription = WebhookSubscription.objects.filter(pk=sent_to.pk)
     retry_at = None if answer.succeeded else now + webhook_retry_delay(delivery.attempt_count)
     if answer.succeeded:
         updated = mine.update(
             state=DeliveryState.DELIVERED, delivered_at=now, next_attempt_at=None, updated_at=now, **released
         )
         subscription.update(failing_since=None, last_delivered_at=now)
-    elif retry_at is None or not delivery.subscription.active or retry_at > delivery.retry_until:
+    elif subscription_deleted:
+        retry_at = None
+        updated = mine.update(updated_at=now, **released)  # canceled by the deletion; never sent again
+    elif retry_at is None or not sent_to.active or retry_at > delivery.retry_until:
         retry_at = None
         updated = mine.update(state=DeliveryState.EXPIRED, next_attempt_at=None, updated_at=now, **released)
         logger.warning(
             "Webhook delivery %s to subscription %s given up after %d attempts: %s",
             delivery.pk,
-            delivery.subscription_id,
+            sent_to.pk,
             delivery.attempt_count,
             answer.error,
         )
@@ -223,7 +236,9 @@ def _record(
         updated = mine.update(next_attempt_at=retry_at, updated_at=now, **released)
         subscription.filter(failing_since__isnull=True).update(failing_since=now)
         attempt_delivery.using(run_after=retry_at).enqueue(str(delivery.pk))
-    if not updated:
+    if subscription_deleted:
+        _deleted_while_sending(delivery.pk)
+    elif not updated:
         # The lease ran out while this attempt was sending and another worker has the delivery now.
         logger.warning("Webhook delivery %s: attempt %d outlived its lease", delivery.pk, attempt.number)
         retry_at = None
@@ -238,6 +253,8 @@ def webhook_delivery_resend(
     window; the next attempt is recorded as asked for by `requested_by`."""
     now = now or timezone.now()
     delivery = WebhookDelivery.objects.select_for_update().get(pk=delivery.pk)
+    if delivery.subscription_id is None:
+        raise Conflict("The delivery's webhook subscription was deleted: there is nowhere to send it again.")
     delivery.state = DeliveryState.PENDING
     delivery.next_attempt_at = now
     delivery.retry_until = max(delivery.retry_until, now + timedelta(seconds=settings.WEBHOOK_RETRY_FOR_SECONDS))

@@ -17,7 +17,7 @@ from payments.errors import DomainError
 from payments.partial import UNCHANGED, Unchanged
 from payments.vault import crypto
 from webhooks import outbound, selectors
-from webhooks.models import AuthenticationKind, WebhookDelivery, WebhookSubscription
+from webhooks.models import AuthenticationKind, DeliveryState, WebhookDelivery, WebhookSubscription
 
 logger = logging.getLogger(__name__)
 
@@ -136,12 +136,17 @@ def webhook_subscription_update(
 
 @transaction.atomic
 def webhook_subscription_delete(*, subscription: WebhookSubscription) -> None:
-    """Delete the subscription with its deliveries: nothing more is sent to it, pending deliveries included.
+    """Delete the subscription: nothing more is sent to it, pending deliveries included (they are canceled). Its
+    deliveries and their attempts stay, naming its id and URL, until the purge of their events.
 
     Its deliveries are locked first, so an attempt being recorded for one of them either commits before the
-    deletion collects the attempts (and goes with them) or finds its delivery gone (`_record`)."""
+    deletion (and is kept) or finds its subscription gone and schedules nothing more (`_record`)."""
     _changed(subscription)
-    list(WebhookDelivery.objects.select_for_update().filter(subscription=subscription).values_list("pk", flat=True))
+    deliveries = WebhookDelivery.objects.filter(subscription=subscription)
+    list(deliveries.select_for_update().values_list("pk", flat=True))
+    pending = deliveries.filter(state=DeliveryState.PENDING)
+    pending.update(state=DeliveryState.CANCELED, next_attempt_at=None, updated_at=timezone.now())
+    deliveries.update(former_subscription_id=subscription.pk, former_subscription_url=subscription.url)
     subscription.delete()
 
 

@@ -11,6 +11,7 @@ from django.db import connection
 from django.utils import timezone
 from gr4vy.webhooks import verify_webhook
 
+from payments.errors import Conflict
 from payments.outbox.models import OutboxEvent
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_create
@@ -358,10 +359,43 @@ def test_deleting_the_subscription_during_an_attempt_ends_the_attempt_quietly(fa
         sending.join(10)
 
     assert (errors, outcomes) == ([], [None])
-    assert not WebhookDelivery.objects.exists()
-    assert not WebhookAttempt.objects.exists()
+    kept = WebhookDelivery.objects.get()
+    # It reached the receiver, which said so: delivered, and the attempt is kept with it.
+    assert (kept.subscription_id, kept.state, kept.next_attempt_at) == (None, DeliveryState.DELIVERED, None)
+    assert [attempt.succeeded for attempt in WebhookAttempt.objects.all()] == [True]
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert "its subscription was deleted during the attempt" in caplog.text
+
+
+def test_deleting_a_subscription_keeps_its_deliveries_until_their_retention(settings, failing):
+    receiver, delivery = failing("500")
+    webhook_delivery_attempt(delivery_id=delivery.pk)
+    subscription = delivery.subscription
+    subscription_id, url = subscription.pk, subscription.url
+
+    webhook_subscription_delete(subscription=subscription)
+
+    kept = WebhookDelivery.objects.get(pk=delivery.pk)
+    assert (kept.subscription_id, kept.former_subscription_id, kept.former_subscription_url) == (
+        None,
+        subscription_id,
+        url,
+    )
+    assert (kept.state, kept.next_attempt_at) == (DeliveryState.CANCELED, None)  # nothing more is sent
+    assert WebhookAttempt.objects.filter(delivery=kept).count() == 1
+    assert webhook_delivery_attempt(delivery_id=kept.pk, now=timezone.now() + timedelta(days=1)) is None
+    assert url in str(kept)
+    with pytest.raises(Conflict):
+        webhook_delivery_resend(delivery=kept, requested_by="agent")
+    assert len(receiver.received) == 1
+
+    # The purge of old events removes it with its attempts once their retention is over.
+    from payments.outbox import outbox_events_purge_expired
+
+    later = timezone.now() + timedelta(days=settings.OUTBOX_RETENTION_DAYS + 1)
+    assert outbox_events_purge_expired(now=later, batch_size=100) >= 1
+    assert not WebhookDelivery.objects.exists()
+    assert not WebhookAttempt.objects.exists()
 
 
 def test_the_sweep_picks_up_lost_tasks_and_dead_workers(settings, merchant_account, receiver, authorized):
