@@ -475,3 +475,18 @@ class BooksMachine(RuleBasedStateMachine):
 
 def test_the_books_hold_whatever_happens(merchant_account):
     run_state_machine_as_test(BooksMachine, settings=BOOKS_SETTINGS)
+
+
+def test_captures_settled_on_two_days_are_two_lines(merchant_account):
+    """The example the model found beside the same-day case: a later capture of a payment whose first capture
+    settled already is its own line too, never taken for the line the ledger holds."""
+    request = TransactionRequest(amount=1000, currency=CURRENCY, payment_method=_card(), intent="authorize")
+    txn = transaction_create(merchant_account=merchant_account, actor=ACTOR, request=request)
+    transaction_capture(txn=txn, actor=ACTOR, amount=300, final=False)
+    settled = set(_sandbox_closes(FIRST_DAY, settled=set()))
+
+    transaction_capture(txn=txn, actor=ACTOR, final=True)
+    _sandbox_closes(FIRST_DAY + timedelta(days=1), settled=settled)
+
+    lines = LedgerEntry.objects.filter(transaction=txn, kind=EntryKind.SETTLEMENT)
+    assert sorted(lines.values_list("amount", flat=True)) == [300, 700]
