@@ -56,7 +56,7 @@ INVALID = {
     "type": "error",
     "code": "bad_request",
     "status": 400,
-    "message": "The gift card number or PIN is not valid.",
+    "message": "Request failed validation: The gift card number or PIN is not valid.",
     "details": [
         {
             "location": "body",
@@ -180,7 +180,7 @@ def test_an_unusable_card_says_so_only_with_the_right_pin(client, merchant_accou
     right_pin = client.post("/gift-cards", {"number": card.number, "pin": card.pin}, format="json")
     wrong_pin = client.post("/gift-cards", {"number": card.number, "pin": "0"}, format="json")
 
-    assert assert_error(right_pin, 400, "/")["message"] == message
+    assert assert_error(right_pin, 400, "/")["message"] == f"Request failed validation: {message}"
     assert wrong_pin.json() == INVALID
     assert not GiftCard.objects.exists()
 

@@ -163,8 +163,8 @@ or print one with `manage.py issue_token --private-key key.pem [--scopes buyers.
 absent). Objects of other merchant accounts answer 404, exactly like missing ones.
 
 **Errors.** Every error answers one JSON envelope, `{"type": "error", "code", "status", "message", "details"}`;
-`details` points at each offending query parameter, header or body field. Every operation lists the errors it can
-answer.
+`details` points at each offending query parameter, header or body field. A 400's `message` is always `Request
+failed validation`, its own reason (if any) after a colon. Every operation lists the errors it can answer.
 
 **Lists** answer `{"items", "limit", "next_cursor", "previous_cursor"}`: pass `cursor` to move between pages
 (`limit` 1..100). **Money** is an integer in minor units with an ISO 4217 currency. The sandbox connector decides

@@ -44,8 +44,11 @@ CODES = {
     503: "service_unavailable",
     504: "gateway_timeout",
 }
+# Upstream's message for every 400, which clients (the vendor's own SDK test suites) match: a refusal's own reason
+# follows it after a colon (`validation_message`), and its details name the fields.
+VALIDATION_FAILED = "Request failed validation"
 DEFAULT_MESSAGES = {
-    400: "Request failed validation",
+    400: VALIDATION_FAILED,
     401: "No valid API authentication found",
     403: "Access to this resource is not allowed",
     404: "The resource could not be found",
@@ -65,12 +68,22 @@ def _shown(text: str) -> str:
     return mask_card_numbers(withhold_database_detail(text))
 
 
+def validation_message(reason: str | None) -> str:
+    """The message of a 400: upstream's words, then the specific reason when there is one."""
+    if not reason or reason == VALIDATION_FAILED or reason.startswith(f"{VALIDATION_FAILED}:"):
+        return reason or VALIDATION_FAILED
+    return f"{VALIDATION_FAILED}: {reason}"
+
+
 def envelope(
     status_code: int, message: str | None = None, details: list[dict[str, str]] | None = None
 ) -> dict[str, Any]:
     """The envelope for `status_code`. Every error answer is rendered here, so this is where card numbers are
     masked: pointers name the client's keys and some messages quote its values. A message that quotes a database
-    error (a service's own words never do) keeps its message and loses the row it failed on."""
+    error (a service's own words never do) keeps its message and loses the row it failed on. Every 400's message
+    is upstream's "Request failed validation", whoever raised it, with its own reason after it."""
+    if status_code == 400:
+        message = validation_message(message)
     return {
         "type": "error",
         "code": CODES.get(status_code, "server_error" if status_code >= 500 else "bad_request"),

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from payments.rest.envelope import CODES
+from payments.rest.envelope import CODES, VALIDATION_FAILED
 
 ENVELOPE_KEYS = {"type", "code", "status", "message", "details"}
 
@@ -17,6 +17,8 @@ def assert_error(response: Any, status: int, pointer: str | None = None, *, loca
     assert (body["type"], body["code"], body["status"]) == ("error", CODES[status], status)
     assert isinstance(body["message"], str)
     assert body["message"]
+    if status == 400:  # upstream's words, which clients match, then the reason when there is one
+        assert body["message"] == VALIDATION_FAILED or body["message"].startswith(f"{VALIDATION_FAILED}: "), body
     if pointer is not None:
         named = [(detail["location"], detail["pointer"]) for detail in body["details"]]
         assert pointer in [named_pointer for _, named_pointer in named], body["details"]

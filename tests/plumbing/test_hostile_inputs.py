@@ -151,7 +151,7 @@ def test_a_body_nested_too_deep_is_a_400_before_decoding(
     )
 
     body = assert_error(response, 400, "/", location="body")
-    assert body["message"] == f"The JSON body is nested more than {LIMIT} levels deep."
+    assert body["message"] == f"Request failed validation: The JSON body is nested more than {LIMIT} levels deep."
     assert body["details"][0]["type"] == "JsonTooDeep"
     assert _counts() == before
 
@@ -204,7 +204,9 @@ def test_the_depth_limit_is_a_setting(api_client, merchant_account, settings):
 
     response = api_client().post("/buyers", '{"billing_details": {"address": {}}}', content_type="application/json")
 
-    assert assert_error(response, 400, "/")["message"] == "The JSON body is nested more than 2 levels deep."
+    assert assert_error(response, 400, "/")["message"] == (
+        "Request failed validation: The JSON body is nested more than 2 levels deep."
+    )
 
 
 def test_the_table_covers_every_operation_that_takes_a_body():

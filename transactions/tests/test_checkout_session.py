@@ -57,7 +57,10 @@ def test_a_declined_session_card_is_reported(client, merchant_account):
 def test_a_session_without_card_details_is_a_400(client, merchant_account):
     session = CheckoutSessionFactory(merchant_account=merchant_account)
 
-    assert_error(post(client, "/transactions", with_session(session.pk)), 400, "/payment_method/id")
+    body = assert_error(post(client, "/transactions", with_session(session.pk)), 400, "/payment_method/id")
+    # Upstream's message, which clients match, with the reason after it and in the detail.
+    assert body["message"] == "Request failed validation: The checkout session has no card details yet."
+    assert body["details"][0]["message"] == "The checkout session has no card details yet."
     assert not Transaction.objects.exists()
 
 
