@@ -72,31 +72,61 @@ def admin_link(obj: Any, text: str) -> str:
     return format_html('<a href="{}">{}</a>', url, text)
 
 
+# Stripe's refund reasons, offered beside free text; the one stored is the label, then the text (the refund's reason).
+REFUND_REASONS = (
+    ("duplicate", "Duplicate"),
+    ("fraudulent", "Fraudulent"),
+    ("requested_by_customer", "Requested by customer"),
+)
+
+
 class ActionForm(forms.Form):
     """What an operator gives for capture, void or refund: an amount in major units (capture and refund, empty
-    for everything left) and always a reason, recorded on the transaction's events."""
+    for everything left, never more than is left) and always a reason, recorded on the transaction's events; a
+    refund's reason may be one of Stripe's choices, free text, or both."""
 
     amount = forms.CharField(required=False, max_length=32)
+    reason_choice = forms.ChoiceField(
+        label="Reason", required=False, choices=(("", "Other (write it below)"), *REFUND_REASONS)
+    )
     reason = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"size": 60}))
 
-    def __init__(self, *args: Any, txn: Transaction, takes_amount: bool, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, txn: Transaction, action: TransactionAction, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.txn = txn
-        if takes_amount:
-            self.fields["amount"].help_text = f"In {txn.currency}, e.g. {format_money(1250, txn.currency)}. " + (
-                "Empty means everything left."
-            )
+        self.txn, self.action = txn, action
+        if action.takes_amount:
+            self.fields["amount"].help_text = action.hint(txn)
         else:
             del self.fields["amount"]
+        if action.name == "refund":
+            self.fields["reason"].required = False
+            self.fields["reason"].label = "Details"
+            self.fields["reason"].help_text = "Optional beside a reason above; stored as the refund's reason."
+        else:
+            del self.fields["reason_choice"]
 
     def clean_amount(self) -> int | None:
         text = self.cleaned_data.get("amount") or ""
         if not text.strip():
             return None
         try:
-            return parse_money(text, self.txn.currency)
+            amount = parse_money(text, self.txn.currency)
         except AmountError as exc:
             raise forms.ValidationError(str(exc)) from exc
+        limit = self.action.typed_limit(self.txn)
+        if amount > limit:
+            raise forms.ValidationError(self.action.too_much(self.txn, amount))
+        return amount
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if "reason_choice" in self.fields:
+            label = dict(REFUND_REASONS).get(cleaned.get("reason_choice") or "")
+            text = (cleaned.get("reason") or "").strip()
+            if not label and not text:
+                self.add_error("reason", "Choose a reason or write one.")
+            cleaned["reason"] = f"{label}: {text}" if label and text else (label or text)
+        return cleaned
 
 
 class TransactionAction:
@@ -115,6 +145,24 @@ class TransactionAction:
         self.name, self.label, self.run, self.takes_amount, self.left = name, label, run, takes_amount, left
         # What the audit log names, as for the API's action: the transaction, or each refund made.
         self.audited_model = audited_model
+
+    def typed_limit(self, txn: Transaction) -> int:
+        """The most a typed amount may be: a typed refund comes off the card only (empty refunds the gift cards too)."""
+        return card_refundable_left(txn) if self.name == "refund" else self.left(txn)
+
+    def hint(self, txn: Transaction) -> str:
+        """What is left, in the currency's major units, beside the box."""
+        verb = {"capture": "capture", "refund": "refund"}[self.name]
+        hint = f"Up to {format_money(self.left(txn), txn.currency)} left to {verb}."
+        typed = self.typed_limit(txn)
+        if typed < self.left(txn):
+            hint += f" A typed amount comes off the card, up to {format_money(typed, txn.currency)}."
+        return hint + " Empty means everything left."
+
+    def too_much(self, txn: Transaction, amount: int) -> str:
+        left = format_money(self.typed_limit(txn), txn.currency)
+        where = " on the card" if self.typed_limit(txn) < self.left(txn) else ""
+        return f"{format_money(amount, txn.currency)} is more than the {left} left to {self.name}{where}."
 
     def offered(self, txn: Transaction) -> bool:
         """The service's own rule for the status, and something left to act on."""
@@ -138,6 +186,15 @@ def _held_note(txn: Transaction) -> str:
         return ""
     ids = ", ".join(dispute.processor_dispute_id for dispute in transaction_open_disputes(txn))
     return f" {format_money(held, txn.currency)} is held by open dispute {ids} until the bank decides it."
+
+
+def card_refundable_left(txn: Transaction) -> int:
+    """What is left to refund on the card: captured, less refunds, what lost disputes took back and what open ones
+    hold."""
+    if not txn.pays_with_method:
+        return 0
+    card = txn.captured_amount - txn.refunded_amount - transaction_taken_back(txn) - transaction_held(txn)
+    return max(card, 0)
 
 
 def refundable_amount(txn: Transaction) -> int:
@@ -406,7 +463,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             raise PermissionDenied
         txn = get_object_or_404(Transaction, pk=object_id)
         chosen = ACTIONS[action]
-        form = ActionForm(request.POST if request.method == "POST" else None, txn=txn, takes_amount=chosen.takes_amount)
+        form = ActionForm(request.POST if request.method == "POST" else None, txn=txn, action=chosen)
         if request.method != "POST" or not form.is_valid():
             return self._confirmation(request, txn, chosen, form)
         actor = Actor.admin(request.user.get_username(), reason=form.cleaned_data["reason"])
@@ -419,6 +476,11 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             try:
                 outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"))
             except DomainError as exc:
+                if exc.details and exc.details[0]["pointer"] == "/amount":
+                    # Less was left by the time it ran (another refund): the form again, the amount kept, in units.
+                    txn.refresh_from_db()
+                    form.add_error("amount", chosen.too_much(txn, form.cleaned_data["amount"]))
+                    return self._confirmation(request, txn, chosen, form)
                 self.message_user(request, f"Nothing was done. {exc.message}", messages.ERROR)
                 return self._redirect_to(object_id)
             self.log_change(request, txn, f"{outcome} Reason: {actor.reason}")

@@ -151,10 +151,10 @@ def test_amounts_follow_the_currency_exponent(client, merchant_account, staff_lo
 @pytest.mark.parametrize(
     ("data", "says"),
     [
-        ({"amount": "10.01", "reason": "x"}, "more than what is left to refund"),
+        ({"amount": "10.01", "reason": "x"}, "USD 10.01 is more than the USD 10.00 left to refund."),
         ({"amount": "-3", "reason": "x"}, "Enter an amount such as"),
         ({"amount": "1.001", "reason": "x"}, "USD amounts have 2 decimals."),
-        ({"amount": "1.00", "reason": ""}, "This field is required."),
+        ({"amount": "1.00", "reason": ""}, "Choose a reason or write one."),
     ],
     ids=["too-much", "negative", "too-many-decimals", "no-reason"],
 )
