@@ -255,6 +255,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# One way to write a date on every desk page, with its zone: payments/staff/formats/en/formats.py.
+FORMAT_MODULE_PATH = ["payments.staff.formats"]
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

@@ -13,6 +13,7 @@ from django.utils.html import format_html
 
 from disputes.models import Dispute
 from payments.money import format_money
+from payments.staff.dates import desk_datetime
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from paymentservices.processors.seam import DisputeState
@@ -88,7 +89,7 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
 
     @admin.display(description="Answer due", ordering="due_at")
     def due(self, dispute: Dispute) -> str:
-        return dispute.due_at.strftime("%Y-%m-%d %H:%M") if dispute.due_at else "-"
+        return desk_datetime(dispute.due_at) if dispute.due_at else "-"
 
     @admin.display(description="State", ordering="state")
     def state_shown(self, dispute: Dispute) -> str:

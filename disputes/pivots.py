@@ -7,12 +7,13 @@ from django.utils.safestring import SafeString
 from disputes.models import Dispute
 from payments.money import format_money
 from payments.staff import pivots
+from payments.staff.dates import desk_date
 from transactions.badges import dispute_badge
 
 
 def _dispute(dispute: Dispute) -> SafeString:
     url = reverse("admin:transactions_transaction_change", args=[dispute.transaction_id])
-    due = dispute.due_at.strftime("%Y-%m-%d") if dispute.due_at and dispute.open else ""
+    due = desk_date(dispute.due_at) if dispute.due_at and dispute.open else ""
     return format_html(
         '<a href="{}">transaction {}</a> {}{}{}{}',
         url,

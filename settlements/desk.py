@@ -9,6 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 
 from payments.money import format_money
+from payments.staff.dates import desk_date, desk_datetime
 from settlements.selectors import (
     mismatched_ledger_entries,
     refused_settlement_files,
@@ -35,7 +36,7 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
         "<li>{} {} {} ({}, {})</li>",
         (
             (
-                e.posted_at.strftime("%Y-%m-%d"),
+                desk_date(e.posted_at),
                 e.kind,
                 format_money(e.amount, e.currency),
                 e.source,
@@ -49,7 +50,7 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
         "<li>{} {} ({}, {}): {}</li>",
         (
             (
-                e.posted_at.strftime("%Y-%m-%d"),
+                desk_date(e.posted_at),
                 format_money(e.amount, e.currency),
                 e.source,
                 e.processor_reference or e.merchant_reference or e.entry_key,
@@ -59,12 +60,12 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
         ),
     )
     files = format_html_join(
-        "", "<li>{} {}: {}</li>", ((f.created_at.strftime("%Y-%m-%d %H:%M"), f.name, f.message) for f in refused)
+        "", "<li>{} {}: {}</li>", ((desk_datetime(f.created_at), f.name, f.message) for f in refused)
     )
     reports = format_html_join(
         "",
         "<li>{} {} ({} attempts): {}</li>",
-        ((f.updated_at.strftime("%Y-%m-%d %H:%M"), f.name, f.attempts, f.message) for f in unfetched),
+        ((desk_datetime(f.updated_at), f.name, f.attempts, f.message) for f in unfetched),
     )
     entries_url = reverse("admin:settlements_ledgerentry_changelist") + "?matched=no"
     files_url = reverse("admin:settlements_settlementreportfile_changelist") + "?status__exact=refused"

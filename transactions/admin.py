@@ -25,13 +25,14 @@ from django.utils.html import format_html
 from payments.audit.services import audited_staff_write
 from payments.errors import DomainError
 from payments.money import AmountError, format_money, parse_money
+from payments.staff.dates import desk_date, desk_datetime
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
-from transactions.models import Refund, Transaction
+from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_all, refund_create
@@ -333,7 +334,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     @admin.display(description="Created", ordering="created_at")
     def created_shown(self, txn: Transaction) -> str:
-        return txn.created_at.strftime("%Y-%m-%d %H:%M:%S")
+        return desk_datetime(txn.created_at)
 
     @admin.display(description="Status", ordering="status")
     def status_shown(self, txn: Transaction) -> str:
@@ -392,7 +393,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         return format_html(
             '{} net, first posted {} (<a href="{}">settlement lines: gross, fees, payout</a>)',
             format_money(txn.settled_amount, txn.settled_currency),
-            txn.settled_at.strftime("%Y-%m-%d"),
+            desk_date(txn.settled_at),
             lines,
         )
 
@@ -506,6 +507,30 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         return TemplateResponse(request, "admin/transactions/transaction/action.html", context)
 
 
+# Events that move money say so with the amount ("Refund of USD 5.00 succeeded"): their status rarely changes.
+_MONEY_EVENTS = {
+    "refund_requested": ("Refund", "requested"),
+    "refund_succeeded": ("Refund", "succeeded"),
+    "refund_failed": ("Refund", "failed"),
+    "capture_requested": ("Capture", "requested"),
+    "capture_succeeded": ("Capture", "succeeded"),
+    "capture_failed": ("Capture", "failed"),
+}
+
+
+def event_words(event: TransactionEvent, currency: str) -> str:
+    """What an event did, in words: the money it moved, and the status it left only when the status changed."""
+    what = readable(event.name)
+    if event.name in _MONEY_EVENTS and event.amount is not None:
+        noun, outcome = _MONEY_EVENTS[event.name]
+        what = f"{noun} of {format_money(event.amount, currency)} {outcome}"
+    if event.from_status and event.from_status != event.to_status:
+        return f"{what} ({readable(event.from_status)} → {readable(event.to_status)})"
+    if not event.from_status and event.name != event.to_status:
+        return f"{what} (now {readable(event.to_status)})"
+    return what
+
+
 def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
     """The timeline as the template shows it: when, what, how much, who, and a link where there is a page."""
     rows = []
@@ -513,7 +538,7 @@ def _timeline_rows(txn: Transaction) -> list[dict[str, Any]]:
         item: Any = entry.item
         row: dict[str, Any] = {"at": entry.at, "kind": entry.kind, "who": "", "amount": "", "link": ""}
         if entry.kind == "event":
-            row["what"] = f"{readable(item.name)} ({readable(item.from_status)} → {readable(item.to_status)})"
+            row["what"] = event_words(item, txn.currency)
             row["who"] = f"{item.get_actor_type_display()} {item.actor}".strip()
             row["amount"] = format_money(item.amount, txn.currency) if item.amount is not None else ""
             # An operator's reason, or why a processor's word was refused (a dispute in another currency).

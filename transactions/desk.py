@@ -6,6 +6,7 @@ from django.utils.safestring import SafeString
 
 from buyers.desk import buyer_hit
 from payments.money import format_money
+from payments.staff.dates import desk_date
 from payments.staff.search import SHOWN, Hit
 from transactions.badges import method_badge, refund_badge
 from transactions.models import Transaction
@@ -19,7 +20,7 @@ def transaction_label(txn: Transaction) -> SafeString:
     return format_html(
         "{} {} {} {}{}{}{}",
         str(txn.pk).split("-")[0],
-        txn.created_at.strftime("%Y-%m-%d"),
+        desk_date(txn.created_at),
         format_money(txn.amount, txn.currency),
         txn.status.replace("_", " "),
         card,

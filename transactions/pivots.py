@@ -7,6 +7,7 @@ from django.utils.safestring import SafeString
 
 from payments.money import format_money
 from payments.staff import pivots
+from payments.staff.dates import desk_datetime
 from transactions.admin import ACTIONS, OPERATE_PERMISSION
 from transactions.badges import method_badge, refund_badge
 from transactions.disputes import DISPUTES
@@ -19,7 +20,7 @@ def _transaction(txn: Transaction) -> SafeString:
         '<a href="{}">{}</a> {} {}, {}{}{}',
         url,
         str(txn.pk).split("-")[0],
-        txn.created_at.strftime("%Y-%m-%d %H:%M"),
+        desk_datetime(txn.created_at),
         format_money(txn.amount, txn.currency),
         txn.status.replace("_", " "),
         method_badge(txn),
@@ -56,7 +57,7 @@ def _event(event: TransactionEvent) -> SafeString:
     amount = format_money(event.amount, event.transaction.currency) if event.amount is not None else ""
     return format_html(
         '{} <a href="{}">{}</a> {} {}',
-        event.created_at.strftime("%Y-%m-%d %H:%M"),
+        desk_datetime(event.created_at),
         url,
         str(event.transaction_id).split("-")[0],
         event.name.replace("_", " "),
@@ -70,7 +71,7 @@ def _redemption(redemption: GiftCardRedemption) -> SafeString:
         '<a href="{}">transaction {}</a> {} {} ({} refunded), {}',
         url,
         str(redemption.transaction_id).split("-")[0],
-        redemption.created_at.strftime("%Y-%m-%d %H:%M"),
+        desk_datetime(redemption.created_at),
         format_money(redemption.amount, redemption.issued_card.currency),
         format_money(redemption.refunded_amount, redemption.issued_card.currency),
         redemption.status,

@@ -38,7 +38,7 @@ def test_the_queue_lists_open_disputes_soonest_due_first(support_client, merchan
 
     assert html.index("Ada Lovelace") < html.index("later@example.com")
     assert "won@example.com" not in html
-    for shown in ("USD 15.00", "USD 42.00", "fraudulent", "2026-11-22 12:00", "Dispute: answer due"):
+    for shown in ("USD 15.00", "USD 42.00", "fraudulent", "22 Nov 2026, 12:00:00 UTC", "Dispute: answer due"):
         assert shown in html
     for dispute in (sooner, later):
         assert reverse("admin:transactions_transaction_change", args=[dispute.transaction_id]) in html
@@ -80,7 +80,7 @@ def test_the_buyer_page_lists_the_buyers_disputes(support_client, merchant_accou
 
     assert "Disputes (1)" in html
     assert 'data-badge="dispute-needs_response"' in html
-    assert "answer due 2026-11-23" in html
+    assert "answer due 23 Nov 2026" in html
     listed = support_client.get(QUEUE, {"transaction__buyer__id__exact": str(buyer.pk)})
     assert listed.status_code == 200
     assert reverse("admin:transactions_transaction_change", args=[dispute.transaction_id]) in listed.content.decode()

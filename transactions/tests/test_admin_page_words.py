@@ -1,0 +1,52 @@
+"""The transaction page in plain words: refunds on the timeline say what happened, the breadcrumb has no raw status,
+and every date on the desk reads one way, with its time zone."""
+
+import datetime as dt
+
+import pytest
+from django.urls import reverse
+
+from payments.staff.roles import PAYMENTS_OPERATOR
+from transactions.models import Transaction
+from transactions.tests.factories import TransactionFactory
+from transactions.tests.test_admin import CHANGELIST, authorized, page_of
+
+pytestmark = pytest.mark.django_db
+
+WHEN = dt.datetime(2026, 11, 28, 16, 40, 7, tzinfo=dt.UTC)
+
+
+def test_a_refund_on_the_timeline_says_what_happened(client, merchant_account, staff_login):
+    txn = authorized(merchant_account, amount=1000, intent="capture")
+    staff_login(PAYMENTS_OPERATOR)
+    client.post(reverse("admin:transactions_transaction_refund", args=[txn.pk]), {"amount": "5.00", "reason": "x"})
+
+    html = client.get(page_of(txn)).content.decode()
+
+    assert "Refund of USD 5.00 succeeded" in html
+    assert "capture succeeded → capture succeeded" not in html
+
+
+def test_the_breadcrumb_says_the_status_in_words(support_client, merchant_account):
+    txn = TransactionFactory(merchant_account=merchant_account, declined=True)
+
+    html = support_client.get(page_of(txn)).content.decode()
+    crumbs = html.split('class="breadcrumbs"')[1].split("</div>")[0]
+
+    assert "authorization declined" in crumbs
+    assert "authorization_declined" not in crumbs
+
+
+def test_one_date_format_with_its_zone_on_the_list_the_page_and_the_timeline(support_client, merchant_account):
+    txn = authorized(merchant_account, intent="capture")
+    Transaction.objects.filter(pk=txn.pk).update(created_at=WHEN)
+    txn.events.update(created_at=WHEN)
+
+    listing = support_client.get(CHANGELIST).content.decode()
+    page = support_client.get(page_of(txn)).content.decode()
+
+    assert "28 Nov 2026, 16:40:07 UTC" in listing
+    assert page.count("28 Nov 2026, 16:40:07 UTC") >= 2  # the created field and the timeline
+    for other in ("2026-11-28 16:40:07", "Nov. 28, 2026"):
+        assert other not in listing
+        assert other not in page
