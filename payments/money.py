@@ -61,3 +61,34 @@ def parse_money(text: str, currency: str) -> int:
     if minor <= 0:
         raise AmountError("Enter an amount greater than zero.")
     return int(minor)
+
+
+# The symbols Intl.NumberFormat("en-US", {style: "currency"}) writes (Embed's format in the buyer's browser); any other
+# currency is its code and a no-break space, as Intl writes it.
+_BUYER_SYMBOLS = {
+    "USD": "$",
+    "EUR": "€",
+    "GBP": "£",
+    "JPY": "¥",
+    "CAD": "CA$",
+    "AUD": "A$",
+    "NZD": "NZ$",
+    "HKD": "HK$",
+    "MXN": "MX$",
+    "TWD": "NT$",
+    "BRL": "R$",
+    "INR": "₹",
+    "CNY": "CN¥",
+    "KRW": "₩",
+    "ILS": "₪",
+    "VND": "₫",
+    "PHP": "₱",
+}
+
+
+def format_money_for_buyers(amount: int, currency: str) -> str:
+    """`$12.99`: a page the buyer sees beside Embed writes the amount as Embed does (en-US); staff read `USD 12.99`."""
+    exponent = currency_exponent(currency)
+    number = f"{major_units(amount, currency):,.{exponent}f}"
+    symbol = _BUYER_SYMBOLS.get(currency.upper())
+    return f"{symbol}{number}" if symbol else f"{currency.upper()}\xa0{number}"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from payments.money import AmountError, currency_exponent, format_money, parse_money
+from payments.money import AmountError, currency_exponent, format_money, format_money_for_buyers, parse_money
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,21 @@ def test_what_is_shown_parses_back_to_the_same_minor_units(amount, currency):
 
 def test_exponents():
     assert [currency_exponent(code) for code in ("USD", "JPY", "KWD", "usd")] == [2, 0, 3, 2]
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "shown"),
+    [
+        (1299, "USD", "$12.99"),
+        (123456, "EUR", "€1,234.56"),
+        (500, "GBP", "£5.00"),
+        (1200, "JPY", "¥1,200"),
+        (1299, "CAD", "CA$12.99"),
+        (1234, "KWD", "KWD\xa01.234"),
+        (1299, "CHF", "CHF\xa012.99"),
+    ],
+    ids=["usd", "eur", "gbp", "jpy", "cad", "kwd", "chf"],
+)
+def test_format_money_for_buyers_as_embed_writes_it(amount, currency, shown):
+    # What Intl.NumberFormat("en-US", {style: "currency"}) writes in Embed, so a page beside it reads the same.
+    assert format_money_for_buyers(amount, currency) == shown

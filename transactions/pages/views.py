@@ -20,7 +20,7 @@ from checkout import security
 from payments.connectors import BuyerAction
 from payments.errors import Conflict, DomainError
 from payments.middleware.envelope import OWN_ERROR_PAGE
-from payments.money import format_money
+from payments.money import format_money_for_buyers
 from paymentservices.definitions import definition_get
 from transactions.models import Transaction
 from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
@@ -78,7 +78,7 @@ def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
     nonce = security.new_nonce()
     context: dict[str, object] = {
         "merchant_name": txn.merchant_account.display_name or txn.merchant_account.pk,
-        "amount": format_money(txn.amount, txn.currency),
+        "amount": format_money_for_buyers(txn.amount, txn.currency),
         "card_last4": txn.card_last4,
         "form_token": page.form_token,
         "csp_nonce": nonce,

@@ -47,7 +47,8 @@ def test_the_page_shows_the_amount_and_merchant_and_no_card_number(challenged, m
 
     assert page.status_code == 200
     html = page.content.decode()
-    assert "USD 12.99" in html
+    assert "$12.99" in html  # as Embed around it writes the amount, never "USD 12.99" beside "$12.99"
+    assert "USD 12.99" not in html
     assert merchant_account.display_name in html
     assert "ending 3220" in html
     assert "4000000000003220" not in html
