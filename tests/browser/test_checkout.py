@@ -164,6 +164,9 @@ def test_a_declined_card_shows_the_decline(demo_shop, browser_page):
     expect(page.locator("#demo-result").get_by_role("heading")).to_have_text("Payment attempt")
     assert receipt_rows(page)["Status"] == "Declined"
     assert receipt_rows(page)["Card"] == "ending in 0002"
+    # Nothing was paid: the receipt says where it was tried, never "Paid through".
+    assert "Paid through" not in receipt_rows(page)
+    assert receipt_rows(page)["Tried through"] == "Sandbox"
 
     # Trying another card starts from empty fields: the declined number is not offered again.
     page.get_by_role("button", name="Try another card").click()
@@ -216,12 +219,18 @@ def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
         "Covers $5.00"
     )
     expect(page.locator(".gr4vy-embed__remaining")).to_have_text("$7.99")
+    # The button says what the card will be charged, never the whole amount beside "Remaining $7.99".
+    expect(page.locator(".gr4vy-embed__pay")).to_have_text("Pay $7.99 by card")
     enter_card(page, APPROVED_CARD)
     page.locator(".gr4vy-embed__pay").click()
 
     expect(checkout).to_have_attribute("data-state", "approved")
     transaction = Transaction.objects.get(pk=checkout.get_attribute("data-transaction-id"))
     assert (transaction.amount, transaction.status) == (1299, "capture_succeeded")
+    # The receipt says how the amount was split: the gift card's part and the card's.
+    rows = receipt_rows(page)
+    assert rows["Gift card"] == f"$5.00 from the card ending in {gift_card.number[-4:]}"
+    assert rows["Card"] == "$7.99, ending in 1111"
     redemption = transaction.gift_card_redemptions.get()
     assert (redemption.amount, redemption.last4) == (500, gift_card.number[-4:])
     assert IssuedGiftCard.objects.get(pk=gift_card.card.pk).balance == 0

@@ -506,8 +506,16 @@
         input.disabled = locked || input.dataset.expired === 'true';
       });
       if (this.ui.save) this.ui.save.disabled = locked;
-      this.ui.pay.textContent = state === 'processing' ? 'Processing…' : `Pay ${this._format(this.options.amount)}`;
       this._updatePayButton();
+    }
+
+    /** What pressing Pay charges: the card's part once gift cards cover some of the amount. */
+    _payLabel() {
+      if (this.state === 'processing') return 'Processing…';
+      const remaining = this._remaining();
+      if (remaining === this.options.amount) return `Pay ${this._format(this.options.amount)}`;
+      if (remaining === 0) return `Pay ${this._format(this.options.amount)} with gift cards`;
+      return `Pay ${this._format(remaining)} by card`;
     }
 
     _cardNeeded() {
@@ -523,6 +531,7 @@
     // button would only look broken.
     _updatePayButton() {
       this.ui.pay.disabled = !(this.state === 'ready' && !this.giftBusy);
+      this.ui.pay.textContent = this._payLabel();
     }
 
     // --- Secure Fields --------------------------------------------------------
