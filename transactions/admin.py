@@ -275,18 +275,22 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     class Media:
         css = {"all": ("transactions/admin/transaction-list.css",)}
 
+    # What an agent reads first comes first: the status and why, the amounts, then (in the template) the timeline;
+    # the processor's raw answer and the timestamps are folded below, one click away.
     fieldsets = (
-        (None, {"fields": ("id", "merchant_account", "status_shown", "intent", "external_identifier", "metadata")}),
+        (None, {"fields": ("status_shown", "decline_shown", "id", "created_at", "merchant_account", "intent")}),
         ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded", "disputes", "settlement")}),
-        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
+        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         (
             "Processor",
+            {"fields": ("payment_service", "payment_service_transaction_id", "external_identifier", "metadata")},
+        ),
+        (
+            "The processor's raw answer",
             {
+                "classes": ("collapse",),
                 "fields": (
-                    "payment_service",
-                    "payment_service_transaction_id",
-                    "decline_shown",
                     "raw_response_code",
                     "raw_response_description",
                     "cvv_response_code",
@@ -295,11 +299,19 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
                     "scheme_transaction_id",
                     "merchant_advice_code",
                     "iso_response_code",
-                )
+                ),
             },
         ),
-        ("Times", {"fields": ("created_at", "authorized_at", "captured_at", "voided_at", "canceled_at", "updated_at")}),
+        (
+            "Times",
+            {
+                "classes": ("collapse",),
+                "fields": ("authorized_at", "captured_at", "voided_at", "canceled_at", "updated_at"),
+            },
+        ),
     )
+    # The fieldsets above the timeline (status and amounts); the rest follow it.
+    fieldsets_before_timeline = 2
 
     def get_readonly_fields(self, request: HttpRequest, obj: Transaction | None = None) -> list[str]:
         return [str(field) for _, options in self.fieldsets for field in options["fields"]]
@@ -439,6 +451,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         if txn is not None:
             extra["subtitle"] = f"{format_money(txn.amount, txn.currency)}, {readable(txn.status)}"
             extra["timeline"] = _timeline_rows(txn)
+            extra["fieldsets_before_timeline"] = self.fieldsets_before_timeline
             if self.has_operate_permission(request):
                 extra["actions_offered"] = [
                     (action, reverse(f"admin:transactions_transaction_{action.name}", args=[txn.pk]))

@@ -50,3 +50,19 @@ def test_one_date_format_with_its_zone_on_the_list_the_page_and_the_timeline(sup
     for other in ("2026-11-28 16:40:07", "Nov. 28, 2026"):
         assert other not in listing
         assert other not in page
+
+
+def test_what_an_agent_reads_first_is_at_the_top_and_the_processors_raw_fields_are_folded(
+    support_client, merchant_account
+):
+    txn = TransactionFactory(merchant_account=merchant_account, declined=True)
+
+    html = support_client.get(page_of(txn)).content.decode()
+
+    status, why, amounts = html.index("field-status_shown"), html.index("Why it failed"), html.index(">Amounts<")
+    timeline, raw = html.index('id="timeline"'), html.index("field-raw_response_code")
+    assert status < why < amounts < timeline < raw
+    assert timeline < html.index("field-card_expiration_date")  # the payment method comes after the timeline
+    # The processor's raw answer is folded away, one click to open.
+    folded = html[html.rindex("<details>", 0, raw) : raw]
+    assert "The processor&#x27;s raw answer" in folded
