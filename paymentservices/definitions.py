@@ -43,6 +43,8 @@ class Definition:
     # authentication (`Processor`).
     connection_options_keys: frozenset[str] = frozenset()
     buyer_page: str | None = None
+    # The processor's dashboard page of a payment: `dashboard_url(reference=..., fields=...)` (`Processor`).
+    dashboard_url: Callable[..., str | None] | None = None
 
     @property
     def supported_currencies(self) -> list[str]:
@@ -86,6 +88,7 @@ def _definition(processor: Processor) -> Definition:
         parse_notification=processor.parse_notification if takes_notifications else None,
         connection_options_keys=processor.connection_options_keys,
         buyer_page=processor.buyer_page,
+        dashboard_url=processor.dashboard_url,
         method=processor.method,
         mode=processor.mode,
     )

@@ -29,6 +29,7 @@ from payments.staff.dates import desk_date, desk_datetime
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from paymentservices.definitions import definition_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
@@ -284,7 +285,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
         (
             "Processor",
-            {"fields": ("payment_service", "payment_service_transaction_id", "external_identifier", "metadata")},
+            {"fields": ("payment_service", "processor_reference", "external_identifier", "metadata")},
         ),
         (
             "The processor's raw answer",
@@ -427,6 +428,22 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             return self.buyer_shown(txn)
         url = reverse("admin:buyers_buyer_profile", args=[txn.buyer.pk])
         return format_html('<a href="{}">{}</a>', url, txn.buyer.display_name or str(txn.buyer.pk))
+
+    @admin.display(description="Processor's reference")
+    def processor_reference(self, txn: Transaction) -> str:
+        """The processor's id of the payment, linked to the processor's own dashboard when its processor declares one
+        (`Processor.dashboard_url`): the desk names no processor."""
+        reference = txn.payment_service_transaction_id
+        if not reference:
+            return "-"
+        service = txn.payment_service
+        definition = definition_get(service.definition_id) if service is not None else None
+        url = None
+        if service is not None and definition is not None and definition.dashboard_url is not None:
+            url = definition.dashboard_url(reference=reference, fields=service.fields or {})
+        if url is None:
+            return reference
+        return format_html('<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', url, reference)
 
     @admin.display(description="Stored payment method")
     def stored_method(self, txn: Transaction) -> str:

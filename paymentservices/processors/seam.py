@@ -188,6 +188,11 @@ class Processor(ABC):
         """Ask the processor whether it takes the credentials: None when it does, the field it refused otherwise.
         Raises when the processor cannot be asked."""
 
+    def dashboard_url(self, *, reference: str, fields: Mapping[str, str]) -> str | None:
+        """The processor's own dashboard page of a payment, by its reference and the service's non-secret fields (the
+        support desk links it); None when the processor has none."""
+        return None
+
     def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
         """The notification, verified with `secret` (the `notification_secret_field`'s value); `NotificationRefused`
         when it is not the processor's."""

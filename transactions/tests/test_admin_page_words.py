@@ -66,3 +66,39 @@ def test_what_an_agent_reads_first_is_at_the_top_and_the_processors_raw_fields_a
     # The processor's raw answer is folded away, one click to open.
     folded = html[html.rindex("<details>", 0, raw) : raw]
     assert "The processor&#x27;s raw answer" in folded
+
+
+def test_the_processors_reference_links_to_its_dashboard(support_client, merchant_account):
+    from paymentservices.tests.factories import PaymentServiceFactory
+
+    service = PaymentServiceFactory(
+        merchant_account=merchant_account,
+        fields=[
+            {"key": "secret_key", "value": "sk_test_factory_0123456789"},
+            {"key": "publishable_key", "value": "pk_test_factory_0123456789"},
+        ],
+    )
+    txn = TransactionFactory(
+        merchant_account=merchant_account,
+        captured=True,
+        payment_service=service,
+        payment_service_transaction_id="pi_3Abc",
+    )
+
+    html = support_client.get(page_of(txn)).content.decode()
+
+    assert '<a href="https://dashboard.stripe.com/test/payments/pi_3Abc"' in html
+
+
+def test_a_processor_without_a_dashboard_shows_the_reference_as_text(support_client, merchant_account):
+    from paymentservices.tests.factories import PaymentServiceFactory
+
+    service = PaymentServiceFactory(merchant_account=merchant_account, mock_card=True)
+    txn = TransactionFactory(
+        merchant_account=merchant_account, captured=True, payment_service=service, payment_service_transaction_id="sb-1"
+    )
+
+    html = support_client.get(page_of(txn)).content.decode()
+
+    assert "sb-1" in html
+    assert 'href="http' not in html.split("field-processor_reference")[1].split("</div>")[0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import ClassVar
+from urllib.parse import urlencode
 
 from paymentservices.processors.adyen import notifications
 from paymentservices.processors.adyen.connector import AdyenConnector
@@ -53,6 +54,19 @@ class AdyenProcessor(Processor):
             live_url_prefix=credentials.get("live_url_prefix") or None,
             deadline=deadline,
         )
+
+    def dashboard_url(self, *, reference: str, fields: Mapping[str, str]) -> str | None:
+        """The payment in Adyen's Customer Area, by its PSP reference: the live area when the service has a live URL
+        prefix, the test area otherwise (as the connector picks its platform)."""
+        area = "ca-live" if fields.get("live_url_prefix") else "ca-test"
+        query = urlencode(
+            {
+                "pspReference": reference,
+                "txType": "Payment",
+                "accountKey": f"MerchantAccount.{fields.get('merchant_account', '')}",
+            }
+        )
+        return f"https://{area}.adyen.com/ca/ca/accounts/showTx.shtml?{query}"
 
     def verify(self, credentials: Mapping[str, str]) -> CredentialProblem | None:
         """Check the key and merchant account with Adyen (the fields' shapes were checked by their rules before);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import ClassVar
+from urllib.parse import quote
 
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.fields import FieldRule
@@ -52,6 +53,13 @@ class StripeProcessor(Processor):
         return StripeConnector(
             secret_key=credentials["secret_key"], publishable_key=credentials.get("publishable_key"), deadline=deadline
         )
+
+    def dashboard_url(self, *, reference: str, fields: Mapping[str, str]) -> str | None:
+        """The payment in Stripe's Dashboard (https://docs.stripe.com/dashboard/basics): under `/test/` when the
+        service's publishable key is a test one; the secret key that would say so is sealed, so without a publishable
+        key the live path is linked."""
+        mode = "test/" if fields.get("publishable_key", "").startswith("pk_test_") else ""
+        return f"https://dashboard.stripe.com/{mode}payments/{quote(reference, safe='')}"
 
     def verify(self, credentials: Mapping[str, str]) -> CredentialProblem | None:
         """Check the secret key with Stripe (the fields' shapes were checked by their rules before); unreachable
