@@ -205,7 +205,7 @@ def test_an_invalid_number_shows_an_inline_error_and_sends_nothing(demo_shop, br
     assert not Transaction.objects.exists()
 
 
-def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
+def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page, output_dir):
     gift_card = issued_card_create(merchant_account=demo_shop.merchant_account, amount=500, currency="USD")
     page = browser_page
     checkout = open_checkout(page, demo_shop)
@@ -221,6 +221,7 @@ def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
     expect(page.locator(".gr4vy-embed__remaining")).to_have_text("$7.99")
     # The button says what the card will be charged, never the whole amount beside "Remaining $7.99".
     expect(page.locator(".gr4vy-embed__pay")).to_have_text("Pay $7.99 by card")
+    page.screenshot(path=output_dir / "gift-card-part.png", full_page=True)
     enter_card(page, APPROVED_CARD)
     page.locator(".gr4vy-embed__pay").click()
 
@@ -231,6 +232,7 @@ def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page):
     rows = receipt_rows(page)
     assert rows["Gift card"] == f"$5.00 from the card ending in {gift_card.number[-4:]}"
     assert rows["Card"] == "$7.99, ending in 1111"
+    page.screenshot(path=output_dir / "gift-card-receipt.png", full_page=True)
     redemption = transaction.gift_card_redemptions.get()
     assert (redemption.amount, redemption.last4) == (500, gift_card.number[-4:])
     assert IssuedGiftCard.objects.get(pk=gift_card.card.pk).balance == 0
