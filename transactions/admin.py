@@ -314,6 +314,14 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
     # The fieldsets above the timeline (status and amounts); the rest follow it.
     fieldsets_before_timeline = 2
 
+    def get_fieldsets(self, request: HttpRequest, obj: Transaction | None = None) -> Any:
+        # "Why it failed" only where something failed: a dash on every paid transaction is noise.
+        if obj is None or obj.error_code:
+            return self.fieldsets
+        first, *rest = self.fieldsets
+        shown = tuple(field for field in first[1]["fields"] if field != "decline_shown")
+        return ((first[0], {**first[1], "fields": shown}), *rest)
+
     def get_readonly_fields(self, request: HttpRequest, obj: Transaction | None = None) -> list[str]:
         return [str(field) for _, options in self.fieldsets for field in options["fields"]]
 

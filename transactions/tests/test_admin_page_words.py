@@ -102,3 +102,11 @@ def test_a_processor_without_a_dashboard_shows_the_reference_as_text(support_cli
 
     assert "sb-1" in html
     assert 'href="http' not in html.split("field-processor_reference")[1].split("</div>")[0]
+
+
+def test_a_payment_that_did_not_fail_has_no_why_it_failed_line(support_client, merchant_account):
+    paid = TransactionFactory(merchant_account=merchant_account, captured=True)
+    declined = TransactionFactory(merchant_account=merchant_account, declined=True)
+
+    assert "Why it failed" not in support_client.get(page_of(paid)).content.decode()
+    assert "Why it failed" in support_client.get(page_of(declined)).content.decode()
