@@ -83,3 +83,24 @@ def test_the_form_offers_stripes_reasons(client, merchant_account, staff_login):
         ("requested_by_customer", "Requested by customer"),
     ]:
         assert f'<option value="{value}">{label}</option>' in html
+
+
+def test_on_a_split_payment_a_typed_amount_is_held_to_the_cards_part(client, merchant_account, staff_login):
+    from giftcards.tests.factories import IssuedGiftCardFactory
+    from transactions.requests import GiftCardRequest
+
+    gift_card = IssuedGiftCardFactory(merchant_account=merchant_account, amount=500)
+    txn = authorized(
+        merchant_account,
+        amount=1299,
+        intent="capture",
+        gift_cards=(GiftCardRequest(amount=500, number=gift_card.number, pin=gift_card.pin),),
+    )
+    staff_login(PAYMENTS_OPERATOR)
+
+    hint = client.get(refund_url(txn)).content.decode()
+    refused = client.post(refund_url(txn), {"amount": "10.00", "reason": "x"}).content.decode()
+
+    assert "Up to USD 12.99 left to refund. A typed amount comes off the card, up to USD 7.99." in hint
+    assert "USD 10.00 is more than the USD 7.99 left to refund on the card." in refused
+    assert not txn.refunds.exists()
