@@ -41,14 +41,23 @@ def test_each_registered_processor_lists_its_parts():
     assert {processor.id: (_folder(processor).name, _parts(processor)) for processor in PROCESSORS} == {
         "mock-card": (
             "sandbox",
-            {"modules": ["connector", "processor"], "templates": [], "tests": ["test_connector.py"]},
+            {"modules": ["connector", "processor"], "templates": [], "tests": ["test_codes.py", "test_connector.py"]},
         ),
         "stripe-card": (
             "stripe",
             {
                 "modules": ["balance", "codes", "connector", "notifications", "processor"],
                 "templates": ["stripe/three_d_secure.html"],
-                "tests": ["test_connector.py", "test_disputes.py", "test_hosts.py", "test_notifications.py"],
+                "tests": [
+                    "test_capture_asked.py",
+                    "test_capture_unanswered.py",
+                    "test_codes.py",
+                    "test_connector.py",
+                    "test_dashboard.py",
+                    "test_disputes.py",
+                    "test_hosts.py",
+                    "test_notifications.py",
+                ],
             },
         ),
         "adyen-card": (
@@ -57,7 +66,9 @@ def test_each_registered_processor_lists_its_parts():
                 "modules": ["codes", "connector", "notifications", "processor", "reports", "rules"],
                 "templates": [],
                 "tests": [
+                    "test_codes.py",
                     "test_connector.py",
+                    "test_dashboard.py",
                     "test_disputes.py",
                     "test_hosts.py",
                     "test_inbound.py",
@@ -67,7 +78,11 @@ def test_each_registered_processor_lists_its_parts():
         ),
         "paypal-paypal": (
             "paypal",
-            {"modules": ["connector", "processor", "rules"], "templates": [], "tests": ["test_connector.py"]},
+            {
+                "modules": ["connector", "processor", "rules"],
+                "templates": [],
+                "tests": ["test_codes.py", "test_connector.py"],
+            },
         ),
     }
 
