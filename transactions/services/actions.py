@@ -192,10 +192,24 @@ def transaction_void(*, txn: Transaction, actor: Actor) -> ActionResult:
     txn = _begin_void(txn, actor=actor)
     result = None
     if txn.authorized_amount:
-        result = connector_of(txn).void(
-            processor_reference=txn.payment_service_transaction_id or "", reference=f"{txn.pk}:void"
-        )
+        try:
+            result = connector_of(txn).void(
+                processor_reference=txn.payment_service_transaction_id or "", reference=f"{txn.pk}:void"
+            )
+        except OutcomeUnknown:
+            return ActionResult(_void_unanswered(txn, actor=actor), None)
     return ActionResult(finish_void(txn, result=result, actor=actor), result)
+
+
+@transaction.atomic
+def _void_unanswered(txn: Transaction, *, actor: Actor) -> Transaction:
+    """The processor gave no answer in time and cannot be asked now what it did: the void may have happened. The
+    transaction stays `authorization_void_pending` (a 5xx would tell the client the request may not have happened);
+    sync and the pending sweep record the processor's word on it (`transaction_sync`)."""
+    logger.warning("Void of transaction %s: no answer from the processor; recovery settles it", txn.pk)
+    txn = locked_for_update(txn)
+    record_event(txn, name="void_unanswered", actor=actor, from_status=txn.status)
+    return txn
 
 
 @transaction.atomic

@@ -433,6 +433,13 @@ class TransactionVoidOutput(_TransactionActionOutput):
 
     type = ConstantField("transaction-void")
 
+    @extend_schema_field(serializers.ChoiceField(choices=CaptureStatus.choices))  # upstream's VoidStatus: the same
+    def get_status(self, outcome: ActionResult) -> str:
+        # A void the processor did not answer in time is `pending` until sync or recovery records its word.
+        if outcome.result is None and outcome.transaction.status == TransactionStatus.AUTHORIZATION_VOID_PENDING:
+            return "pending"
+        return super().get_status(outcome)
+
 
 class TransactionCancelOutput(_TransactionActionOutput):
     """The upstream `TransactionCancel`."""
