@@ -330,6 +330,8 @@ SPECTACULAR_SETTINGS = {
         "PaymentSourceEnum": "payments.choices.PaymentSource",
         "TransactionStatusEnum": "transactions.models.TransactionStatus",
         "RefundStatusEnum": "transactions.models.RefundStatus",
+        # Upstream's CaptureStatus, and its VoidStatus of the same values: the capture, its wrapper and the void's.
+        "CaptureStatusEnum": "transactions.models.CaptureStatus",
         "GiftCardRedemptionStatusEnum": "transactions.models.RedemptionStatus",
         "TransactionActionStatusEnum": "transactions.api.serializers.outputs.ACTION_STATUSES",
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",

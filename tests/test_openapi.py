@@ -108,6 +108,18 @@ def test_buyer_schema_matches_the_wire_format(schema):
     assert schema["components"]["securitySchemes"]["BearerAuth"]["scheme"] == "bearer"
 
 
+def test_a_capture_its_wrapper_and_the_void_wrapper_share_upstreams_status_enum(schema):
+    """Upstream's `CaptureStatus` (and `VoidStatus`, of the same values, `pending` included): one enum, not one per
+    serializer."""
+    components = schema["components"]["schemas"]
+    enum = {"$ref": "#/components/schemas/CaptureStatusEnum"}
+
+    for name in ("CaptureOutput", "TransactionCaptureOutput", "TransactionVoidOutput"):
+        status = components[name]["properties"]["status"]
+        assert status.get("allOf", [status])[0] == enum, name
+    assert set(components["CaptureStatusEnum"]["enum"]) == {"succeeded", "pending", "declined", "failed"}
+
+
 def test_docs_page_uses_only_local_assets(client):
     response = client.get("/docs/")
 

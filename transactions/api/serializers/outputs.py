@@ -420,7 +420,7 @@ class TransactionCaptureOutput(_TransactionActionOutput):
     payment_service_capture_id = serializers.CharField(source="capture.payment_service_capture_id", allow_null=True)
     external_identifier = serializers.CharField(source="capture.external_identifier", allow_null=True)
 
-    @extend_schema_field(serializers.ChoiceField(choices=CaptureStatus.values))
+    @extend_schema_field(serializers.ChoiceField(choices=CaptureStatus.choices))
     def get_status(self, outcome: ActionResult) -> str:
         # A capture the processor did not answer in time is `pending` until sync or recovery records its word.
         if outcome.capture is not None and outcome.capture.status == CaptureStatus.PENDING:
