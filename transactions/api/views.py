@@ -67,9 +67,9 @@ from transactions.selectors import (
 from transactions.services.actions import transaction_cancel, transaction_capture, transaction_void
 from transactions.services.create import transaction_create
 from transactions.services.increments import transaction_increment_authorization
-from transactions.services.recovery import transaction_sync
+from transactions.services.recovery import transaction_sync_or_as_is
 from transactions.services.refunds import refund_all, refund_create
-from transactions.services.state import ActionResult, Actor
+from transactions.services.state import ActionResult, Actor, capture_pending
 from transactions.services.update import transaction_update
 
 PREFER = OpenApiParameter("prefer", str, OpenApiParameter.HEADER, required=False, many=True)
@@ -104,12 +104,15 @@ def _prefers(request: Request, resource: str) -> bool:
     return f"resource={resource}" in values
 
 
-def _resumed(request: Request, txn: Transaction, done: str) -> ActionResult | None:
+def _resumed(request: Request, txn: Transaction, done: str, pending: str) -> ActionResult | None:
     """A retry resuming a capture or void whose process died: the processor's record of the first attempt decides
-    (through a sync); the action runs again only if that attempt never reached it."""
+    (through a sync); the action runs again only if that attempt never reached it. Still `pending` after the sync:
+    the processor could not be asked now, so the transaction is answered as it stands and the sweep settles it."""
     if not idempotency_resumed(request):
         return None
-    txn = transaction_sync(txn=txn, actor=_actor(request), abandoned=True)
+    txn = transaction_sync_or_as_is(txn=txn, actor=_actor(request), abandoned=True)
+    if txn.status == pending:
+        return ActionResult(txn, None, capture_pending(txn))
     return ActionResult(txn, None) if txn.status == done else None
 
 
@@ -219,9 +222,9 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """
         data = validated(TransactionCaptureInput(data=request.data))
         txn = self.get_object()
-        outcome = _resumed(request, txn, TransactionStatus.CAPTURE_SUCCEEDED) or transaction_capture(
-            txn=txn, actor=_actor(request), **data
-        )
+        outcome = _resumed(
+            request, txn, TransactionStatus.CAPTURE_SUCCEEDED, TransactionStatus.CAPTURE_PENDING
+        ) or transaction_capture(txn=txn, actor=_actor(request), **data)
         if _prefers(request, "transaction-capture"):
             return Response(TransactionCaptureOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
@@ -240,9 +243,9 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         409: The transaction is not in a state that can be voided (not authorized, or already captured or voided).
         """
         txn = self.get_object()
-        outcome = _resumed(request, txn, TransactionStatus.AUTHORIZATION_VOIDED) or transaction_void(
-            txn=txn, actor=_actor(request)
-        )
+        outcome = _resumed(
+            request, txn, TransactionStatus.AUTHORIZATION_VOIDED, TransactionStatus.AUTHORIZATION_VOID_PENDING
+        ) or transaction_void(txn=txn, actor=_actor(request))
         if _prefers(request, "transaction-void"):
             return Response(TransactionVoidOutput(outcome).data)
         return Response(TransactionOutput(outcome.transaction).data)
@@ -300,7 +303,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         transaction left pending by a failure is resolved, and gift card money held for a card payment that never
         happened is returned. A transaction with nothing pending is answered as it is.
         """
-        txn = transaction_sync(txn=self.get_object(), actor=_actor(request))
+        txn = transaction_sync_or_as_is(txn=self.get_object(), actor=_actor(request))
         return Response(TransactionOutput(txn).data)
 
 

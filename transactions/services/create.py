@@ -51,7 +51,7 @@ from transactions.services.authorization import (
     record_failover,
     settle_gift_cards_only,
 )
-from transactions.services.recovery import transaction_sync
+from transactions.services.recovery import transaction_sync_or_as_is
 from transactions.services.redirects import redirect_payment_create
 from transactions.services.state import (
     Actor,
@@ -197,7 +197,7 @@ def transaction_create(
     if id is not None and resumed:
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=id).first()
         if earlier is not None:
-            return transaction_sync(txn=earlier, actor=actor, abandoned=True)
+            return transaction_sync_or_as_is(txn=earlier, actor=actor, abandoned=True)
     if isinstance(request.payment_method, RedirectPaymentRequest):
         return redirect_payment_create(
             merchant_account=merchant_account,
@@ -280,7 +280,7 @@ def transaction_create(
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=txn.pk).first()
         if id is None or earlier is None:
             raise
-        return transaction_sync(txn=earlier, actor=actor)
+        return transaction_sync_or_as_is(txn=earlier, actor=actor)
     if clear_card is None:
         return settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)

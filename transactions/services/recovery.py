@@ -10,7 +10,7 @@ from uuid import UUID
 from django.conf import settings
 from django.utils import timezone
 
-from payments.connectors.base import ReleasesByReference
+from payments.connectors.base import OutcomeUnknown, ReleasesByReference
 from transactions.models import (
     PENDING_STATUSES,
     Transaction,
@@ -88,6 +88,19 @@ def transaction_sync(
     if operation == "capture":
         return finish_capture(txn, capture=capture, result=result, actor=actor)
     return finish_void(txn, result=result, actor=actor)
+
+
+def transaction_sync_or_as_is(
+    *, txn: Transaction, actor: Actor, abandoned: bool | None = None, now: datetime | None = None
+) -> Transaction:
+    """`transaction_sync` for a request that must answer now (`/sync`, a retry resuming a request whose process
+    died): a processor that cannot be asked at this moment (`OutcomeUnknown`) leaves the transaction as it stands,
+    nothing changed, for the next sweep to settle. A 5xx would tell the client its request may not have happened."""
+    try:
+        return transaction_sync(txn=txn, actor=actor, abandoned=abandoned, now=now)
+    except OutcomeUnknown:
+        logger.warning("Transaction %s: its processor cannot be asked now; the pending sweep settles it", txn.pk)
+        return Transaction.objects.get(pk=txn.pk)
 
 
 @dataclass(frozen=True)
