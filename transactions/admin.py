@@ -33,7 +33,7 @@ from paymentservices.definitions import definition_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
-from transactions.models import Refund, Transaction, TransactionEvent
+from transactions.models import CaptureStatus, Refund, Transaction, TransactionEvent, TransactionStatus
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_all, refund_create
@@ -207,13 +207,28 @@ def refundable_amount(txn: Transaction) -> int:
     return max(card, 0) + gift_cards
 
 
+# What the desk says of an operation the processor did not answer in time (docs/transactions.md, "A processor that
+# does not answer"): not a success, not a failure; the server finds out.
+_UNANSWERED = (
+    "The processor did not answer the {what} in time, and could not be asked whether it happened: it may have. "
+    "The server asks the processor what it did and records its answer (the pending sweep); until then the "
+    "transaction stays {status}."
+)
+
+
 def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
-    txn = transaction_capture(txn=txn, actor=actor, amount=amount).transaction
+    outcome = transaction_capture(txn=txn, actor=actor, amount=amount)
+    txn, capture = outcome.transaction, outcome.capture
+    if capture is not None and capture.status == CaptureStatus.PENDING:
+        what = f"capture of {format_money(capture.amount, txn.currency)}"
+        return _UNANSWERED.format(what=what, status=readable(txn.status))
     return f"Captured {format_money(txn.captured_amount, txn.currency)}; the transaction is {readable(txn.status)}."
 
 
 def _void(txn: Transaction, actor: Actor, amount: int | None) -> str:
     txn = transaction_void(txn=txn, actor=actor).transaction
+    if txn.status == TransactionStatus.AUTHORIZATION_VOID_PENDING:
+        return _UNANSWERED.format(what="void", status=readable(txn.status))
     return f"Voided the authorization; the transaction is {readable(txn.status)}."
 
 

@@ -6,6 +6,7 @@ from django.contrib.admin.models import LogEntry
 from django.urls import reverse
 
 from buyers.tests.factories import BuyerFactory
+from payments.connectors import OutcomeUnknown
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
 from transactions.models import Transaction
 from transactions.requests import CardRequest, TransactionRequest
@@ -60,6 +61,32 @@ def test_support_cannot_reach_an_action(client, merchant_account, staff_login, m
     txn.refresh_from_db()
     assert txn.status == "authorization_succeeded"
     assert not LogEntry.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("action", "form", "pending", "said"),
+    [
+        ("capture", {"amount": "6.00"}, "capture_pending", "The processor did not answer the capture of USD 6.00"),
+        ("void", {}, "authorization_void_pending", "The processor did not answer the void"),
+    ],
+    ids=["capture", "void"],
+)
+def test_an_operator_is_told_plainly_when_the_processor_did_not_answer(
+    client, merchant_account, staff_login, connector, action, form, pending, said
+):
+    txn = authorized(merchant_account)
+    staff_login(PAYMENTS_OPERATOR)
+    connector.script[action] = OutcomeUnknown
+
+    done = client.post(act_url(txn, action), {**form, "reason": "Customer asked"}, follow=True)
+
+    txn.refresh_from_db()
+    assert txn.status == pending
+    html = done.content.decode()
+    assert said in html
+    assert "The server asks the processor what it did and records its answer" in html
+    assert "Captured USD 0.00" not in html
+    assert "Voided the authorization" not in html
 
 
 def test_an_operator_sees_only_the_buttons_the_status_allows(client, merchant_account, staff_login):
