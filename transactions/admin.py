@@ -33,7 +33,7 @@ from paymentservices.definitions import definition_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
-from transactions.models import CaptureStatus, Refund, Transaction, TransactionEvent, TransactionStatus
+from transactions.models import CaptureStatus, Refund, RefundStatus, Transaction, TransactionEvent, TransactionStatus
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_all, refund_create
@@ -212,7 +212,7 @@ def refundable_amount(txn: Transaction) -> int:
 _UNANSWERED = (
     "The processor did not answer the {what} in time, and could not be asked whether it happened: it may have. "
     "The server asks the processor what it did and records its answer (the pending sweep); until then the "
-    "transaction stays {status}."
+    "{subject} stays {status}."
 )
 
 
@@ -221,14 +221,14 @@ def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
     txn, capture = outcome.transaction, outcome.capture
     if capture is not None and capture.status == CaptureStatus.PENDING:
         what = f"capture of {format_money(capture.amount, txn.currency)}"
-        return _UNANSWERED.format(what=what, status=readable(txn.status))
+        return _UNANSWERED.format(what=what, subject="transaction", status=readable(txn.status))
     return f"Captured {format_money(txn.captured_amount, txn.currency)}; the transaction is {readable(txn.status)}."
 
 
 def _void(txn: Transaction, actor: Actor, amount: int | None) -> str:
     txn = transaction_void(txn=txn, actor=actor).transaction
     if txn.status == TransactionStatus.AUTHORIZATION_VOID_PENDING:
-        return _UNANSWERED.format(what="void", status=readable(txn.status))
+        return _UNANSWERED.format(what="void", subject="transaction", status=readable(txn.status))
     return f"Voided the authorization; the transaction is {readable(txn.status)}."
 
 
@@ -239,6 +239,10 @@ def _refund(txn: Transaction, actor: Actor, amount: int | None) -> str:
         else refund_all(txn=txn, actor=actor, reason=actor.reason)
     )
     parts = ", ".join(f"{format_money(refund.amount, refund.currency)} {readable(refund.status)}" for refund in refunds)
+    unanswered = [refund for refund in refunds if refund.status == RefundStatus.PROCESSING]
+    if unanswered:
+        what = f"refund of {format_money(unanswered[0].amount, unanswered[0].currency)}"
+        return f"Refund: {parts}. " + _UNANSWERED.format(what=what, subject="refund", status="processing")
     return f"Refund: {parts}."
 
 

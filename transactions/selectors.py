@@ -24,6 +24,8 @@ from transactions.models import (
     Capture,
     GiftCardRedemption,
     Refund,
+    RefundStatus,
+    RefundTargetType,
     Transaction,
     TransactionEvent,
     TransactionStatus,
@@ -66,6 +68,20 @@ def transactions_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
     return Transaction.objects.filter(status__in=PENDING_STATUSES, updated_at__lt=updated_before).order_by(
         "updated_at", "id"
     )
+
+
+def transactions_refund_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
+    """Every account's transactions with a card refund still waiting for the processor's answer since before
+    `updated_before`, oldest refund first (for recovery)."""
+    refunds = Refund.objects.filter(
+        status=RefundStatus.PROCESSING, target_type=RefundTargetType.PAYMENT_METHOD, updated_at__lt=updated_before
+    )
+    return Transaction.objects.filter(pk__in=refunds.values("transaction_id")).order_by("updated_at", "id")
+
+
+def transaction_has_refund_pending(txn: Transaction) -> bool:
+    """Whether a card refund of `txn` still waits for the processor's answer."""
+    return txn.refunds.filter(status=RefundStatus.PROCESSING, target_type=RefundTargetType.PAYMENT_METHOD).exists()
 
 
 def transaction_search(

@@ -16,11 +16,12 @@ from transactions.models import (
     Transaction,
     TransactionStatus,
 )
-from transactions.selectors import transactions_pending
+from transactions.selectors import transaction_has_refund_pending, transactions_pending, transactions_refund_pending
 from transactions.services.actions import finish_capture, finish_void
 from transactions.services.authorization import NEVER_RECEIVED, record_authorization, settle_gift_cards_only
 from transactions.services.increments import increment_sync
 from transactions.services.redirects import redirect_sync
+from transactions.services.refunds import refunds_sync
 from transactions.services.state import (
     SYSTEM,
     Actor,
@@ -55,6 +56,9 @@ def transaction_sync(
     happen leaves the transaction authorized.
     """
     txn = Transaction.objects.get(pk=txn.pk)
+    if transaction_has_refund_pending(txn):
+        refunds_sync(txn=txn, actor=actor)
+        txn = Transaction.objects.get(pk=txn.pk)
     if txn.status not in PENDING and txn.increment_pending_since is None:
         return txn
     if abandoned is None:
@@ -119,7 +123,10 @@ def transactions_recover_pending(*, now: datetime | None = None, batch_size: int
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
     resolved, failed = [], []
-    for txn in transactions_pending(updated_before=cutoff)[:batch_size]:
+    waiting = list(transactions_pending(updated_before=cutoff)[:batch_size])
+    # Refunds do not change the status: transactions holding one the processor has not answered are found apart.
+    waiting += [txn for txn in transactions_refund_pending(updated_before=cutoff)[:batch_size] if txn not in waiting]
+    for txn in waiting:
         try:
             resolved.append(transaction_sync(txn=txn, actor=SYSTEM, abandoned=True))
         except Exception:

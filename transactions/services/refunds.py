@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from uuid import UUID
 
@@ -12,6 +13,7 @@ from giftcards.services import issued_card_refund
 from payments.connectors import (
     ConnectorResult,
     Outcome,
+    OutcomeUnknown,
 )
 from payments.errors import Conflict, DomainError
 from transactions.disputes import transaction_held, transaction_open_disputes, transaction_taken_back
@@ -35,6 +37,8 @@ from transactions.services.state import (
     redemption_reference,
     require_allowed,
 )
+
+logger = logging.getLogger(__name__)
 
 
 def _refund_amount(requested: int | None, *, refundable: int, what: str) -> int:
@@ -202,13 +206,45 @@ def _begin_refund(
 
 def _send_refund(refund: Refund, *, actor: Actor) -> Refund:
     """Steps 2 and 3 of a card refund: ask the processor, then record its answer."""
-    result = connector_of(refund.transaction).refund(
-        processor_reference=refund.transaction.payment_service_transaction_id or "",
-        amount=refund.amount,
-        currency=refund.currency,
-        reference=str(refund.pk),
-    )
+    try:
+        result = connector_of(refund.transaction).refund(
+            processor_reference=refund.transaction.payment_service_transaction_id or "",
+            amount=refund.amount,
+            currency=refund.currency,
+            reference=str(refund.pk),
+        )
+    except OutcomeUnknown:
+        return _refund_unanswered(refund, actor=actor)
     return _finish_refund(refund, result=result, actor=actor)
+
+
+@transaction.atomic
+def _refund_unanswered(refund: Refund, *, actor: Actor) -> Refund:
+    """The processor gave no answer in time and cannot be asked now what it did: the refund may have happened. It
+    stays `processing` (upstream's status while the processor decides), its amount counted as refunded (a 5xx would
+    tell the client the request may not have happened); sync and the pending sweep record the processor's word on
+    it (`refunds_sync`)."""
+    logger.warning("Refund %s: no answer from the processor; recovery settles it", refund.pk)
+    txn = locked_for_update(refund.transaction)
+    record_event(
+        txn, name="refund_unanswered", actor=actor, from_status=txn.status, amount=refund.amount, refund=str(refund.pk)
+    )
+    refund.transaction = txn
+    return refund
+
+
+def refunds_sync(*, txn: Transaction, actor: Actor) -> None:
+    """Ask the processor what became of each card refund of `txn` still `processing` (its request died, or the
+    processor did not answer it) and record its answer, as the request would have. Only the processor's word settles
+    one: a refund it has no record of stays `processing`, counted as refunded (the safe side), for the operator; some
+    processors cannot be asked by our reference at all. Raises `OutcomeUnknown` when the processor cannot be asked."""
+    pending = Refund.objects.filter(
+        transaction=txn, target_type=RefundTargetType.PAYMENT_METHOD, status=RefundStatus.PROCESSING
+    ).order_by("created_at", "id")
+    for refund in pending:
+        found = connector_of(txn).lookup(reference=str(refund.pk))
+        if found is not None:
+            _finish_refund(refund, result=found, actor=actor)
 
 
 @transaction.atomic
@@ -216,6 +252,9 @@ def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> 
     """A refused refund gives its reserved amount back to what may still be refunded."""
     txn = locked_for_update(refund.transaction)
     refund = Refund.objects.select_for_update().get(pk=refund.pk)
+    if refund.status != RefundStatus.PROCESSING:
+        refund.transaction = txn
+        return refund  # a sync recorded the processor's answer first
     refund.payment_service_refund_id = result.processor_reference
     for name, value in answer_fields(result).items():
         setattr(refund, name, value)

@@ -68,13 +68,14 @@ def test_support_cannot_reach_an_action(client, merchant_account, staff_login, m
     [
         ("capture", {"amount": "6.00"}, "capture_pending", "The processor did not answer the capture of USD 6.00"),
         ("void", {}, "authorization_void_pending", "The processor did not answer the void"),
+        ("refund", {"amount": "4.00"}, "capture_succeeded", "The processor did not answer the refund of USD 4.00"),
     ],
-    ids=["capture", "void"],
+    ids=["capture", "void", "refund"],
 )
 def test_an_operator_is_told_plainly_when_the_processor_did_not_answer(
     client, merchant_account, staff_login, connector, action, form, pending, said
 ):
-    txn = authorized(merchant_account)
+    txn = authorized(merchant_account, intent="capture" if action == "refund" else "authorize")
     staff_login(PAYMENTS_OPERATOR)
     connector.script[action] = OutcomeUnknown
 
