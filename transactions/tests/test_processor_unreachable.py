@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from payments.connectors import OutcomeUnknown
 from transactions.models import Capture, Transaction, TransactionEvent, TransactionStatus
-from transactions.services.recovery import transactions_recover_pending
+from transactions.services.recovery import transaction_sync, transactions_recover_pending
+from transactions.services.state import SYSTEM
 from transactions.tests.connectors import ProcessKilled, ScriptedConnector
 from transactions.tests.factories import TransactionFactory
 from transactions.tests.test_api import post
@@ -123,3 +124,23 @@ def test_a_retried_void_while_the_processor_cannot_be_asked_answers_void_pending
     assert (retry.json()["status"], retry.json()["transaction"]["status"]) == ("pending", S.AUTHORIZATION_VOID_PENDING)
     assert balance(gift_card) == 600  # returned only once the void is known
     assert [name for name, _ in connector.calls].count("void") == 1
+
+
+def test_a_refund_answer_that_arrives_after_a_sync_recorded_it_is_not_recorded_twice(
+    client, merchant_account, connector, monkeypatch
+):
+    txn = TransactionFactory(merchant_account=merchant_account, captured=True)
+    refund_at_processor = ScriptedConnector.refund
+
+    def refunded_while_a_sync_ran(self, **kwargs):
+        result = refund_at_processor(self, **kwargs)  # the processor refunds and keeps its record
+        transaction_sync(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM)  # a sync records it meanwhile
+        return result
+
+    monkeypatch.setattr(ScriptedConnector, "refund", refunded_while_a_sync_ran)
+
+    response = post(client, f"/transactions/{txn.pk}/refunds", {"amount": 300})
+
+    assert (response.status_code, response.json()["status"]) == (201, "succeeded")
+    assert _events(txn.pk).count("refund_succeeded") == 1
+    assert Transaction.objects.get(pk=txn.pk).refunded_amount == 300
