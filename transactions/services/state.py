@@ -242,7 +242,11 @@ def processor_ready(txn: Transaction) -> None:
 def release_on_commit(txn: Transaction, processor_reference: str) -> None:
     """Release what the processor holds for a payment this server ended (best effort, once committed)."""
     connector = connector_of(txn)
-    transaction.on_commit(lambda: connector.void(processor_reference=processor_reference, reference=f"{txn.pk}:void"))
+    # Robust: the change is committed and stands whatever the processor answers, or if it answers nothing in time
+    # (`OutcomeUnknown`); a failure is logged with its traceback instead of turning the committed answer into a 5xx.
+    transaction.on_commit(
+        lambda: connector.void(processor_reference=processor_reference, reference=f"{txn.pk}:void"), robust=True
+    )
 
 
 class TooManyCaptures(Conflict):

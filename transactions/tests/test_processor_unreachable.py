@@ -144,3 +144,20 @@ def test_a_refund_answer_that_arrives_after_a_sync_recorded_it_is_not_recorded_t
     assert (response.status_code, response.json()["status"]) == (201, "succeeded")
     assert _events(txn.pk).count("refund_succeeded") == 1
     assert Transaction.objects.get(pk=txn.pk).refunded_amount == 300
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancel_whose_release_the_processor_does_not_answer_is_not_a_500(client, merchant_account, connector):
+    """The cancel is committed; releasing what the processor holds is best effort after it, and may be unanswered."""
+    txn = TransactionFactory(
+        merchant_account=merchant_account,
+        status=S.BUYER_APPROVAL_PENDING,
+        payment_service_transaction_id="sandbox-authorization-waiting",
+    )
+    connector.script["void"] = OutcomeUnknown
+
+    response = post(client, f"/transactions/{txn.pk}/cancel")
+
+    assert response.status_code == 200, response.content
+    assert response.json()["transaction"]["status"] == S.AUTHORIZATION_VOIDED
+    assert [name for name, _ in connector.calls] == ["void"]  # asked, once
