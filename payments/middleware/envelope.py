@@ -2,10 +2,11 @@
 
 import logging
 
-from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.core.exceptions import BadRequest, DisallowedHost, PermissionDenied, SuspiciousOperation
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 
+from payments.errors import detail
 from payments.middleware import GetResponse
 from payments.middleware.routes import loggable_route
 from payments.rest.envelope import error_response
@@ -36,7 +37,8 @@ class ErrorEnvelopeMiddleware:
             and not request.path.startswith(_HTML_PREFIXES)
             and not getattr(response, OWN_ERROR_PAGE, False)
         ):
-            enveloped = error_response(response.status_code)
+            enveloped = _refused_host(request) if response.status_code == 400 else None
+            enveloped = enveloped or error_response(response.status_code)
             for header in _KEPT_HEADERS:
                 if header in response:
                     enveloped[header] = response[header]
@@ -58,3 +60,15 @@ class ErrorEnvelopeMiddleware:
     @staticmethod
     def _is_json(response: HttpResponseBase) -> bool:
         return response.get("Content-Type", "").startswith("application/json")
+
+
+def _refused_host(request: HttpRequest) -> HttpResponse | None:
+    """The 400 Django gives a Host outside DJANGO_ALLOWED_HOSTS, saying so by name: an operator whose probe or proxy
+    uses another address than the site's name reads the setting to change, not a bare "failed validation"."""
+    try:
+        request.get_host()
+    except DisallowedHost:
+        host = request.META.get("HTTP_HOST") or request.META.get("SERVER_NAME", "")
+        message = f"Host {host[:255]!r} is not in DJANGO_ALLOWED_HOSTS"
+        return error_response(400, message, [detail("header", "/host", message, "disallowed_host")])
+    return None

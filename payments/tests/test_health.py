@@ -6,6 +6,7 @@ import pytest
 from django.db import connection, connections
 
 from payments.ops import health
+from payments.tests.assertions import assert_error
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +90,19 @@ def test_readyz_envelope_for_wrong_method(client):
 
     assert response.status_code == 405
     assert response.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("debug", [False, True], ids=["production", "debug"])
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/buyers"])
+def test_a_host_not_allowed_is_refused_by_name(client, settings, debug, path):
+    """A probe at an address DJANGO_ALLOWED_HOSTS leaves out reads why, not only that the request was bad."""
+    settings.DEBUG = debug
+    settings.ALLOWED_HOSTS = ["payments.example.com"]
+
+    response = client.get(path, HTTP_HOST="10.0.0.7:8000")
+
+    body = assert_error(response, 400)
+    assert body["message"] == "Host '10.0.0.7:8000' is not in DJANGO_ALLOWED_HOSTS"
+    assert body["details"] == [
+        {"location": "header", "pointer": "/host", "message": body["message"], "type": "disallowed_host"}
+    ]
