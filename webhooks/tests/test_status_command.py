@@ -43,3 +43,22 @@ def test_a_failing_subscription_exits_one_and_failing_lists_only_it(merchant_acc
     assert str(failing.pk) in out
     assert "failing_since=-" not in out
     assert "1 subscription(s) failing." in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [((), "No webhook subscription."), (("--failing",), "No webhook subscription is failing.")],
+    ids=["all", "failing"],
+)
+def test_nothing_to_list_says_so_and_exits_zero(args, said):
+    code, out, err = _status(*args)
+
+    assert (code, out.strip(), err) == (0, said, "")
+
+
+def test_failing_with_only_healthy_subscriptions_says_none_is_failing(merchant_account):
+    subscription_for(merchant_account, "http://127.0.0.1:9/healthy")
+
+    code, out, _ = _status("--failing")
+
+    assert (code, out.strip()) == (0, "No webhook subscription is failing.")

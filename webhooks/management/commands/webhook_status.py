@@ -23,8 +23,9 @@ class Command(BaseCommand):
         ).order_by("merchant_account_id", "created_at")
         if options["failing"]:
             subscriptions = subscriptions.filter(failing_since__isnull=False)
-        failing = 0
+        failing = listed = 0
         for subscription in subscriptions:
+            listed += 1
             since = _time(subscription.failing_since)
             failing += subscription.failing_since is not None
             self.stdout.write(
@@ -32,6 +33,10 @@ class Command(BaseCommand):
                 f"pending={subscription.pending} given_up={subscription.given_up} failing_since={since} "
                 f"last_delivered={_time(subscription.last_delivered_at)}"
             )
+        if not listed:
+            # Silence would read as a command that did nothing; monitoring still gets exit status 0.
+            nothing = "No webhook subscription is failing." if options["failing"] else "No webhook subscription."
+            self.stdout.write(nothing)
         if failing:
             self.stderr.write(f"{failing} subscription(s) failing.")
             raise SystemExit(1)
