@@ -10,17 +10,25 @@ server's `STRIPE_API_BASE` and `ADYEN_API_BASE` name): the test sets them to its
 `.local/` (the key `make run` wrote, the receiver's secret) becomes the test's own directory.
 
 Markers, an HTML comment on the line before a block:
-- `<!-- guide: skip (why) -->`: not run (`make run` itself, production commands). Keep these few.
+- `<!-- guide: skip (why) -->`: not run (`make run` itself, which the test starts its own way; cron lines). Keep
+  these few.
 - `<!-- guide: background -->`: started before the guide's other blocks and left running (a webhook receiver,
   localstripe, the Adyen mock); its output is checked for what the guide says it prints. It listens on
   `STRIPE_PORT` or `ADYEN_PORT` when it names one, else on the receiver's port.
-- `<!-- guide: check -->`: a check a reader runs (an `sh` block, reaching the server at `$API`): run in its place,
-  and again against a server that answers every request with a redirect and an empty body (what plain HTTP to a
-  production host gets), where it must fail.
+- `<!-- guide: check -->`: a check a reader runs (an `sh` block, reaching the server at `$API` or, through the
+  load balancer, `$SITE`): run in its place, and again against a server that answers every request with a redirect
+  and an empty body (what plain HTTP to a production host gets), where it must fail.
+
+docs/guides/production.md runs apart, on its own test's PostgreSQL database and Redis, against `make serve` with the
+shipped nginx in front (as tests/test_nginx.py runs it): its environment file takes `DATABASE_URL`, `REDIS_URL` and
+`FORWARDED_ALLOW_IPS` from the shell, `SITE` is nginx's HTTPS address (curl trusts the test's certificate through
+`CURL_CA_BUNDLE`), and `MAKEFLAGS` keeps make from installing into the suite's virtualenv. Its background block
+(`make serve`, which needs the environment the blocks above it write) starts in its place, not first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -36,9 +44,12 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.db import connection
 
 from config.views import GUIDES as GUIDE_TITLES
-from tests.servers import ROOT, Server, free_port, gunicorn
+from tests.nginx import nginx
+from tests.servers import ROOT, Server, database_url, free_port, gunicorn
 
 GUIDES = ROOT / "docs" / "guides"
 BLOCK = re.compile(r"(?:<!--\s*guide:\s*(?P<marker>\w+)[^>]*-->\s*\n)?```(?P<lang>\w+)\n(?P<code>.*?)```", re.DOTALL)
@@ -82,6 +93,14 @@ def parse(path: Path) -> Guide:
 
 def guide_paths() -> list[Path]:
     return sorted(GUIDES.glob("*.md"))
+
+
+PRODUCTION_GUIDE = GUIDES / "production.md"
+
+
+def make_run_guides() -> list[Path]:
+    """The guides followed against `make run`'s server; production.md has a test of its own."""
+    return [path for path in guide_paths() if path != PRODUCTION_GUIDE]
 
 
 @dataclass(frozen=True)
@@ -254,9 +273,16 @@ def test_every_block_is_marked_or_runnable(path):
         assert block.marker in (None, "skip", "background", "check"), f"{path.name}:{block.line}: {block.marker}"
         if block.marker == "check":
             assert block.lang == "sh", f"{path.name}:{block.line}: a check is a shell block"
-            assert "$API" in block.code, f"{path.name}:{block.line}: a check reaches the server at $API"
+            assert "$API" in block.code or "$SITE" in block.code, f"{path.name}:{block.line}: reaches no server"
         if block.lang == SHOWN:
             assert block.marker is None, f"{path.name}:{block.line}: shown output is checked, never skipped"
+
+
+@pytest.mark.parametrize("path", make_run_guides(), ids=lambda path: path.stem)
+def test_each_guide_shows_curl_and_the_sdk_side_by_side_as_the_readme_promises(path):
+    guide = parse(path)
+    assert guide.runnable("sh"), f"{path.name} has no curl column"
+    assert guide.runnable("python"), f"{path.name} has no SDK column"
 
 
 def _set_aside(block: Block) -> bool:
@@ -309,7 +335,7 @@ def test_skipped_blocks_stay_few():
 FOLLOWED: set[tuple[Path, str]] = set()
 
 
-@pytest.mark.parametrize("path", guide_paths(), ids=lambda path: path.stem)
+@pytest.mark.parametrize("path", make_run_guides(), ids=lambda path: path.stem)
 @pytest.mark.parametrize("lang", sorted(RUNNABLE))
 def test_guide_runs_against_a_live_server(local, receiver, path, lang):
     guide = parse(path)
@@ -387,7 +413,7 @@ def test_every_guide_in_the_other_order_on_a_fresh_clone_leaves_no_failing_subsc
     """Each column after the other, the guides in reverse order, a payment after the last: a subscription one
     column left behind (its receiver stopped) or two signing with different secrets would fail here."""
     with make_run(tmp_path / "make-run") as fresh:
-        for path in reversed(guide_paths()):
+        for path in reversed(make_run_guides()):
             for lang in ("sh", "python"):
                 if parse(path).runnable(lang):
                     port = str(fresh.server.port + 1 if _free(fresh.server.port + 1) else free_port())
@@ -438,7 +464,7 @@ def redirecting() -> Iterator[str]:
 
 CHECKS = [
     pytest.param(path, index, id=f"{path.stem}-{index}")
-    for path in guide_paths()
+    for path in make_run_guides()
     for index, block in enumerate(parse(path).blocks)
     if block.marker == "check"
 ]
@@ -458,3 +484,83 @@ def test_every_check_fails_when_what_it_checks_is_wrong(local, redirecting, path
             ["bash", "-c", SH_PRELUDE + code], cwd=ROOT, env=local.env, capture_output=True, text=True, timeout=120
         )
         assert (result.returncode == 0) == passes, f"{path.name}:{check.line} against {api}: {result}"
+
+
+def _production_env(home: Path, port: int, site: str, certificate: Path) -> dict[str, str]:
+    """An app host's shell: nothing of the suite's or the developer's settings, the services the test provides."""
+    venv = Path(sys.executable).parent.parent
+    settings_like = ("DJANGO_", "CARD_", "CURSOR_", "DATABASE_URL", "REDIS_URL", "LOCAL_ENV_FILE", "GR4VY_")
+    env = {name: value for name, value in os.environ.items() if not name.startswith(settings_like)}
+    return env | {
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "SITE": site,
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "FORWARDED_ALLOW_IPS": "127.0.0.1",  # where nginx connects from
+        "WEB_CONCURRENCY": "2",
+        "CURL_CA_BUNDLE": str(certificate),
+        # `--old-file` the install stamp: the virtualenv running the suite is used as it is, never installed into.
+        "MAKEFLAGS": f"-o {venv / '.installed'} -- VENV={venv}",
+    }
+
+
+def _production_script(guide: Guide, home: Path, serve_log: Path) -> str:
+    """The guide's `sh` column as one script, its background block started in its place and left running."""
+    parts = []
+    for block in guide.blocks:
+        code = block.code.replace(LOCAL_DIR, f"{home}/")
+        if block.lang == "sh" and block.marker == "background":
+            parts.append(f"( {code.strip()} ) >{serve_log} 2>&1 &")
+        elif block.lang == "sh" and block.marker in (None, "check"):
+            parts.append(code)
+    return SH_PRELUDE + "\n".join(parts)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_production_guide_runs_against_make_serve_behind_nginx(tmp_path, redirecting):
+    """production.md's `sh` column from top to bottom on an app host, `make serve` with nginx in front; then each of
+    its checks again, alone: it passes there and fails against a server that answers with a redirect."""
+    if "RedisCache" not in settings.CACHES["ratelimit"]["BACKEND"]:
+        pytest.skip("needs Redis, as production does (set REDIS_URL)")
+    guide = parse(PRODUCTION_GUIDE)
+    home, port, serve_log = tmp_path / "host", free_port(), tmp_path / "serve.log"
+    home.mkdir()
+    with nginx(tmp_path / "nginx", port) as proxy:
+        site = f"https://127.0.0.1:{proxy.https_port}"
+        env = _production_env(home, port, site, tmp_path / "nginx" / "site.pem")
+        script = subprocess.Popen(
+            ["bash", "-c", _production_script(guide, home, serve_log)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # `make serve` stays in the script's group: stopped with it below
+        )
+        try:
+            out, err = script.communicate(timeout=STEP_TIMEOUT)
+            assert script.returncode == 0, f"{out}\n{err}\nmake serve:\n{serve_log.read_text()[-3000:]}"
+            checks = [block for block in guide.blocks if block.marker == "check"]
+            for check in checks:
+                code = check.code.replace(LOCAL_DIR, f"{home}/")
+                for api, passes in (((f"http://127.0.0.1:{port}", site), True), ((redirecting, redirecting), False)):
+                    addressed = f'API="{api[0]}"\nSITE="{api[1]}"\n' + code
+                    result = subprocess.run(
+                        ["bash", "-c", SH_PRELUDE + addressed], cwd=ROOT, env=env, capture_output=True, text=True
+                    )
+                    assert (result.returncode == 0) == passes, f"{check.line} against {api}: {result}"
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(script.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                script.wait(timeout=30)
+            _wait_until_closed(port)
+
+
+def _wait_until_closed(port: int) -> None:
+    """gunicorn finishes its requests on SIGTERM: the test ends once it stopped listening."""
+    deadline = time.monotonic() + 30
+    while not _free(port) and time.monotonic() < deadline:
+        time.sleep(0.2)
