@@ -13,7 +13,7 @@ from typing import Any
 
 import stripe
 
-from paymentservices.processors.stripe.connector import REFERENCE_KEY, _client, value_of
+from paymentservices.processors.stripe.connector import REFERENCE_KEY, account_client, value_of
 
 PAGE_SIZE = 100
 Record = dict[str, Any]
@@ -41,7 +41,7 @@ def _pages(list_page: Callable[[dict[str, Any]], Any], params: dict[str, Any]) -
 
 def balance_history(secret_key: str, *, page_size: int = PAGE_SIZE) -> Iterator[list[Record]]:
     """The account's balance transactions, newest first, each with what it was for (its `source`, expanded)."""
-    client = _client(secret_key)
+    client = account_client(secret_key)
     params = {"limit": page_size, "expand": ["data.source"]}
     for page in _pages(lambda p: client.v1.balance_transactions.list(params=p), params):  # type: ignore[arg-type]
         yield [balance_transaction_record(entry) for entry in page]
@@ -49,7 +49,7 @@ def balance_history(secret_key: str, *, page_size: int = PAGE_SIZE) -> Iterator[
 
 def paid_payouts(secret_key: str, *, page_size: int = PAGE_SIZE) -> Iterator[list[Record]]:
     """The account's payouts that reached the bank (`paid`), newest first."""
-    client = _client(secret_key)
+    client = account_client(secret_key)
     for page in _pages(lambda p: client.v1.payouts.list(params=p), {"limit": page_size}):  # type: ignore[arg-type]
         yield [payout_record(payout) for payout in page if value_of(payout, "status") == "paid"]
 
@@ -59,7 +59,7 @@ def payout_balance_transactions(secret_key: str, payout: Record, *, page_size: i
     an amount, not transactions), so a manual payout answers none."""
     if not payout["automatic"]:
         return []
-    client = _client(secret_key)
+    client = account_client(secret_key)
     params = {"limit": page_size, "payout": payout["id"], "expand": ["data.source"]}
     pages = _pages(lambda p: client.v1.balance_transactions.list(params=p), params)  # type: ignore[arg-type]
     return [{**balance_transaction_record(entry), "payout": payout["id"]} for page in pages for entry in page]

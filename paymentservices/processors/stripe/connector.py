@@ -76,8 +76,9 @@ def _session() -> requests.Session:
     return cast(requests.Session, _sessions.session)
 
 
-def _client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeClient:
-    """A client for one account, cheap to make (about 10 µs): the connections are the thread's session's, and the
+def account_client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeClient:
+    """A client for one account (the connector's, and the balance reads'), checked like every call: only Stripe's
+    API host or STRIPE_API_BASE. Cheap to make (about 10 µs): the connections are the thread's session's, and the
     timeout is this client's own, so each call can carry what is left of its payment's time."""
     own = processor_settings("stripe")
     return stripe.StripeClient(
@@ -249,14 +250,14 @@ class StripeConnector:
         self._publishable_key = publishable_key
         # When the payment's time with processors runs out (`time.monotonic()`): each call waits at most what is left.
         self._deadline = deadline
-        self._client = _client(secret_key)
+        self._client = account_client(secret_key)
 
     def _api(self) -> stripe.StripeClient:
         """The client for the next call: it waits at most STRIPE_TIMEOUT_SECONDS, and never past the deadline."""
         if self._deadline is None:
             return self._client
         timeout = call_timeout(processor_settings("stripe")["TIMEOUT_SECONDS"], self._deadline)
-        return _client(self._secret_key, timeout=timeout)
+        return account_client(self._secret_key, timeout=timeout)
 
     def __repr__(self) -> str:  # never the key
         return "StripeConnector()"
