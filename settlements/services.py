@@ -27,7 +27,7 @@ from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 
 from payments.accounts.models import MerchantAccount
 from payments.money import currency_exponent, format_money
@@ -447,7 +447,7 @@ def _tell_transactions(entries: Sequence[LedgerEntry]) -> None:
             )
 
 
-def _settled_total(entries, *, kind: str = EntryKind.SETTLEMENT) -> SettledTotal | None:
+def _settled_total(entries: QuerySet[LedgerEntry], *, kind: str = EntryKind.SETTLEMENT) -> SettledTotal | None:
     """The net of the entries in the currency of the first of `kind` (None before there is one): what the
     processor paid for the payment, less what it took back for refunds and chargebacks. Entries in another currency
     (a processor that changed the payout currency) are left out of the sum and stay readable in the ledger."""
