@@ -14,13 +14,14 @@ class SettlementsConfig(config.StaffAppConfig):
         from settlements.demo import demo_ledger_entries, seed_demo_settlements
         from settlements.desk import unmatched_entries_panel
         from settlements.sources import settlement_definition_ids
-        from settlements.sources.adyen import settlements_adyen_report_announced
+        from settlements.sources.announced import settlements_report_announced
 
         register_panel("settlements", unmatched_entries_panel)
         # A payment service's `settlement_reporting_enabled` is taken where a source fetches its processor's reports.
         settlement_reports_register(*settlement_definition_ids())
-        # Adyen's REPORT_AVAILABLE names a settlement report to fetch (settlements/sources/adyen.py).
-        notifications.register(settlements_adyen_report_announced)
+        # A notification may announce a settlement report to fetch (the seam's AvailableReport, e.g. Adyen's
+        # REPORT_AVAILABLE): its processor says whether it is one (settlements/sources/announced.py).
+        notifications.register(settlements_report_announced)
         demo.register(
             demo.DemoSeeder(
                 name="settlements",

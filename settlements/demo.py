@@ -24,8 +24,9 @@ from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
 from payments.ops.demo import DemoResult, DemoRun, copy_lines, copy_text, seeding_lock
-from settlements.models import FileStatus, LedgerEntry, SettlementReport, SettlementReportFile, Source
-from settlements.sources.sandbox import read_sandbox_report
+from paymentservices.processors.sandbox import PROCESSOR as SANDBOX_PROCESSOR
+from paymentservices.processors.sandbox import read_sandbox_report
+from settlements.models import FileStatus, LedgerEntry, SettlementReport, SettlementReportFile
 from transactions.demo import demo_transactions
 from transactions.models import Transaction, TransactionEvent, TransactionStatus
 
@@ -89,7 +90,7 @@ def _day_entries(account: MerchantAccount, day: date, rows: list[Row], now: date
     ]
     content = json.dumps({"day": day.isoformat(), "lines": lines}, sort_keys=True).encode()
     report, _ = SettlementReport.objects.get_or_create(
-        merchant_account=account, source=Source.SANDBOX, name=f"{REPORT_PREFIX}{day.isoformat()}"
+        merchant_account=account, source=SANDBOX_PROCESSOR.id, name=f"{REPORT_PREFIX}{day.isoformat()}"
     )
     file = SettlementReportFile.objects.create(
         report=report,
@@ -103,7 +104,7 @@ def _day_entries(account: MerchantAccount, day: date, rows: list[Row], now: date
             merchant_account=account,
             report=report,
             file=file,
-            source=Source.SANDBOX,
+            source=SANDBOX_PROCESSOR.id,
             transaction_id=row[0],
             created_at=now,
             updated_at=now,

@@ -14,13 +14,9 @@ from django.db.models import Q
 from payments.accounts.models import MerchantAccount
 from payments.timestamped import TimestampedModel
 
-
-class Source(models.TextChoices):
-    """Who published the records: the processor whose report an entry comes from."""
-
-    SANDBOX = "sandbox"
-    STRIPE = "stripe"
-    ADYEN = "adyen"
+# Who published the records: the id of the processor whose report an entry comes from (`Processor.id`, e.g.
+# `stripe-card`), so a new processor needs no migration here.
+SOURCE_MAX_LENGTH = 64
 
 
 class EntryKind(models.TextChoices):
@@ -52,7 +48,7 @@ class SettlementReport(TimestampedModel):
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    source = models.CharField(max_length=16, choices=Source.choices)
+    source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
     name = models.CharField(max_length=255, help_text="The processor's name for the report (a file name, a day).")
 
     class Meta:
@@ -116,7 +112,7 @@ class LedgerEntry(TimestampedModel):
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="ledger_entries")
     report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="entries")
     file = models.ForeignKey(SettlementReportFile, on_delete=models.CASCADE, related_name="entries")
-    source = models.CharField(max_length=16, choices=Source.choices)
+    source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
     # The processor's own key for the line (a balance transaction id; batch, reference and type for Adyen): a line
     # already in the ledger is never added again, whichever file repeats it.
     entry_key = models.CharField(max_length=255)
@@ -197,7 +193,7 @@ class ReportFetch(TimestampedModel):
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", on_delete=models.CASCADE, related_name="report_fetches"
     )
-    source = models.CharField(max_length=16, choices=Source.choices)
+    source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
     name = models.CharField(max_length=255, help_text="The report's file name as the processor gave it.")
     url = models.URLField(max_length=2000, blank=True, default="")
     status = models.CharField(max_length=16, choices=FetchStatus.choices, default=FetchStatus.PENDING)

@@ -1,7 +1,7 @@
 """Ingesting a processor's settlement file: the one place the ledger is written.
 
-A source (`settlements.sources.*`) fetches a file and knows how to read it; `settlement_file_ingest` does the rest
-the same way for every processor:
+A source (`settlements.sources`) fetches a file and its processor reads it (`Settlements.read`, the seam's);
+`settlement_file_ingest` does the rest the same way for every processor:
 
 - all or nothing: the file is read whole before anything is written, and its entries, its file row and what they
   change on our transactions commit in one database transaction. A file that cannot be read (truncated, garbled, a
@@ -20,8 +20,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime
+from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import cast
 
@@ -33,6 +32,13 @@ from payments.accounts.models import MerchantAccount
 from payments.money import currency_exponent, format_money
 from payments.validators import validate_currency
 from paymentservices.models import PaymentService
+from paymentservices.processors.settling import (
+    MAX_LEDGER_AMOUNT,
+    MAX_RATE,
+    RATE_PLACES,
+    SettledLine,
+    SettlementUnreadable,
+)
 from settlements.models import (
     PAYMENT_KINDS,
     EntryKind,
@@ -47,41 +53,10 @@ from transactions.services.settlement import SettledTotal, refund_settlement_rec
 logger = logging.getLogger(__name__)
 
 
-# The largest amount a line may carry, in minor units (ten trillion in a two-decimal currency): far beyond any real
-# line, and far enough below the database's 64-bit integers that a transaction's lines add up within them.
-MAX_LEDGER_AMOUNT = 10**15
-# The decimals of an exchange rate the ledger keeps (`LedgerEntry.exchange_rate`), and its bound.
-RATE_PLACES = 10
-MAX_RATE = Decimal(10) ** 10
-
-
-class FileUnreadable(Exception):
-    """A settlement file that cannot be read whole: the message names the line and what is wrong with it."""
-
-
-@dataclass(frozen=True)
-class ParsedEntry:
-    """One line of a processor's file, read into the ledger's terms (see `LedgerEntry` for each field)."""
-
-    entry_key: str
-    kind: str
-    processor_type: str
-    amount: int
-    currency: str
-    net_amount: int
-    net_currency: str
-    posted_at: datetime
-    commission: int = 0
-    interchange: int | None = None
-    markup: int | None = None
-    scheme_fee: int | None = None
-    fee_details: list[dict[str, object]] = field(default_factory=list)
-    exchange_rate: Decimal | None = None
-    processor_reference: str = ""
-    modification_reference: str = ""
-    merchant_reference: str = ""
-    available_on: date | None = None
-    payout_reference: str = ""
+# A line and a file that does not read are the processor seam's words (paymentservices.processors.settling): each
+# processor reads its own files into them.
+ParsedEntry = SettledLine
+FileUnreadable = SettlementUnreadable
 
 
 @dataclass(frozen=True)

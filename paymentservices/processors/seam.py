@@ -15,10 +15,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from payments.connectors.base import ConnectorResult, PaymentConnector
 from paymentservices.processors.fields import IDENTIFIER, FieldRule
+
+if TYPE_CHECKING:
+    from paymentservices.processors.settling import Settlements
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,9 @@ class Processor(ABC):
     # The template of the page where the buyer runs the processor's own authentication (its connector is then a
     # `BuyerActionConnector`), rendered with the `BuyerAction` as `action`; None when it has none.
     buyer_page: ClassVar[str | None] = None
+    # What it paid out, read from its settlement records (`paymentservices.processors.settling`); None when the
+    # processor publishes none. The ledger's source of its lines is the processor's `id`.
+    settlements: ClassVar[Settlements | None] = None
 
     @abstractmethod
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

@@ -8,12 +8,12 @@ from datetime import date
 import pytest
 from django.utils import timezone
 
+from paymentservices.processors.sandbox import read_sandbox_report
 from reports.models import ReportExecution
 from reports.services.executions import report_execution_run
 from reports.services.files import report_storage
 from settlements.models import LedgerEntry
 from settlements.services import SettlementFile, settlement_file_ingest
-from settlements.sources.sandbox import read_sandbox_report
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ DAY = date(2026, 3, 2)
 def _ingest(merchant_account, lines):
     content = json.dumps({"day": DAY.isoformat(), "lines": lines}).encode()
     file = SettlementFile(
-        source="sandbox", report_name=DAY.isoformat(), name=f"s-{DAY}.json", content=content, read=read_sandbox_report
+        source="mock-card", report_name=DAY.isoformat(), name=f"s-{DAY}.json", content=content, read=read_sandbox_report
     )
     settlement_file_ingest(merchant_account=merchant_account, payment_service=None, file=file)
 

@@ -3,17 +3,15 @@
 Each day after it closes (UTC), the sandbox publishes one report per merchant account: a JSON file of what it
 approved that day from its own record of decisions (`SandboxOperation`): captures (and authorizations of payments
 made with `intent: capture`, which it captures at once) are paid out less its fee, refunds are taken back with no
-fee. Its price list is its own and fixed, so tests and the demo can check every figure: 2.9% + 30 minor units a
-payment, of which 1.5% is interchange, 0.2% the scheme fee and the rest its markup. Posted at the start of the next
-day, paid out in the payout `sandbox-payout-<next day>`, available the day after.
+fee (its price list and how its report reads: paymentservices/processors/sandbox/settlements.py). Its records sit
+beside our transactions, which a processor's folder cannot read: so the sandbox's publishing is here.
 """
 
 from __future__ import annotations
 
 import json
 from collections import defaultdict
-from datetime import UTC, date, datetime, time, timedelta
-from decimal import ROUND_HALF_UP, Decimal
+from datetime import date, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -23,25 +21,14 @@ from payments.choices import PaymentIntent
 from payments.connectors.base import Outcome
 from payments.connectors.models import SandboxOperation
 from paymentservices.processors.sandbox import PROCESSOR as SANDBOX_PROCESSOR
-from settlements.models import EntryKind, FileStatus, SettlementReportFile, Source
-from settlements.services import FileUnreadable, IngestResult, ParsedEntry, SettlementFile, settlement_file_ingest
+from paymentservices.processors.sandbox import day_start, read_sandbox_report
+from settlements.models import FileStatus, SettlementReportFile
+from settlements.services import IngestResult, SettlementFile, settlement_file_ingest
 from transactions.models import Refund, Transaction
 
-PERCENT_FEE = Decimal("0.029")
-FIXED_FEE = 30
-INTERCHANGE = Decimal("0.015")
-SCHEME_FEE = Decimal("0.002")
 Op = SandboxOperation.Operation
 # The payment services whose settlements this source publishes (paymentservices.definitions).
 DEFINITION_ID = SANDBOX_PROCESSOR.id
-
-
-def _share(amount: int, rate: Decimal) -> int:
-    return int((amount * rate).quantize(Decimal(1), rounding=ROUND_HALF_UP))
-
-
-def _day_start(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=UTC)
 
 
 def settlements_sandbox_ingest(*, today: date | None = None) -> list[IngestResult]:
@@ -56,7 +43,7 @@ def settlements_sandbox_ingest(*, today: date | None = None) -> list[IngestResul
 def _settle_day(day: date) -> list[IngestResult]:
     done = set(
         SettlementReportFile.objects.filter(
-            report__source=Source.SANDBOX, report__name=day.isoformat(), status=FileStatus.INGESTED
+            report__source=SANDBOX_PROCESSOR.id, report__name=day.isoformat(), status=FileStatus.INGESTED
         ).values_list("report__merchant_account_id", flat=True)
     )
     results = []
@@ -64,7 +51,7 @@ def _settle_day(day: date) -> list[IngestResult]:
         if account_id in done:
             continue
         file = SettlementFile(
-            source=Source.SANDBOX,
+            source=SANDBOX_PROCESSOR.id,
             report_name=day.isoformat(),
             name=f"settlement-{day.isoformat()}.json",
             content=json.dumps({"day": day.isoformat(), "lines": lines}, sort_keys=True).encode(),
@@ -79,8 +66,8 @@ def _day_lines(day: date) -> dict[str, list[dict[str, object]]]:
     """What the sandbox approved on `day`, by merchant account: each payment it captured and each refund."""
     operations = list(
         SandboxOperation.objects.filter(
-            decided_at__gte=_day_start(day),
-            decided_at__lt=_day_start(day + timedelta(days=1)),
+            decided_at__gte=day_start(day),
+            decided_at__lt=day_start(day + timedelta(days=1)),
             outcome=Outcome.APPROVED,
             operation__in=[Op.AUTHORIZATION, Op.CAPTURE, Op.REFUND],
             amount__isnull=False,
@@ -125,61 +112,3 @@ def _line(op: SandboxOperation, ours: str) -> dict[str, object]:
     if op.operation == Op.CAPTURE and op.reference.startswith(later):
         line["capture"] = op.reference.removeprefix(later)
     return line
-
-
-def read_sandbox_report(content: bytes) -> list[ParsedEntry]:
-    """The sandbox's report read into ledger entries, its fees worked out from its price list."""
-    try:
-        report = json.loads(content)
-        day = date.fromisoformat(report["day"])
-        lines = report["lines"]
-    except (ValueError, KeyError, TypeError) as error:
-        raise FileUnreadable(f"The sandbox report is not readable ({type(error).__name__}).") from error
-    posted_at = _day_start(day + timedelta(days=1))
-    payout = f"sandbox-payout-{(day + timedelta(days=1)).isoformat()}"
-    return [_entry(line, posted_at, payout, number) for number, line in enumerate(lines, start=1)]
-
-
-def _entry(line: dict[str, object], posted_at: datetime, payout: str, number: int) -> ParsedEntry:
-    try:
-        amount, currency = int(line["amount"]), str(line["currency"])  # type: ignore[call-overload]
-        operation, reference = str(line["operation"]), str(line["reference"])
-        processor_reference = str(line["processor_reference"])
-        capture = str(line.get("capture", ""))
-        if capture and not (capture.isascii() and capture.isdigit()):
-            raise ValueError(capture)
-    except (KeyError, TypeError, ValueError) as error:
-        raise FileUnreadable(f"Line {number} of the sandbox report is not readable.") from error
-    common = {
-        "amount": amount,
-        "currency": currency,
-        "net_currency": currency,
-        "posted_at": posted_at,
-        "available_on": posted_at.date() + timedelta(days=1),
-        "payout_reference": payout,
-    }
-    if operation == Op.REFUND:
-        return ParsedEntry(
-            entry_key=f"refund:{reference}",
-            kind=EntryKind.REFUND_SETTLEMENT,
-            processor_type="refund",
-            net_amount=-amount,
-            modification_reference=processor_reference,
-            merchant_reference=reference,
-            **common,
-        )
-    commission = min(amount, _share(amount, PERCENT_FEE) + FIXED_FEE)
-    interchange, scheme_fee = _share(amount, INTERCHANGE), _share(amount, SCHEME_FEE)
-    return ParsedEntry(
-        entry_key=f"capture:{reference}:{capture}" if capture else f"capture:{reference}",
-        kind=EntryKind.SETTLEMENT,
-        processor_type="capture",
-        net_amount=amount - commission,
-        commission=commission,
-        interchange=interchange,
-        scheme_fee=scheme_fee,
-        markup=commission - interchange - scheme_fee,
-        fee_details=[{"type": "processing", "amount": commission, "currency": currency}],
-        merchant_reference=reference,
-        **common,
-    )

@@ -10,7 +10,7 @@ class SettlementReportFactory(DjangoModelFactory[SettlementReport]):
     class Meta:
         model = SettlementReport
 
-    source = "sandbox"
+    source = "mock-card"
     name = factory.Sequence(lambda n: f"2026-03-{n % 28 + 1:02d}-{n}")
 
 
@@ -36,7 +36,7 @@ class LedgerEntryFactory(DjangoModelFactory[LedgerEntry]):
         SettlementReportFileFactory, report__merchant_account=factory.SelfAttribute("...merchant_account")
     )
     report = factory.SelfAttribute("file.report")
-    source = "sandbox"
+    source = "mock-card"
     entry_key = factory.Sequence(lambda n: f"line-{n}")
     kind = EntryKind.SETTLEMENT
     processor_type = "capture"

@@ -20,7 +20,7 @@ from paymentservices.tests.factories import PaymentServiceFactory
 from settlements.models import FetchStatus, LedgerEntry, ReportFetch, SettlementReportFile
 from settlements.selectors import report_fetches_to_look_into
 from settlements.sources import settlements_ingest
-from settlements.sources.adyen import settlements_adyen_report_fetch
+from settlements.sources.announced import settlements_report_fetch
 from settlements.tests.conftest import PSP
 from settlements.tests.report_host import report_host
 from settlements.tests.test_adyen_report import report, settled_line
@@ -90,7 +90,7 @@ def test_an_announced_report_is_fetched_with_the_report_key_and_ingested(
     fetch = ReportFetch.objects.get()
     assert (fetch.name, fetch.url, fetch.status) == (NAME, host.file_url(NAME), FetchStatus.PENDING)
     assert queued() == [[str(fetch.pk)]]
-    result = settlements_adyen_report_fetch(fetch_id=fetch.pk)
+    result = settlements_report_fetch(fetch_id=fetch.pk)
 
     assert (result.entries, result.unmatched) == (1, 0)
     assert host.requests == [(f"/reports/download/MerchantAccount/TestMerchantECOM/{NAME}", REPORT_KEY)]
@@ -99,7 +99,7 @@ def test_an_announced_report_is_fetched_with_the_report_key_and_ingested(
     paid.refresh_from_db()
     assert (paid.settled, paid.settled_amount) == (True, 9762)
     assert LedgerEntry.objects.get().report.payment_service_id == service.pk
-    assert settlements_adyen_report_fetch(fetch_id=fetch.pk) is None  # fetched once
+    assert settlements_report_fetch(fetch_id=fetch.pk) is None  # fetched once
     assert len(host.requests) == 1
 
 
@@ -150,7 +150,7 @@ def test_a_url_off_adyens_report_hosts_is_neither_kept_nor_fetched(
     assert "not on Adyen's report hosts" in fetch.message
     assert queued() == []
     assert list(report_fetches_to_look_into()) == [fetch]
-    assert settlements_adyen_report_fetch(fetch_id=fetch.pk) is None
+    assert settlements_report_fetch(fetch_id=fetch.pk) is None
     assert host.requests == []
 
 
@@ -178,7 +178,7 @@ def test_dot_segments_never_leave_the_configured_report_base(
 
     fetch = ReportFetch.objects.get()
     assert (fetch.status, fetch.url) == (FetchStatus.REFUSED, "")
-    assert settlements_adyen_report_fetch(fetch_id=fetch.pk) is None
+    assert settlements_report_fetch(fetch_id=fetch.pk) is None
     assert host.requests == []
 
 
@@ -211,7 +211,7 @@ def test_a_failed_download_stays_pending_on_the_desk_and_is_tried_again(
     fetch = ReportFetch.objects.get()
 
     with django_capture_on_commit_callbacks(execute=True):
-        assert settlements_adyen_report_fetch(fetch_id=fetch.pk) is None
+        assert settlements_report_fetch(fetch_id=fetch.pk) is None
 
     fetch.refresh_from_db()
     assert (fetch.status, fetch.attempts) == (FetchStatus.PENDING, 1)
@@ -225,7 +225,7 @@ def test_a_failed_download_stays_pending_on_the_desk_and_is_tried_again(
     assert f"{NAME} (1 attempts): Adyen&#x27;s report host answered 503" in page
 
     host.failing_with = None
-    [result] = settlements_ingest(sources=["adyen"])["adyen"]  # the scheduled run tries it too
+    [result] = settlements_ingest(sources=["adyen-card"])["adyen-card"]  # the scheduled run tries it too
     assert result.entries == 1
     fetch.refresh_from_db()
     assert (fetch.status, fetch.attempts) == (FetchStatus.FETCHED, 2)
@@ -239,7 +239,7 @@ def test_without_the_report_key_the_report_waits_and_says_what_to_set(
     with django_capture_on_commit_callbacks(execute=True):
         announce(client, service, url=host.file_url(NAME))
 
-    settlements_adyen_report_fetch(fetch_id=ReportFetch.objects.get().pk)
+    settlements_report_fetch(fetch_id=ReportFetch.objects.get().pk)
 
     fetch = ReportFetch.objects.get()
     assert fetch.status == FetchStatus.PENDING
@@ -254,7 +254,7 @@ def test_the_url_is_checked_again_before_it_is_used(
         announce(client, service, url=host.file_url(NAME))
     override_processor(settings, "adyen", REPORT_BASE="")  # the stand-in is no longer a report host
 
-    settlements_adyen_report_fetch(fetch_id=ReportFetch.objects.get().pk)
+    settlements_report_fetch(fetch_id=ReportFetch.objects.get().pk)
 
     assert "not on Adyen's report hosts; nothing was sent" in ReportFetch.objects.get().message
     assert host.requests == []
@@ -265,7 +265,7 @@ def test_a_garbled_report_is_refused_whole_and_shown(client, service, host, paid
     with django_capture_on_commit_callbacks(execute=True):
         announce(client, service, url=host.file_url(NAME))
 
-    result = settlements_adyen_report_fetch(fetch_id=ReportFetch.objects.get().pk)
+    result = settlements_report_fetch(fetch_id=ReportFetch.objects.get().pk)
 
     assert result.outcome == "refused"
     assert not LedgerEntry.objects.exists()
@@ -295,7 +295,7 @@ def test_a_garbled_report_is_refused_on_the_desk_and_the_next_report_is_still_fe
     err = StringIO()
 
     with pytest.raises(CommandError, match="1 settlement file"):
-        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
+        call_command("ingest_settlements", "--source", "adyen-card", stdout=StringIO(), stderr=err)
 
     assert "Line 2 of the Adyen report: `Gross Credit (GC)`" in err.getvalue()
     assert LedgerEntry.objects.get().merchant_account == other_merchant_account
@@ -308,22 +308,22 @@ def test_a_garbled_report_is_refused_on_the_desk_and_the_next_report_is_still_fe
 def test_a_report_that_breaks_its_ingestion_stops_no_other_and_the_command_says_so(
     client, service, host, paid, other_merchant_account, monkeypatch, django_capture_on_commit_callbacks
 ):
-    from settlements.sources import adyen as source
+    from settlements.sources import announced as source
 
     other_service = adyen_service(other_merchant_account)
     _two_reports(client, service, other_service, host, report(settled_line(PSP)), django_capture_on_commit_callbacks)
-    ingest = source.settlements_adyen_report_ingest
+    ingest = source.settlements_report_ingest
 
     def breaks_on_the_first(**kwargs):
         if kwargs["file_name"] == NAME:
             raise RuntimeError("a reader's bug")
         return ingest(**kwargs)
 
-    monkeypatch.setattr(source, "settlements_adyen_report_ingest", breaks_on_the_first)
+    monkeypatch.setattr(source, "settlements_report_ingest", breaks_on_the_first)
     err = StringIO()
 
     with pytest.raises(CommandError, match="1 settlement file"):
-        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
+        call_command("ingest_settlements", "--source", "adyen-card", stdout=StringIO(), stderr=err)
 
     assert "could not be ingested (RuntimeError)" in err.getvalue()
     assert LedgerEntry.objects.get().merchant_account == other_merchant_account
@@ -332,20 +332,20 @@ def test_a_report_that_breaks_its_ingestion_stops_no_other_and_the_command_says_
     assert "could not be ingested (RuntimeError)" in broken.message
     assert list(report_fetches_to_look_into()) == [broken]
 
-    monkeypatch.setattr(source, "settlements_adyen_report_ingest", ingest)  # fixed: the next run ingests it
-    call_command("ingest_settlements", "--source", "adyen", stdout=StringIO())
+    monkeypatch.setattr(source, "settlements_report_ingest", ingest)  # fixed: the next run ingests it
+    call_command("ingest_settlements", "--source", "adyen-card", stdout=StringIO())
     assert LedgerEntry.objects.filter(transaction=paid).count() == 1
 
 
 def test_a_source_that_fails_makes_the_command_fail(db, monkeypatch):
-    from settlements.sources import adyen as source
+    import settlements.sources as source
 
-    def down():
+    def down(**kwargs):
         raise RuntimeError("down")
 
-    monkeypatch.setattr(source, "settlements_adyen_fetch_pending", down)
+    monkeypatch.setattr(source, "settlements_fetch_pending", down)
     err = StringIO()
 
     with pytest.raises(CommandError, match="1 settlement file"):
-        call_command("ingest_settlements", "--source", "adyen", stdout=StringIO(), stderr=err)
-    assert "The adyen source failed (RuntimeError)" in err.getvalue()
+        call_command("ingest_settlements", "--source", "adyen-card", stdout=StringIO(), stderr=err)
+    assert "The adyen-card source failed (RuntimeError)" in err.getvalue()

@@ -5,9 +5,10 @@ from decimal import Decimal
 
 import pytest
 
+from paymentservices.processors import adyen
 from settlements.models import LedgerEntry, SettlementReportFile
 from settlements.services import Outcome
-from settlements.sources.adyen import settlements_adyen_report_ingest
+from settlements.sources.announced import settlements_report_ingest
 from settlements.tests.conftest import PSP
 from transactions.tests.factories import RefundFactory
 
@@ -51,8 +52,8 @@ def settled_line(psp: str, reference: str = "order-1", **cells) -> str:
 
 
 def ingest(account, content: bytes, name: str = NAME):
-    return settlements_adyen_report_ingest(
-        merchant_account=account, payment_service=None, file_name=name, content=content
+    return settlements_report_ingest(
+        processor=adyen.PROCESSOR, merchant_account=account, payment_service=None, file_name=name, content=content
     )
 
 

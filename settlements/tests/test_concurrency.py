@@ -5,9 +5,9 @@ import threading
 import pytest
 from django.db import connection
 
+from paymentservices.processors.sandbox import read_sandbox_report
 from settlements.models import LedgerEntry, SettlementReportFile
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
-from settlements.sources.sandbox import read_sandbox_report
 from settlements.tests.test_ingestion import capture_line, sandbox_file
 from transactions.tests.factories import TransactionFactory
 

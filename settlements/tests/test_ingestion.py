@@ -7,10 +7,11 @@ import pytest
 
 from payments.connectors.models import SandboxOperation
 from payments.outbox.models import OutboxEvent
+from paymentservices.processors.sandbox import read_sandbox_report
 from settlements.models import FileStatus, LedgerEntry, SettlementReportFile
 from settlements.selectors import mismatched_ledger_entries
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
-from settlements.sources.sandbox import read_sandbox_report, settlements_sandbox_ingest
+from settlements.sources.sandbox import settlements_sandbox_ingest
 from transactions.models import Transaction
 from transactions.tests.factories import RefundFactory, TransactionFactory
 
@@ -20,7 +21,7 @@ DAY = date(2026, 3, 2)
 def sandbox_file(lines, *, day=DAY, name=None):
     content = json.dumps({"day": day.isoformat(), "lines": lines}).encode()
     return SettlementFile(
-        source="sandbox",
+        source="mock-card",
         report_name=day.isoformat(),
         name=name or f"settlement-{day}.json",
         content=content,
@@ -96,7 +97,7 @@ def test_a_line_repeated_in_another_file_adds_nothing(merchant_account, captured
 )
 def test_an_unreadable_file_is_refused_whole_with_a_message(merchant_account, captured, content):
     good = capture_line(captured)
-    file = SettlementFile("sandbox", "2026-03-02", "settlement-2026-03-02.json", content, read_sandbox_report)
+    file = SettlementFile("mock-card", "2026-03-02", "settlement-2026-03-02.json", content, read_sandbox_report)
 
     result = ingest(merchant_account, file)
 
@@ -251,10 +252,12 @@ STRIPE_CHARGE = {
     ids=["amount", "net", "currency", "nul", "long-reference", "rate", "rate-as-text", "fee-detail-nul"],
 )
 def test_a_value_beyond_the_ledger_refuses_a_stripe_file_with_a_record(merchant_account, record, says):
-    from settlements.sources.stripe import read_stripe_file
+    from paymentservices.processors.stripe import read_stripe_file
 
     content = json.dumps([{**STRIPE_CHARGE, **record}]).encode()
-    file = SettlementFile(source="stripe", report_name="a report", name="page", content=content, read=read_stripe_file)
+    file = SettlementFile(
+        source="stripe-card", report_name="a report", name="page", content=content, read=read_stripe_file
+    )
 
     result = ingest(merchant_account, file)
 
@@ -295,10 +298,12 @@ def _partially_captured(merchant_account, *, captured_amount=600, currency="EUR"
 
 
 def _stripe_page(merchant_account, *records, name="page"):
-    from settlements.sources.stripe import read_stripe_file
+    from paymentservices.processors.stripe import read_stripe_file
 
     content = json.dumps(list(records)).encode()
-    file = SettlementFile(source="stripe", report_name="a report", name=name, content=content, read=read_stripe_file)
+    file = SettlementFile(
+        source="stripe-card", report_name="a report", name=name, content=content, read=read_stripe_file
+    )
     return ingest(merchant_account, file)
 
 

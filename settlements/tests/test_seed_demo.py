@@ -7,8 +7,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from paymentservices.processors.sandbox import FIXED_FEE, PERCENT_FEE
 from settlements.demo import demo_ledger_entries
-from settlements.sources.sandbox import FIXED_FEE, PERCENT_FEE
 from transactions.demo import demo_transactions
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def test_demo_captures_of_closed_days_are_settled_in_the_ledger(merchant_account
         fee = min(entry.amount, int((entry.amount * PERCENT_FEE).quantize(1)) + FIXED_FEE)
         assert (entry.kind, entry.source, entry.amount, entry.currency) == (
             "settlement",
-            "sandbox",
+            "mock-card",
             txn.amount,
             txn.currency,
         )

@@ -14,13 +14,14 @@ from datetime import UTC, datetime
 import pytest
 import stripe
 
+from paymentservices.processors.stripe import PROCESSOR as STRIPE
+from paymentservices.processors.stripe import read_stripe_file
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReportFile
 from settlements.selectors import unmatched_ledger_entries
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
 from settlements.sources import settlements_ingest
-from settlements.sources.stripe import read_stripe_file, settlements_stripe_ingest
 from tests.localstripe_balance import stripe_fee
 from tests.servers import FakeStripe, free_port, localstripe_connected
 from transactions.models import Transaction
@@ -67,7 +68,7 @@ def pay(client, service, amount=1000) -> Transaction:
 
 
 def ingest():
-    return settlements_ingest(sources=["stripe"])["stripe"]
+    return settlements_ingest(sources=["stripe-card"])["stripe-card"]
 
 
 def test_a_stripe_payment_shows_settled_with_stripes_fee_and_net(client, service, fake):
@@ -80,7 +81,7 @@ def test_a_stripe_payment_shows_settled_with_stripes_fee_and_net(client, service
     fee = stripe_fee(1000)  # 59: 2.9% + 30
     assert (entry.kind, entry.source, entry.transaction_id, entry.processor_type) == (
         EntryKind.SETTLEMENT,
-        "stripe",
+        "stripe-card",
         txn.pk,
         "charge",
     )
@@ -128,15 +129,16 @@ def test_the_same_records_twice_add_nothing(client, service, fake):
     assert txn.events.filter(name="settled").count() == 1
 
 
-def test_pages_are_read_down_to_the_ledger_and_ingested_oldest_first(client, service):
+def test_pages_are_read_down_to_the_ledger_and_ingested_oldest_first(client, service, monkeypatch):
     paid = [pay(client, service, amount=1000 + n) for n in range(3)]
+    monkeypatch.setattr(STRIPE.settlements, "page_size", 1)
 
-    results = settlements_stripe_ingest(page_size=1)
+    results = ingest()
 
     assert [result.outcome for result in results] == [Outcome.INGESTED] * 3
     assert {entry.transaction_id for entry in LedgerEntry.objects.all()} == {txn.pk for txn in paid}
     newer = pay(client, service, amount=1500)
-    [result] = settlements_stripe_ingest(page_size=1)
+    [result] = ingest()
     assert LedgerEntry.objects.get(file=result.file).transaction_id == newer.pk
 
 
@@ -205,7 +207,7 @@ def test_stripe_not_answering_writes_nothing_and_is_read_next_run(client, servic
 
     assert ingest() == []
     assert not SettlementReportFile.objects.exists()
-    assert "not read (BalanceUnread)" in caplog.text
+    assert "not read (SettlementUnread): Stripe did not answer" in caplog.text
 
     override_processor(settings, "stripe", API_BASE=reachable)
     assert [result.outcome for result in ingest()] == [Outcome.INGESTED]
@@ -219,4 +221,6 @@ def _record(fake: FakeStripe, balance_transaction_id: str) -> dict:
 
 
 def _file(content: bytes, *, name: str) -> SettlementFile:
-    return SettlementFile(source="stripe", report_name="a report", name=name, content=content, read=read_stripe_file)
+    return SettlementFile(
+        source="stripe-card", report_name="a report", name=name, content=content, read=read_stripe_file
+    )

@@ -10,12 +10,14 @@ from urllib.parse import urlencode
 from paymentservices.processors.adyen import notifications
 from paymentservices.processors.adyen.connector import AdyenConnector
 from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT, REPORT_API_KEY
+from paymentservices.processors.adyen.settlements import AdyenSettlements
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
 
 class AdyenProcessor(Processor):
     id = "adyen-card"
+    settlements = AdyenSettlements()
     display_name = "Adyen"
     fields = (
         DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=API_KEY),

@@ -9,11 +9,13 @@ from typing import ClassVar, cast
 from payments.connectors.base import PaymentConnector
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.sandbox.connector import SandboxConnector
+from paymentservices.processors.sandbox.settlements import SandboxSettlements
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
 
 
 class SandboxProcessor(Processor):
     id = "mock-card"
+    settlements = SandboxSettlements()
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
     fields = (DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),)

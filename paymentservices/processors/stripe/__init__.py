@@ -10,6 +10,7 @@ from paymentservices.processors.stripe.balance import (
 )
 from paymentservices.processors.stripe.connector import StripeConnector
 from paymentservices.processors.stripe.processor import StripeProcessor
+from paymentservices.processors.stripe.settlements import read_stripe_file
 
 PROCESSOR = StripeProcessor()
 
@@ -21,4 +22,5 @@ __all__ = [
     "balance_transaction_record",
     "paid_payouts",
     "payout_balance_transactions",
+    "read_stripe_file",
 ]

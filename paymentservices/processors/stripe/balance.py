@@ -2,8 +2,8 @@
 client (only Stripe's API host, or STRIPE_API_BASE): its balance transactions (gross, fee with its parts, net,
 `available_on`, and what each was for) and its paid payouts with the balance transactions each paid.
 
-Plain records come out (JSON-ready dicts, newest first, a page at a time): the settlements app records them
-(settlements/sources/stripe.py). A call Stripe does not answer, or answers with an error, raises `BalanceUnread`.
+Plain records come out (JSON-ready dicts, newest first, a page at a time): settlements.py makes them the files the
+settlements app records. A call Stripe does not answer, or answers with an error, raises `BalanceUnread`.
 """
 
 from __future__ import annotations

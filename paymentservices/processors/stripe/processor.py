@@ -12,6 +12,7 @@ from paymentservices.processors.fields import FieldRule
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 from paymentservices.processors.stripe import notifications
 from paymentservices.processors.stripe.connector import StripeConnector
+from paymentservices.processors.stripe.settlements import StripeSettlements
 
 
 # The fields' shapes, as Stripe's "API keys" page and its webhook docs give the keys:
@@ -35,6 +36,7 @@ WEBHOOK_SECRET = _key("whsec_", "webhook signing secret: whsec_", "whsec_5f8d3e3
 
 class StripeProcessor(Processor):
     id = "stripe-card"
+    settlements = StripeSettlements()
     display_name = "Stripe"
     fields = (
         DefinitionField("secret_key", "Secret key", required=True, secret=True, verifiable=True, rule=SECRET_KEY),

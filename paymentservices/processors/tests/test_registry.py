@@ -41,12 +41,16 @@ def test_each_registered_processor_lists_its_parts():
     assert {processor.id: (_folder(processor).name, _parts(processor)) for processor in PROCESSORS} == {
         "mock-card": (
             "sandbox",
-            {"modules": ["connector", "processor"], "templates": [], "tests": ["test_codes.py", "test_connector.py"]},
+            {
+                "modules": ["connector", "processor", "settlements"],
+                "templates": [],
+                "tests": ["test_codes.py", "test_connector.py"],
+            },
         ),
         "stripe-card": (
             "stripe",
             {
-                "modules": ["balance", "codes", "connector", "notifications", "processor"],
+                "modules": ["balance", "codes", "connector", "notifications", "processor", "settlements"],
                 "templates": ["stripe/three_d_secure.html"],
                 "tests": [
                     "test_capture_asked.py",
@@ -63,7 +67,7 @@ def test_each_registered_processor_lists_its_parts():
         "adyen-card": (
             "adyen",
             {
-                "modules": ["codes", "connector", "notifications", "processor", "reports", "rules"],
+                "modules": ["codes", "connector", "notifications", "processor", "reports", "rules", "settlements"],
                 "templates": [],
                 "tests": [
                     "test_codes.py",

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from payments.jobs.tasks import run_scheduled_job
 from settlements.services import Outcome
-from settlements.sources import SOURCES, settlements_ingest
+from settlements.sources import settlement_sources, settlements_ingest
 
 
 class Command(BaseCommand):
@@ -14,7 +14,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--source", action="append", choices=sorted(SOURCES), help="Only this source (repeatable).")
+        parser.add_argument(
+            "--source",
+            action="append",
+            choices=settlement_sources(),
+            help="Only this source, a processor's id (repeatable).",
+        )
         parser.add_argument("--enqueue", action="store_true", help="Queue the scheduled job for the worker instead.")
 
     def handle(self, *args: Any, **options: Any) -> None:

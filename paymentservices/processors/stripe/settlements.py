@@ -1,4 +1,5 @@
-"""Stripe's settlement records, for each Stripe payment service: its account's balance transactions and paid payouts.
+"""Stripe's settlement records (the seam's `Settlements`), for each Stripe payment service: its account's balance
+transactions and paid payouts.
 
 Stripe books every movement of an account's balance as a balance transaction: a captured charge (gross `amount`,
 Stripe's `fee` itemized in `fee_details`, `net`, the day the money is `available_on`), a refund, a dispute and its
@@ -14,8 +15,7 @@ to what is in the ledger. A payout is a file of its own (`payout <id>`), ingeste
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, date, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
@@ -23,98 +23,82 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from payments.validators import validate_currency
-from paymentservices.models import PaymentService
-from paymentservices.processors import stripe
-from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
-from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReportFile, Source
-from settlements.services import (
+from paymentservices.processors.settling import (
     MAX_RATE,
     RATE_PLACES,
-    FileUnreadable,
-    IngestResult,
-    ParsedEntry,
-    SettlementFile,
-    settlement_file_ingest,
+    Ledger,
+    LineKind,
+    PulledFile,
+    SettledLine,
+    Settlements,
+    SettlementUnread,
+    SettlementUnreadable,
 )
-
-logger = logging.getLogger(__name__)
-
-# The payment services whose settlement records this source reads (paymentservices.definitions).
-DEFINITION_ID = stripe.PROCESSOR.id
+from paymentservices.processors.stripe.balance import (
+    BalanceUnread,
+    balance_history,
+    paid_payouts,
+    payout_balance_transactions,
+)
 
 # Stripe's balance transaction types in ledger terms; any other type (Stripe's own fees, adjustments, transfers, ...)
 # is a fee line of the account.
 KINDS = {
-    "charge": EntryKind.SETTLEMENT,
-    "payment": EntryKind.SETTLEMENT,
-    "refund": EntryKind.REFUND_SETTLEMENT,
-    "payment_refund": EntryKind.REFUND_SETTLEMENT,
-    "payment_failure_refund": EntryKind.REFUND_SETTLEMENT,
-    "payout": EntryKind.PAYOUT,
+    "charge": LineKind.SETTLEMENT,
+    "payment": LineKind.SETTLEMENT,
+    "refund": LineKind.REFUND_SETTLEMENT,
+    "payment_refund": LineKind.REFUND_SETTLEMENT,
+    "payment_failure_refund": LineKind.REFUND_SETTLEMENT,
+    "payout": LineKind.PAYOUT,
 }
 # Disputes are adjustments, told apart by their reporting category.
-CATEGORIES = {"dispute": EntryKind.CHARGEBACK, "dispute_reversal": EntryKind.CHARGEBACK_REVERSAL}
+CATEGORIES = {"dispute": LineKind.CHARGEBACK, "dispute_reversal": LineKind.CHARGEBACK_REVERSAL}
 Record = dict[str, Any]
+# The report each service's files belong to; a file is a page of balance transactions or a payout.
+REPORT_NAME = "balance history"
+PAGE_SIZE = 100
 
 
-def settlements_stripe_ingest(*, page_size: int = 100) -> list[IngestResult]:
-    """Ingest what is new at Stripe for every Stripe payment service (deleted ones too: their payments still settle).
-    A service Stripe does not answer for (or whose key is refused) is logged and left for the next run."""
-    results: list[IngestResult] = []
-    for service in PaymentService.objects.filter(definition_id=stripe.PROCESSOR.id).order_by("created_at"):
+class StripeSettlements(Settlements):
+    pulls = True
+
+    def __init__(self, *, page_size: int = PAGE_SIZE) -> None:
+        self.page_size = page_size
+
+    def read(self, content: bytes) -> list[SettledLine]:
+        return read_stripe_file(content)
+
+    def pull(self, *, credentials: Mapping[str, str], ledger: Ledger) -> Iterator[PulledFile]:
+        """The pages of balance transactions not in the ledger (oldest page first), then each paid payout not
+        ingested yet (oldest first) with the balance transactions it paid."""
         try:
-            secret_key = payment_service_connector_credentials(service=service)["secret_key"]
-            results += _ingest_history(service, secret_key, page_size)
-            results += _ingest_payouts(service, secret_key, page_size)
-        except (CredentialsUnusable, stripe.BalanceUnread) as error:
-            logger.warning(
-                "Stripe settlements of payment service %s not read (%s): %s", service.pk, type(error).__name__, error
-            )
-    return results
+            yield from _history(credentials["secret_key"], ledger, self.page_size)
+            yield from _payouts(credentials["secret_key"], ledger, self.page_size)
+        except BalanceUnread as error:
+            raise SettlementUnread(str(error)) from error
 
 
-def _report_name(service: PaymentService) -> str:
-    return f"balance history {service.pk}"
-
-
-def _known(service: PaymentService, keys: list[str]) -> set[str]:
-    return set(
-        LedgerEntry.objects.filter(
-            merchant_account_id=service.merchant_account_id, source=Source.STRIPE, entry_key__in=keys
-        ).values_list("entry_key", flat=True)
-    )
-
-
-def _ingest_history(service: PaymentService, secret_key: str, page_size: int) -> list[IngestResult]:
-    """The balance transactions not in the ledger, a file a page, oldest page first."""
-    pages = stripe.balance_history(secret_key, page_size=page_size)
-    fresh = _down_to_known(pages, lambda page: _known(service, [entry_key(record) for record in page]), entry_key)
-    names = [f"balance transactions {page[-1]['id']}..{page[0]['id']}" for page in fresh]
-    return [_ingest(service, name, page) for name, page in reversed(list(zip(names, fresh, strict=True)))]
-
-
-def _ingest_payouts(service: PaymentService, secret_key: str, page_size: int) -> list[IngestResult]:
-    """Each paid payout not ingested yet (oldest first), a file each, with the balance transactions it paid."""
-    done = set(
-        SettlementReportFile.objects.filter(
-            report__merchant_account_id=service.merchant_account_id,
-            report__source=Source.STRIPE,
-            report__name=_report_name(service),
-            name__startswith="payout ",
-            status=FileStatus.INGESTED,
-        ).values_list("name", flat=True)
-    )
-    pages = stripe.paid_payouts(secret_key, page_size=page_size)
-    fresh = [payout for page in _down_to_known(pages, lambda page: done, _payout_name) for payout in page]
+def _history(secret_key: str, ledger: Ledger, page_size: int) -> list[PulledFile]:
+    pages = balance_history(secret_key, page_size=page_size)
+    fresh = _down_to_known(pages, lambda page: ledger.known([entry_key(record) for record in page]), entry_key)
     return [
-        _ingest(
-            service,
-            _payout_name(payout),
-            {"payout": payout, "paid": stripe.payout_balance_transactions(secret_key, payout, page_size=page_size)},
-        )
-        for payout in reversed(fresh)
-        if _payout_name(payout) not in done
+        PulledFile(REPORT_NAME, f"balance transactions {page[-1]['id']}..{page[0]['id']}", _json(page))
+        for page in reversed(fresh)
     ]
+
+
+def _payouts(secret_key: str, ledger: Ledger, page_size: int) -> Iterator[PulledFile]:
+    done = ledger.ingested(REPORT_NAME, "payout ")
+    pages = paid_payouts(secret_key, page_size=page_size)
+    fresh = [payout for page in _down_to_known(pages, lambda page: done, _payout_name) for payout in page]
+    for payout in reversed(fresh):
+        if _payout_name(payout) not in done:
+            paid = payout_balance_transactions(secret_key, payout, page_size=page_size)
+            yield PulledFile(REPORT_NAME, _payout_name(payout), _json({"payout": payout, "paid": paid}))
+
+
+def _json(content: object) -> bytes:
+    return json.dumps(content, sort_keys=True).encode()
 
 
 def _payout_name(payout: Record) -> str:
@@ -140,27 +124,16 @@ def _down_to_known(
     return fresh
 
 
-def _ingest(service: PaymentService, name: str, content: object) -> IngestResult:
-    file = SettlementFile(
-        source=Source.STRIPE,
-        report_name=_report_name(service),
-        name=name,
-        content=json.dumps(content, sort_keys=True).encode(),
-        read=read_stripe_file,
-    )
-    return settlement_file_ingest(merchant_account=service.merchant_account, payment_service=service, file=file)
-
-
-def read_stripe_file(content: bytes) -> list[ParsedEntry]:
+def read_stripe_file(content: bytes) -> list[SettledLine]:
     """A page of balance transactions (a JSON list), or a payout with the balance transactions it paid."""
     try:
         data = json.loads(content)
     except ValueError as error:
-        raise FileUnreadable("The Stripe file is not JSON.") from error
+        raise SettlementUnreadable("The Stripe file is not JSON.") from error
     if isinstance(data, list):
         return [_balance_entry(record, number) for number, record in enumerate(data, start=1)]
     if not isinstance(data, dict) or not isinstance(data.get("paid"), list):
-        raise FileUnreadable("The Stripe file is neither balance transactions nor a payout.")
+        raise SettlementUnreadable("The Stripe file is neither balance transactions nor a payout.")
     payout = _payout_entry(data.get("payout"))
     paid = [_balance_entry(record, number) for number, record in enumerate(data["paid"], start=1)]
     # Stripe lists the payout's own balance transaction among those it paid: it is the payout's entry.
@@ -175,14 +148,14 @@ def entry_key(record: Record) -> str:
     return str(record.get("id"))
 
 
-def _balance_entry(record: object, number: int) -> ParsedEntry:
+def _balance_entry(record: object, number: int) -> SettledLine:
     if not isinstance(record, dict):
-        raise FileUnreadable(f"Balance transaction {number} of the Stripe file is not an object.")
+        raise SettlementUnreadable(f"Balance transaction {number} of the Stripe file is not an object.")
     try:
         currency = _currency(record["currency"])
-        kind = CATEGORIES.get(str(record.get("reporting_category")), KINDS.get(str(record["type"]), EntryKind.FEE))
+        kind = CATEGORIES.get(str(record.get("reporting_category")), KINDS.get(str(record["type"]), LineKind.FEE))
         source = record.get("source") or ""
-        return ParsedEntry(
+        return SettledLine(
             entry_key=entry_key(record),
             kind=kind,
             processor_type=str(record["type"]),
@@ -198,22 +171,22 @@ def _balance_entry(record: object, number: int) -> ParsedEntry:
             modification_reference=str(source),
             merchant_reference=str(record.get("reference") or ""),
             available_on=_day(record["available_on"]),
-            payout_reference=str(record.get("payout") or (source if kind == EntryKind.PAYOUT else "")),
+            payout_reference=str(record.get("payout") or (source if kind == LineKind.PAYOUT else "")),
         )
     except (KeyError, TypeError, ValueError, InvalidOperation) as error:
-        raise FileUnreadable(
+        raise SettlementUnreadable(
             f"Balance transaction {number} ({record.get('id')}) of the Stripe file is not readable ({error})."
         ) from error
 
 
-def _payout_entry(payout: object) -> ParsedEntry:
+def _payout_entry(payout: object) -> SettledLine:
     if not isinstance(payout, dict):
-        raise FileUnreadable("The Stripe payout file has no payout.")
+        raise SettlementUnreadable("The Stripe payout file has no payout.")
     try:
         amount = _integer(payout["amount"])
-        return ParsedEntry(
+        return SettledLine(
             entry_key=f"payout {payout['id']}",
-            kind=EntryKind.PAYOUT,
+            kind=LineKind.PAYOUT,
             processor_type="payout",
             amount=amount,
             currency=_currency(payout["currency"]),
@@ -224,7 +197,7 @@ def _payout_entry(payout: object) -> ParsedEntry:
             payout_reference=str(payout["id"]),
         )
     except (KeyError, TypeError, ValueError) as error:
-        raise FileUnreadable(f"The payout of the Stripe file is not readable ({error}).") from error
+        raise SettlementUnreadable(f"The payout of the Stripe file is not readable ({error}).") from error
 
 
 def _integer(value: object) -> int:
