@@ -5,8 +5,9 @@ tests) and one line of the registry (`paymentservices/processors/__init__.py`). 
 a service of it takes, each with its rule, which secret field holds the notification key, its features and the
 `connection_options` sets it reads), connects (`connect(credentials, deadline)`), checks credentials (`verify`), reads
 its notifications (`parse_notification`, refusing with a pointer of its own) and may name a page where the buyer runs
-its own authentication (`buyer_page`). The services and the API ask only this seam; the payment service definitions
-(`paymentservices.definitions`) are derived from the registry.
+its own authentication (`buyer_page`), and may declare its settlement records (`settlements`, a
+`paymentservices.processors.settling.Settlements`). The services and the API ask only this seam; the payment service
+definitions (`paymentservices.definitions`) are derived from the registry.
 """
 
 from __future__ import annotations
