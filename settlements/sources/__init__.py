@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 from django.db.models import Q
 
+from paymentservices import processors
 from paymentservices.models import PaymentService
-from paymentservices.processors import PROCESSORS, processor_get
+from paymentservices.processors import processor_get
 from paymentservices.processors.sandbox import PROCESSOR as SANDBOX_PROCESSOR
 from paymentservices.processors.seam import Processor
 from paymentservices.processors.settling import Ledger, SettlementUnread
@@ -33,8 +34,9 @@ PUBLISHED: dict[str, Callable[[], list[IngestResult]]] = {SANDBOX_PROCESSOR.id: 
 
 
 def settlement_sources() -> list[str]:
-    """The sources, in the registry's order: the ids of the processors whose settlement records are read."""
-    return [processor.id for processor in PROCESSORS if processor.settlements is not None]
+    """The sources, in the registry's order: the ids of the processors whose settlement records are read (the
+    registry as it is when asked)."""
+    return [processor.id for processor in processors.PROCESSORS if processor.settlements is not None]
 
 
 def settlement_definition_ids() -> set[str]:

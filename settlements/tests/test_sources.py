@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 import settlements.sources as sources
+from paymentservices import processors
 from paymentservices.processors import PROCESSORS, stripe
 from paymentservices.processors.seam import Processor
 from paymentservices.processors.settling import Ledger, LineKind, PulledFile, SettledLine, Settlements
@@ -73,7 +74,7 @@ def test_the_sources_follow_the_registry(monkeypatch):
         def verify(self, credentials):
             return None
 
-    monkeypatch.setattr(sources, "PROCESSORS", (*PROCESSORS, Elsewhere()))
+    monkeypatch.setattr(processors, "PROCESSORS", (*PROCESSORS, Elsewhere()))
 
     assert sources.settlement_sources() == ["mock-card", "stripe-card", "adyen-card", "elsewhere-card"]
     assert "elsewhere-card" in sources.settlement_definition_ids()
