@@ -61,6 +61,8 @@ def test_each_registered_processor_lists_its_parts():
                     "test_disputes.py",
                     "test_hosts.py",
                     "test_notifications.py",
+                    "test_refund_unanswered.py",
+                    "test_void_unanswered.py",
                 ],
             },
         ),
