@@ -3,6 +3,7 @@ authenticate with real ES512 tokens, minted exactly as the official SDK mints th
 no line any test logs may hold a credential any test used (tests/logscan.py)."""
 
 import base64
+import importlib.util
 from collections.abc import Callable
 
 import pytest
@@ -16,6 +17,19 @@ from tests.logscan import LogScan
 from webhooks.selectors import forget_active_subscriptions
 
 _LOG_SCAN = LogScan()
+
+
+def _processor_doubles() -> list[str]:
+    """Each registered processor's test double and its fixtures (`<its folder>/tests/double.py`), for every test: found
+    by walking the registry, so that a processor's double is its folder's and names no line here."""
+    from paymentservices.processors import PROCESSORS
+
+    packages = {type(processor).__module__.rpartition(".")[0] for processor in PROCESSORS}
+    modules = (f"{package}.tests.double" for package in sorted(packages))
+    return [module for module in modules if importlib.util.find_spec(module) is not None]
+
+
+pytest_plugins = _processor_doubles()
 
 TEST_CARD_KEYS = ["test1:" + base64.urlsafe_b64encode(b"k" * 32).decode().rstrip("=")]
 TEST_FINGERPRINT_KEY = base64.urlsafe_b64encode(b"f" * 32).decode().rstrip("=")
@@ -170,24 +184,3 @@ def support_client(client, staff_login):
 
     staff_login(SUPPORT)
     return client
-
-
-@pytest.fixture(scope="session")
-def paypal_prism():
-    """The PayPal mock (tests/paypal_mock.py): Prism per PayPal document behind the suite's front, once per session."""
-    from tests.paypal_mock import paypal_mock
-
-    with paypal_mock() as mock:
-        yield mock
-
-
-@pytest.fixture
-def paypal_api(paypal_prism, settings):
-    """Point the paypal-paypal connector at the validating mock; afterwards, every request the library sent must
-    have been valid by PayPal's documents."""
-    from paymentservices.processors.tests.overrides import override_processor
-
-    override_processor(settings, "paypal", API_BASE=paypal_prism.url, TIMEOUT_SECONDS=5)
-    paypal_prism.reset()
-    yield paypal_prism
-    assert paypal_prism.violations() == []

@@ -1,5 +1,5 @@
-"""Processor doubles for the connector tests, each a real process started once per test session: localstripe (a fake
-Stripe) and Prism serving the contract of Adyen's API document (tests/adyen_mock.py)."""
+"""Fixtures of the payment service tests: the notifications handed to the handlers, and a listener counting the
+connections a hostile setting would send. Each processor's own double is its folder's (`tests/double.py`)."""
 
 import socket
 import threading
@@ -8,40 +8,6 @@ from collections.abc import Iterator
 import pytest
 
 from paymentservices import notifications
-from paymentservices.processors.tests.overrides import override_processor
-from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
-from tests.servers import FakeStripe, localstripe
-
-
-@pytest.fixture(scope="session")
-def fake_stripe() -> Iterator[FakeStripe]:
-    with localstripe() as fake:
-        yield fake
-
-
-@pytest.fixture
-def stripe_api(fake_stripe, settings) -> FakeStripe:
-    """Point the stripe-card connector at the fake."""
-    override_processor(settings, "stripe", API_BASE=fake_stripe.url, TIMEOUT_SECONDS=5)
-    return fake_stripe
-
-
-@pytest.fixture(scope="session")
-def adyen_prism() -> Iterator[AdyenMock]:
-    with prism_adyen() as mock:
-        yield mock
-
-
-@pytest.fixture
-def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
-    """Point the adyen-card connector at the validating mock, through a transport that names each simulated answer;
-    afterwards, every request the library sent must have been valid by Adyen's document."""
-    override_processor(settings, "adyen", API_BASE=adyen_prism.url, TIMEOUT_SECONDS=5)
-    adyen_prism.reset()
-    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
-    monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
-    yield adyen_prism
-    assert adyen_prism.violations() == []
 
 
 @pytest.fixture

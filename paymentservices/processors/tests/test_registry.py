@@ -27,70 +27,45 @@ def _folder(processor: Processor) -> Path:
     return Path(inspect.getfile(type(processor))).parent
 
 
-def _parts(processor: Processor) -> dict[str, object]:
-    """What a processor's folder holds, by part: its modules, templates and tests."""
+def _modules(folder: Path) -> set[str]:
+    return {path.stem for path in folder.glob("*.py") if path.stem != "__init__"}
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_each_processor_s_folder_holds_the_parts_its_processor_declares(processor):
+    """No one list of every processor's files: each folder is checked against what its own processor declares. Every
+    folder connects (connector.py, processor.py) and tests its connector; one that takes notifications parses them in
+    its notifications module and tests them; its templates are under its own name; one that calls out (any but a
+    sandbox) brings its test double (tests/double.py)."""
     folder = _folder(processor)
-    return {
-        "modules": sorted(path.stem for path in folder.glob("*.py") if path.stem != "__init__"),
-        "templates": sorted(str(path.relative_to(folder / "templates")) for path in folder.glob("templates/**/*.html")),
-        "tests": sorted(path.name for path in folder.glob("tests/test_*.py")),
-    }
+    modules = _modules(folder)
+    assert {"connector", "processor"} <= modules
+    assert (folder / "tests" / "test_connector.py").is_file()
+    if processor.notification_secret_field is not None:
+        assert "notifications" in modules
+        assert any(name in _modules(folder / "tests") for name in ("test_notifications", "test_inbound"))
+    templates = [path.relative_to(folder / "templates") for path in folder.glob("templates/**/*.html")]
+    assert all(path.parts[0] == folder.name for path in templates), templates
+    assert (folder / "tests" / "double.py").is_file() is not processor.sandbox
 
 
-def test_each_registered_processor_lists_its_parts():
-    assert {processor.id: (_folder(processor).name, _parts(processor)) for processor in PROCESSORS} == {
-        "mock-card": (
-            "sandbox",
-            {
-                "modules": ["connector", "processor", "settlements"],
-                "templates": [],
-                "tests": ["test_codes.py", "test_connector.py"],
-            },
-        ),
-        "stripe-card": (
-            "stripe",
-            {
-                "modules": ["balance", "codes", "connector", "notifications", "processor", "settlements"],
-                "templates": ["stripe/three_d_secure.html"],
-                "tests": [
-                    "test_capture_asked.py",
-                    "test_capture_unanswered.py",
-                    "test_codes.py",
-                    "test_connector.py",
-                    "test_dashboard.py",
-                    "test_disputes.py",
-                    "test_hosts.py",
-                    "test_notifications.py",
-                    "test_refund_unanswered.py",
-                    "test_void_unanswered.py",
-                ],
-            },
-        ),
-        "adyen-card": (
-            "adyen",
-            {
-                "modules": ["codes", "connector", "notifications", "processor", "reports", "rules", "settlements"],
-                "templates": [],
-                "tests": [
-                    "test_codes.py",
-                    "test_connector.py",
-                    "test_dashboard.py",
-                    "test_disputes.py",
-                    "test_hosts.py",
-                    "test_inbound.py",
-                    "test_routed.py",
-                ],
-            },
-        ),
-        "paypal-paypal": (
-            "paypal",
-            {
-                "modules": ["connector", "processor", "rules"],
-                "templates": [],
-                "tests": ["test_codes.py", "test_connector.py"],
-            },
-        ),
-    }
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_a_processor_s_double_is_its_folder_s_and_every_test_s(processor, request):
+    """A folder's `tests/double.py` is loaded for the whole suite by the root conftest.py's walk of the registry; the
+    fixtures in it are defined nowhere else (no conftest.py names a processor's double)."""
+    double = _folder(processor) / "tests" / "double.py"
+    if not double.is_file():
+        return
+    module = f"{type(processor).__module__.rpartition('.')[0]}.tests.double"
+    plugin = request.config.pluginmanager.get_plugin(module)
+    assert plugin is not None, module
+    fixtures = {name for name, value in vars(plugin).items() if type(value).__name__ == "FixtureFunctionDefinition"}
+    assert fixtures
+    for conftest in ROOT.glob("**/conftest.py"):
+        if ".venv" in conftest.parts:
+            continue
+        defined = {node.name for node in ast.walk(ast.parse(conftest.read_text())) if isinstance(node, ast.FunctionDef)}
+        assert defined & fixtures == set(), conftest
 
 
 def test_every_folder_of_processors_is_registered():

@@ -1,0 +1,28 @@
+"""Adyen's test double for the whole suite: Prism serving the contract of Adyen's API document (tests/adyen_mock.py)
+started once per test session, and the fixture that points the adyen-card connector at it. Registered by the root
+conftest.py, which walks the registry for each folder's `tests/double.py`."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from paymentservices.processors.tests.overrides import override_processor
+from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
+
+
+@pytest.fixture(scope="session")
+def adyen_prism() -> Iterator[AdyenMock]:
+    with prism_adyen() as mock:
+        yield mock
+
+
+@pytest.fixture
+def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
+    """Point the adyen-card connector at the validating mock, through a transport that names each simulated answer;
+    afterwards, every request the library sent must have been valid by Adyen's document."""
+    override_processor(settings, "adyen", API_BASE=adyen_prism.url, TIMEOUT_SECONDS=5)
+    adyen_prism.reset()
+    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
+    yield adyen_prism
+    assert adyen_prism.violations() == []
