@@ -1,38 +1,25 @@
 """Real concurrent writers against PostgreSQL: the unique constraint, not luck, decides."""
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from buyers.models import Buyer, ShippingDetails
 from buyers.services import MAX_SHIPPING_DETAILS_PER_BUYER
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
+from payments.tests.races import at_once
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
 def _race(token: str, path: str, body: dict, writers: int = 2) -> list[int]:
     """POST `body` to `path` from `writers` threads released together; their statuses."""
-    start = threading.Barrier(writers)
-    statuses: list[int] = []
 
-    def create() -> None:
-        try:
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            start.wait(timeout=10)
-            statuses.append(client.post(path, body, format="json").status_code)
-        finally:
-            connection.close()  # each thread has its own connection; the test database must be droppable
+    def create() -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return client.post(path, body, format="json").status_code
 
-    threads = [threading.Thread(target=create) for _ in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return statuses
+    return at_once([create] * writers)
 
 
 def test_two_creates_with_the_same_external_identifier_give_one_201_and_one_409(token_for, merchant_account):

@@ -1,10 +1,8 @@
 """The ledger: balance equals the sum of movements under any sequence of operations, never goes negative,
 rows are append-only, and concurrent redemptions on PostgreSQL never overdraw a card."""
 
-import threading
-
 import pytest
-from django.db import IntegrityError, close_old_connections, connection, transaction
+from django.db import IntegrityError, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +10,7 @@ from giftcards.errors import GiftCardError
 from giftcards.models import IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_create, issued_card_redeem, issued_card_refund
 from giftcards.tests.factories import IssuedGiftCardFactory
+from payments.tests.races import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -91,35 +90,15 @@ def test_ledger_rows_cannot_be_changed_or_deleted():
     assert card.ledger.get().reference == "issue"
 
 
-def _in_parallel(workers: int, work) -> list:
-    """Run `work(i)` in `workers` threads released together; each thread uses its own connection."""
-    barrier = threading.Barrier(workers)
-    results: list = [None] * workers
-
-    def run(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = work(index)
-        except Exception as exc:  # the test inspects what each worker got
-            results[index] = exc
-        finally:
-            close_old_connections()
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(index,)) for index in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_twenty_concurrent_redemptions_never_overdraw(merchant_account):
     card = IssuedGiftCardFactory(amount=5000)
 
-    results = _in_parallel(20, lambda index: issued_card_redeem(card=card, amount=300, reference=f"tx-{index}"))
+    results = at_once(
+        [lambda index=index: issued_card_redeem(card=card, amount=300, reference=f"tx-{index}") for index in range(20)],
+        refusals=True,
+    )
 
     succeeded = [result for result in results if isinstance(result, LedgerEntry)]
     refused = [result for result in results if not isinstance(result, LedgerEntry)]
@@ -137,7 +116,7 @@ def test_concurrent_refunds_never_exceed_what_was_redeemed(merchant_account):
     card = IssuedGiftCardFactory(amount=5000)
     issued_card_redeem(card=card, amount=1000, reference="tx-1")
 
-    results = _in_parallel(10, lambda index: issued_card_refund(card=card, amount=300, reference="tx-1"))
+    results = at_once([lambda: issued_card_refund(card=card, amount=300, reference="tx-1")] * 10, refusals=True)
 
     assert sum(isinstance(result, LedgerEntry) for result in results) == 3
     card.refresh_from_db()

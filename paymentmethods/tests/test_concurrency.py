@@ -1,13 +1,11 @@
 """Real concurrent writers against PostgreSQL: the unique constraint, not luck, makes one method of one card."""
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from buyers.tests.factories import BuyerFactory
 from paymentmethods.models import PaymentMethod
+from payments.tests.races import at_once
 from payments.vault.models import VaultedCard
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -15,24 +13,15 @@ WRITERS = 4
 
 
 def _race(token: str, requests: list[tuple[str, dict]]) -> list:
-    start = threading.Barrier(len(requests))
-    responses: list = []
-
-    def send(path: str, body: dict) -> None:
-        try:
+    def send(path: str, body: dict):
+        def post():
             client = APIClient()
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            start.wait(timeout=10)
-            responses.append(client.post(path, body, format="json"))
-        finally:
-            connection.close()  # each thread has its own connection; the test database must be droppable
+            return client.post(path, body, format="json")
 
-    threads = [threading.Thread(target=send, args=request) for request in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return responses
+        return post
+
+    return at_once([send(path, body) for path, body in requests])
 
 
 @pytest.mark.parametrize("owner", ["a buyer", "no buyer"])

@@ -1,11 +1,9 @@
 """Real concurrent writers against PostgreSQL: the account's row lock keeps the routing order contiguous."""
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
+from payments.tests.races import at_once
 from paymentservices.models import PaymentService
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -21,24 +19,17 @@ BODY = {
 def test_racing_creates_and_moves_keep_positions_one_to_n(token_for, merchant_account):
     token = token_for(["payment-services.write"])
     writers = 4
-    start = threading.Barrier(writers)
-    statuses: list[int] = []
 
-    def create(number: int) -> None:
-        try:
+    def create(number: int):
+        def post() -> int:
             client = APIClient()
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            start.wait(timeout=10)
             body = {**BODY, "display_name": f"stripe-{number}", "position": 1 if number % 2 else None}
-            statuses.append(client.post("/payment-services", body, format="json").status_code)
-        finally:
-            connection.close()  # each thread has its own connection; the test database must be droppable
+            return client.post("/payment-services", body, format="json").status_code
 
-    threads = [threading.Thread(target=create, args=(number,)) for number in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+        return post
+
+    statuses = at_once([create(number) for number in range(writers)])
 
     assert statuses == [201] * writers
     positions = sorted(

@@ -1,10 +1,8 @@
 """Two ingestions of the same file at once, on PostgreSQL: the unique key on the file decides, not luck."""
 
-import threading
-
 import pytest
-from django.db import connection
 
+from payments.tests.races import at_once, meeting
 from paymentservices.processors.sandbox import read_sandbox_report
 from settlements.models import LedgerEntry, SettlementReportFile
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
@@ -17,29 +15,19 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 def test_two_ingestions_of_one_file_at_once_record_it_once(merchant_account):
     txns = [TransactionFactory(merchant_account=merchant_account, captured=True, amount=10000) for _ in range(5)]
     published = sandbox_file([capture_line(txn) for txn in txns])
-    both_read = threading.Barrier(2)
+    both_read = meeting(2)
 
     def read(content: bytes):
         entries = read_sandbox_report(content)
-        both_read.wait(timeout=30)  # both have the file in hand before either writes
+        both_read()  # both have the file in hand before either writes
         return entries
 
     file = SettlementFile(published.source, published.report_name, published.name, published.content, read)
-    outcomes: list[str] = []
 
-    def ingest() -> None:
-        try:
-            outcomes.append(
-                settlement_file_ingest(merchant_account=merchant_account, payment_service=None, file=file).outcome
-            )
-        finally:
-            connection.close()
+    def ingest() -> str:
+        return settlement_file_ingest(merchant_account=merchant_account, payment_service=None, file=file).outcome
 
-    threads = [threading.Thread(target=ingest) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    outcomes = at_once([ingest, ingest])
 
     assert sorted(outcomes) == [Outcome.ALREADY_INGESTED, Outcome.INGESTED]
     assert LedgerEntry.objects.count() == 5

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from payments.accounts.keys import mint_token
 from payments.accounts.models import MerchantAccount
+from payments.tests.races import at_once
 from threedsecure.models import ThreeDSConfiguration
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -29,24 +27,13 @@ CONFIGURATION = {
 
 def _race(token: str, path: str, body: dict, writers: int = 3) -> list[int]:
     """POST `body` to `path` from `writers` threads released together; their statuses."""
-    start = threading.Barrier(writers)
-    statuses: list[int] = []
 
-    def create() -> None:
-        try:
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            start.wait(timeout=10)
-            statuses.append(client.post(path, body, format="json").status_code)
-        finally:
-            connection.close()  # each thread has its own connection; the test database must be droppable
+    def create() -> int:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return client.post(path, body, format="json").status_code
 
-    threads = [threading.Thread(target=create) for _ in range(writers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
-    return statuses
+    return at_once([create] * writers)
 
 
 @pytest.fixture

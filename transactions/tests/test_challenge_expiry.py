@@ -4,18 +4,17 @@ below). docs/three-d-secure.md."""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.jobs.schedule import scheduled_jobs
 from payments.outbox.models import OutboxEvent
+from payments.tests.races import at_once
 from transactions.models import ThreeDSecureChallenge, Transaction
 from transactions.services.challenges import ChallengeGone, challenge_complete, challenges_expire
 from transactions.tests.test_challenge_page import form_token
@@ -101,34 +100,12 @@ def test_the_job_is_scheduled():
 # --- PostgreSQL: real threads, row locks -----------------------------------------------------------------------
 
 
-def _at_once(*calls):
-    """Run each call in its own thread (and database connection), all released together; their results."""
-    start = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def run(index: int, call) -> None:
-        try:
-            start.wait(timeout=30)
-            results[index] = call()
-        except Exception as error:  # an honest refusal is a result too
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return results
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_expire_a_challenge_once(challenged):
     transaction_id, _ = challenged()
 
-    results = _at_once(lambda: challenges_expire(now=later()), lambda: challenges_expire(now=later()))
+    results = at_once([lambda: challenges_expire(now=later()), lambda: challenges_expire(now=later())])
 
     assert sorted(results) == [0, 1]
     assert OutboxEvent.objects.filter(target_id=transaction_id, name="transaction.failed").count() == 1
@@ -142,7 +119,7 @@ def test_concurrent_completions_one_wins(challenged, connector):
     page = Client().get(path)
     sent = form_token(page)
 
-    results = _at_once(*[lambda: challenge_complete(token=token, form_token=sent) for _ in range(4)])
+    results = at_once([lambda: challenge_complete(token=token, form_token=sent)] * 4, refusals=True)
 
     completed = [result for result in results if isinstance(result, tuple)]
     refused = [result for result in results if isinstance(result, ChallengeGone)]
@@ -162,9 +139,12 @@ def test_a_completion_racing_the_expiry_job_ends_the_challenge_once(challenged, 
         expires_at=timezone.now() + timedelta(seconds=5)
     )
 
-    results = _at_once(
-        lambda: challenge_complete(token=token, form_token=sent),
-        lambda: challenges_expire(now=timezone.now() + timedelta(seconds=10)),
+    results = at_once(
+        [
+            lambda: challenge_complete(token=token, form_token=sent),
+            lambda: challenges_expire(now=timezone.now() + timedelta(seconds=10)),
+        ],
+        refusals=True,
     )
 
     status = Transaction.objects.get(pk=transaction_id).status

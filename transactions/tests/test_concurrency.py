@@ -1,15 +1,14 @@
 """Real concurrent requests against PostgreSQL: row locks and unique constraints, not luck, decide."""
 
-import threading
 from collections.abc import Callable
 
 import pytest
-from django.db import connection
 from rest_framework.test import APIClient
 
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.rest.models import IdempotencyRecord
+from payments.tests.races import at_once
 from transactions.models import Refund, Transaction
 from transactions.tests.test_api import body
 
@@ -18,25 +17,13 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 def in_parallel(count: int, request: Callable[[APIClient], object], token: str) -> list:
     """Run `request` from `count` threads at once, each with its own client and database connection."""
-    start = threading.Barrier(count)
-    answers: list = []
 
-    def worker() -> None:
-        try:
-            client = APIClient()
-            client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
-            start.wait(timeout=30)
-            answers.append(request(client))
-        finally:
-            connection.close()
+    def worker() -> object:
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        return request(client)
 
-    threads = [threading.Thread(target=worker) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert len(answers) == count
-    return answers
+    return at_once([worker] * count)
 
 
 @pytest.fixture

@@ -183,10 +183,9 @@ def test_a_dispute_told_by_many_notifications_at_once_ends_once_at_the_last_fact
     """Stripe sends the created, updated, funds and closed events of one dispute close together: eight threads post
     them at once (each its own connection). The transaction's row lock serializes them: one dispute, at the state the
     latest fact says, with one event per state it passed through in the order applied, whatever the arrival order."""
-    import threading
-
-    from django.db import connection
     from django.test import Client
+
+    from payments.tests.races import at_once
 
     service = _stripe(merchant_account)
     txn = TransactionFactory(
@@ -202,21 +201,12 @@ def test_a_dispute_told_by_many_notifications_at_once_ends_once_at_the_last_fact
         ("closed", "lost", 120),  # resent
         ("updated", "needs_response", 30),
     ]
-    start, answers = threading.Barrier(len(events)), []
 
-    def post(kind: str, status: str, after: int) -> None:
-        try:
-            payload = _dispute_event(kind, status, after=after)
-            start.wait(timeout=30)
-            answers.append(_send(Client(), service, payload).status_code)
-        finally:
-            connection.close()
+    def post(kind: str, status: str, after: int):
+        payload = _dispute_event(kind, status, after=after)
+        return lambda: _send(Client(), service, payload).status_code
 
-    threads = [threading.Thread(target=post, args=event) for event in events]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    answers = at_once([post(*event) for event in events])
 
     assert sorted(answers) == [200] * len(events)
     assert _read(txn) == ("lost", True)
