@@ -356,7 +356,13 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         409: Nothing is left to refund on the target, or the transaction was never captured.
         """
         data = validated(RefundCreateInput(data=request.data))
-        refund = refund_create(txn=self._transaction(), actor=_actor(request), **data)
+        refund = refund_create(
+            txn=self._transaction(),
+            actor=_actor(request),
+            id=idempotency_reserved_id(request),
+            resumed=idempotency_resumed(request),
+            **data,
+        )
         return Response(RefundOutput(refund).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=RefundAllInput, responses={201: RefundsOutput}, parameters=[IDEMPOTENCY_KEY])
@@ -370,7 +376,13 @@ class TransactionRefundViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         409: Nothing is left to refund on this transaction.
         """
         data = validated(RefundAllInput(data=request.data if request.data is not None else {}))
-        refunds = refund_all(txn=self._transaction(), actor=_actor(request), **data)
+        refunds = refund_all(
+            txn=self._transaction(),
+            actor=_actor(request),
+            id=idempotency_reserved_id(request),
+            resumed=idempotency_resumed(request),
+            **data,
+        )
         page = {"items": refunds, "limit": max(len(refunds), 1)}
         return Response(RefundsOutput(page).data, status=status.HTTP_201_CREATED)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid5
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -278,6 +278,33 @@ def _finish_refund(refund: Refund, *, result: ConnectorResult, actor: Actor) -> 
     return refund
 
 
+def _gift_card_refund_id(id: UUID, redemption: UUID) -> UUID:
+    """The id of a gift card's refund in a refund of everything named `id`: the same on every attempt of the request,
+    so a resumed one finds it."""
+    return uuid5(id, str(redemption))
+
+
+def _refunds_resumed(txn: Transaction, *, ids: list[UUID], actor: Actor) -> list[Refund]:
+    """The refunds a request whose process died made under `ids` (none: it died before making any, and they are made
+    now), each card refund still `processing` asked about at the processor by its own reference and its word recorded.
+    Never sent again: a processor that has no record of one, or cannot be asked now, leaves it `processing`, counted
+    as refunded, for sync and the pending sweep (a second send under a processor that cannot be asked by our
+    reference could pay the buyer twice)."""
+    made = list(Refund.objects.filter(transaction=txn, pk__in=ids).order_by("created_at", "id"))
+    resumed = []
+    for refund in made:
+        if refund.status == RefundStatus.PROCESSING and refund.target_type == RefundTargetType.PAYMENT_METHOD:
+            try:
+                found = connector_of(txn).lookup(reference=str(refund.pk))
+            except OutcomeUnknown:
+                logger.warning("Refund %s: its processor cannot be asked now; the pending sweep settles it", refund.pk)
+                found = None
+            if found is not None:
+                refund = _finish_refund(refund, result=found, actor=actor)
+        resumed.append(refund)
+    return resumed
+
+
 def refund_create(
     *,
     txn: Transaction,
@@ -287,8 +314,17 @@ def refund_create(
     target_id: UUID | None = None,
     reason: str | None = None,
     external_identifier: str | None = None,
+    id: UUID | None = None,
+    resumed: bool = False,
 ) -> Refund:
-    """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more."""
+    """Refund `amount` (default: all that is left) of the payment method or of one gift card; never more.
+
+    `id` names the refund (the one reserved on the request's Idempotency-Key); `resumed`: a request with the same key
+    died, and the refund it made under `id` is answered as the processor now says, never sent a second time."""
+    if resumed and id is not None:
+        made = _refunds_resumed(txn, ids=[id], actor=actor)
+        if made:
+            return made[0]
     if target_type == RefundTargetType.PAYMENT_METHOD:
         processor_ready(txn)
     refund = _begin_refund(
@@ -299,6 +335,7 @@ def refund_create(
         target_id=target_id,
         reason=reason,
         external_identifier=external_identifier,
+        **({"id": id} if id is not None else {}),
     )
     if refund.status != RefundStatus.PROCESSING:
         return refund
@@ -306,17 +343,19 @@ def refund_create(
 
 
 @transaction.atomic
-def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[Refund]:
+def _begin_refund_all(txn: Transaction, *, actor: Actor, id: UUID | None, **fields: Any) -> list[Refund]:
     txn = locked_for_update(txn)
     require_allowed("refund", txn)
     refunds = []
     # The card's part is what disputes left of it; the gift cards' parts are refunded whatever the bank took back.
     taken_back = transaction_taken_back(txn)
     if txn.pays_with_method and txn.captured_amount - txn.refunded_amount > taken_back:
-        refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **fields))
+        card_id = {"id": id} if id is not None else {}
+        refunds.append(_reserve_card_refund(txn, amount=None, actor=actor, **card_id, **fields))
     for redemption in _redemptions_for_update(txn):
         if redemption.refundable_amount:
-            refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **fields))
+            named = {"id": _gift_card_refund_id(id, redemption.pk)} if id is not None else {}
+            refunds.append(_refund_gift_card(txn, redemption=redemption, amount=None, actor=actor, **named, **fields))
     if not refunds and taken_back and txn.captured_amount > txn.refunded_amount:
         raise TakenBackByDispute(taken_back=taken_back)
     if not refunds:
@@ -326,11 +365,25 @@ def _begin_refund_all(txn: Transaction, *, actor: Actor, **fields: Any) -> list[
 
 
 def refund_all(
-    *, txn: Transaction, actor: Actor, reason: str | None = None, external_identifier: str | None = None
+    *,
+    txn: Transaction,
+    actor: Actor,
+    reason: str | None = None,
+    external_identifier: str | None = None,
+    id: UUID | None = None,
+    resumed: bool = False,
 ) -> list[Refund]:
-    """Refund everything left on every instrument: the payment method and each gift card."""
+    """Refund everything left on every instrument: the payment method and each gift card.
+
+    `id` names the card's refund, and each gift card's is named from it (`_gift_card_refund_id`); `resumed`: the
+    refunds a request with the same key made are answered as refund_create answers its one."""
+    if resumed and id is not None:
+        redemptions = GiftCardRedemption.objects.filter(transaction=txn).values_list("pk", flat=True)
+        made = _refunds_resumed(txn, ids=[id, *(_gift_card_refund_id(id, pk) for pk in redemptions)], actor=actor)
+        if made:
+            return made
     processor_ready(txn)
-    refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier)
+    refunds = _begin_refund_all(txn, actor=actor, reason=reason, external_identifier=external_identifier, id=id)
     return [
         _send_refund(refund, actor=actor) if refund.status == RefundStatus.PROCESSING else refund for refund in refunds
     ]

@@ -71,8 +71,11 @@ class ScriptedConnector(SandboxConnector):
 
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str):
         self.calls.append(("refund", {"processor_reference": processor_reference, "amount": amount}))
-        return self._answer("refund") or super().refund(
-            processor_reference=processor_reference, amount=amount, currency=currency, reference=reference
+        return self._answer("refund") or self._then_killed(
+            "refund",
+            super().refund(
+                processor_reference=processor_reference, amount=amount, currency=currency, reference=reference
+            ),
         )
 
     def _answer(self, operation: str) -> ConnectorResult | None:

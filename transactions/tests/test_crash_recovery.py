@@ -15,7 +15,7 @@ from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.connectors import AuthorizationRequest, CardDetails
 from payments.connectors.models import SandboxOperation
 from payments.rest.models import IdempotencyRecord
-from transactions.models import Transaction, TransactionStatus
+from transactions.models import Refund, Transaction, TransactionStatus
 from transactions.services.actions import transaction_capture
 from transactions.services.authorization import record_authorization
 from transactions.services.recovery import transaction_sync, transactions_recover_pending
@@ -340,6 +340,30 @@ def test_a_retried_void_after_the_lease_voids_exactly_once(client, gift_card, co
     assert retry.json()["status"] == S.AUTHORIZATION_VOIDED
     assert balance(gift_card) == 1000
     assert SandboxOperation.objects.filter(operation="void").count() == 1
+
+
+@pytest.mark.parametrize("recorded", [True, False], ids=["processor-refunded", "never-received"])
+def test_a_retried_refund_of_everything_after_the_lease_refunds_exactly_once(client, gift_card, connector, recorded):
+    txn_id = post(client, "/transactions", body(gift_card, intent="capture")).json()["id"]
+    connector.killed_after = {"refund"} if recorded else set()
+    connector.script = {} if recorded else {"refund": ProcessKilled}
+    with pytest.raises(ProcessKilled):
+        post(client, f"/transactions/{txn_id}/refunds/all", {}, HTTP_IDEMPOTENCY_KEY="refund-1")
+    connector.killed_after, connector.script = set(), {}
+    made = sorted(str(pk) for pk in Refund.objects.values_list("pk", flat=True))
+    expire_lease("refund-1")
+
+    retry = post(client, f"/transactions/{txn_id}/refunds/all", {}, HTTP_IDEMPOTENCY_KEY="refund-1")
+
+    assert retry.status_code == 201, retry.content
+    assert sorted(item["id"] for item in retry.json()["items"]) == made  # the first attempt's refunds, no others
+    card = {item["target_type"]: item["status"] for item in retry.json()["items"]}["payment-method"]
+    # Never sent again: a refund the processor has no record of waits, counted, for the operator.
+    assert card == ("succeeded" if recorded else "processing")
+    assert [name for name, _ in connector.calls].count("refund") == 1
+    assert SandboxOperation.objects.filter(operation="refund").count() == (1 if recorded else 0)
+    assert balance(gift_card) == 1000  # its 400 back once
+    assert Transaction.objects.get(pk=txn_id).refunded_amount == 1100
 
 
 # --- the recovery job -------------------------------------------------------------------------------------------

@@ -11,12 +11,14 @@ import pytest
 import stripe
 from django.utils import timezone
 
+from payments.rest.models import IdempotencyRecord
 from paymentservices.processors.stripe.tests.test_capture_unanswered import CARD, _timed_out
 from paymentservices.processors.stripe.tests.test_connector import KEY
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Refund, Transaction, TransactionEvent
 from transactions.services.recovery import transaction_sync, transactions_recover_pending
 from transactions.services.state import SYSTEM
+from transactions.tests.connectors import ProcessKilled
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +91,73 @@ def test_a_refund_stripe_has_no_record_of_stays_processing_for_the_operator(api,
     assert [txn.pk for txn in recovery.resolved] == [Transaction.objects.get(pk=txn_id).pk]
     assert Refund.objects.get().status == "processing"
     assert Transaction.objects.get(pk=txn_id).refunded_amount == 1000
+
+
+def _refunds_at_stripe(stripe_api, txn_id: str) -> list[int]:
+    """The amounts of the refunds the double holds for the payment, read with the official library."""
+    at_stripe = stripe.StripeClient(KEY, base_addresses={"api": stripe_api.url}, max_network_retries=0)
+    intent = Transaction.objects.get(pk=txn_id).payment_service_transaction_id
+    return [refund.amount for refund in at_stripe.v1.refunds.list(params={"payment_intent": intent}).data]
+
+
+def _died_mid_refund(api, txn_id: str, monkeypatch, *, stripe_refunded: bool) -> None:
+    """The refund's request dies with the refund recorded `processing`: after Stripe refunded, or before it heard."""
+    refund_at_stripe = stripe.RefundService.create
+
+    def killed(self, *args, **kwargs):
+        if stripe_refunded:
+            refund_at_stripe(self, *args, **kwargs)
+        raise ProcessKilled("the process died at Stripe's refund")
+
+    monkeypatch.setattr(stripe.RefundService, "create", killed)
+    with pytest.raises(ProcessKilled):
+        _refund(api, txn_id)
+    monkeypatch.undo()
+    assert Refund.objects.get().status == "processing"
+    # The lease is over: the retry takes the key over and resumes the request.
+    IdempotencyRecord.objects.filter(key="refund-1").update(locked_until=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_refund_retried_after_its_request_died_answers_the_first_refund(api, stripe_api, monkeypatch):
+    txn_id = _captured(api)
+    _died_mid_refund(api, txn_id, monkeypatch, stripe_refunded=True)
+
+    retry = _refund(api, txn_id)
+
+    refund = Refund.objects.get()  # the first attempt's row, never a second
+    assert retry.status_code == 201, retry.content
+    assert (retry.json()["id"], retry.json()["status"]) == (str(refund.pk), "succeeded")
+    assert refund.payment_service_refund_id is not None
+    assert _refunds_at_stripe(stripe_api, txn_id) == [1000]  # the buyer is paid once
+    assert Transaction.objects.get(pk=txn_id).refunded_amount == 1000
+    assert _refund(api, txn_id).json() == retry.json()  # and replayed from now on
+
+
+def test_a_refund_retried_after_dying_before_stripe_heard_is_not_sent_again(api, stripe_api, monkeypatch):
+    """Stripe has no record of it: the retry cannot tell a refund never sent from one a processor keeps no record of,
+    so it is left `processing`, counted, for the operator, rather than risk paying twice."""
+    txn_id = _captured(api)
+    _died_mid_refund(api, txn_id, monkeypatch, stripe_refunded=False)
+
+    retry = _refund(api, txn_id)
+
+    assert retry.status_code == 201, retry.content
+    assert (retry.json()["id"], retry.json()["status"]) == (str(Refund.objects.get().pk), "processing")
+    assert _refunds_at_stripe(stripe_api, txn_id) == []
+    assert Transaction.objects.get(pk=txn_id).refunded_amount == 1000
+
+
+def test_a_refund_retried_while_stripe_cannot_be_asked_answers_it_processing(api, stripe_api, monkeypatch):
+    txn_id = _captured(api)
+    _died_mid_refund(api, txn_id, monkeypatch, stripe_refunded=True)
+    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
+    monkeypatch.setattr(stripe.RefundService, "list", _timed_out)
+
+    retry = _refund(api, txn_id)
+
+    assert retry.status_code == 201, retry.content
+    assert (retry.json()["id"], retry.json()["status"]) == (str(Refund.objects.get().pk), "processing")
+    monkeypatch.undo()
+    assert _refunds_at_stripe(stripe_api, txn_id) == [1000]
+    transaction_sync(txn=Transaction.objects.get(pk=txn_id), actor=SYSTEM)
+    assert Refund.objects.get().status == "succeeded"
