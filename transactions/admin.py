@@ -92,6 +92,9 @@ class ActionForm(forms.Form):
         label="Reason", required=False, choices=(("", "Other (write it below)"), *REFUND_REASONS)
     )
     reason = forms.CharField(max_length=255, widget=forms.TextInput(attrs={"size": 60}))
+    # A refund's id, made when the form is shown: the same form sent again (its page's worker died, the browser
+    # resent it) answers the refund it made instead of refunding twice, as a retried Idempotency-Key does.
+    attempt = forms.UUIDField(required=False, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, txn: Transaction, action: TransactionAction, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -104,8 +107,9 @@ class ActionForm(forms.Form):
             self.fields["reason"].required = False
             self.fields["reason"].label = "Details"
             self.fields["reason"].help_text = "Optional beside a reason above; stored as the refund's reason."
+            self.fields["attempt"].initial = uuid.uuid4()
         else:
-            del self.fields["reason_choice"]
+            del self.fields["reason_choice"], self.fields["attempt"]
 
     def clean_amount(self) -> int | None:
         text = self.cleaned_data.get("amount") or ""
@@ -138,7 +142,7 @@ class TransactionAction:
         self,
         name: str,
         label: str,
-        run: Callable[[Transaction, Actor, int | None], str],
+        run: Callable[[Transaction, Actor, int | None, uuid.UUID | None], str],
         *,
         takes_amount: bool,
         left: Callable[[Transaction], int],
@@ -216,7 +220,7 @@ _UNANSWERED = (
 )
 
 
-def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
+def _capture(txn: Transaction, actor: Actor, amount: int | None, attempt: uuid.UUID | None) -> str:
     outcome = transaction_capture(txn=txn, actor=actor, amount=amount)
     txn, capture = outcome.transaction, outcome.capture
     if capture is not None and capture.status == CaptureStatus.PENDING:
@@ -225,18 +229,20 @@ def _capture(txn: Transaction, actor: Actor, amount: int | None) -> str:
     return f"Captured {format_money(txn.captured_amount, txn.currency)}; the transaction is {readable(txn.status)}."
 
 
-def _void(txn: Transaction, actor: Actor, amount: int | None) -> str:
+def _void(txn: Transaction, actor: Actor, amount: int | None, attempt: uuid.UUID | None) -> str:
     txn = transaction_void(txn=txn, actor=actor).transaction
     if txn.status == TransactionStatus.AUTHORIZATION_VOID_PENDING:
         return _UNANSWERED.format(what="void", subject="transaction", status=readable(txn.status))
     return f"Voided the authorization; the transaction is {readable(txn.status)}."
 
 
-def _refund(txn: Transaction, actor: Actor, amount: int | None) -> str:
+def _refund(txn: Transaction, actor: Actor, amount: int | None, attempt: uuid.UUID | None) -> str:
+    # A form sent again finds the refunds its attempt made (none: they are made now).
+    again = attempt is not None
     refunds = (
-        [refund_create(txn=txn, actor=actor, amount=amount, reason=actor.reason)]
+        [refund_create(txn=txn, actor=actor, amount=amount, reason=actor.reason, id=attempt, resumed=again)]
         if amount
-        else refund_all(txn=txn, actor=actor, reason=actor.reason)
+        else refund_all(txn=txn, actor=actor, reason=actor.reason, id=attempt, resumed=again)
     )
     parts = ", ".join(f"{format_money(refund.amount, refund.currency)} {readable(refund.status)}" for refund in refunds)
     unanswered = [refund for refund in refunds if refund.status == RefundStatus.PROCESSING]
@@ -532,7 +538,7 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
             resource_model=chosen.audited_model,
         ):
             try:
-                outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"))
+                outcome = chosen.run(txn, actor, form.cleaned_data.get("amount"), form.cleaned_data.get("attempt"))
             except DomainError as exc:
                 if exc.details and exc.details[0]["pointer"] == "/amount":
                     # Less was left by the time it ran (another refund): the form again, the amount kept, in units.

@@ -140,6 +140,23 @@ def test_a_refund_with_a_reason_lands_on_the_timeline(client, merchant_account, 
     assert html.index("transaction created") < html.index("refund to payment method")
 
 
+@pytest.mark.parametrize("amount", ["2.50", ""], ids=["typed", "everything-left"])
+def test_a_refund_form_sent_again_answers_the_refund_it_made(client, merchant_account, staff_login, amount):
+    """The page's worker died after the refund was made, and the browser sends the form again: one refund."""
+    txn = authorized(merchant_account, amount=1000, intent="capture")
+    staff_login(PAYMENTS_OPERATOR)
+    form = client.get(act_url(txn, "refund")).context["form"]
+    sent = {"amount": amount, "reason": "Damaged item", "attempt": str(form["attempt"].value())}
+
+    client.post(act_url(txn, "refund"), sent)
+    again = client.post(act_url(txn, "refund"), sent, follow=True)
+
+    txn.refresh_from_db()
+    refunded = 250 if amount else 1000
+    assert (txn.refunds.count(), txn.refunded_amount) == (1, refunded)
+    assert f"Refund: USD {refunded / 100:.2f} succeeded." in again.content.decode()
+
+
 def test_a_void_and_a_full_refund(client, merchant_account, staff_login):
     to_void = authorized(merchant_account)
     to_refund = authorized(merchant_account, intent="capture")
