@@ -12,11 +12,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from disputes.models import Dispute
+from payments.choices import DisputeState
 from payments.money import format_money
 from payments.staff.dates import desk_datetime
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
-from paymentservices.processors.seam import DisputeState
 from transactions.badges import dispute_badge
 
 if TYPE_CHECKING:

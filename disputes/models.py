@@ -10,8 +10,8 @@ from django.db import models
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.choices import DisputeState
 from payments.timestamped import TimestampedModel
-from paymentservices.processors.seam import DisputeState
 
 STATE_CHOICES = [(state, state.replace("_", " ").capitalize()) for state in DisputeState.ALL]
 # What orders facts that tell the same time: the further along a dispute, the higher.

@@ -16,9 +16,10 @@ from typing import Any
 from django.utils import timezone
 
 from disputes.models import STATE_RANK, Dispute
+from payments.choices import DisputeState
 from payments.outbox import outbox_publish
 from paymentservices.notifications import ProcessorEvent
-from paymentservices.processors.seam import DisputeState, NotifiedDispute
+from paymentservices.processors.seam import NotifiedDispute
 from transactions.models import Transaction
 from transactions.notifications import TRANSACTION_TARGET
 from transactions.services.inbound import transaction_of_event

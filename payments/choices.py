@@ -1,4 +1,5 @@
-"""Enumerations shared by checkout sessions and transactions, with the upstream API's values."""
+"""Enumerations shared by checkout sessions and transactions, with the upstream API's values, and the words every
+processor's notifications share for where a dispute stands (processors and the disputes app both read them)."""
 
 from django.db import models
 
@@ -14,3 +15,20 @@ class PaymentSource(models.TextChoices):
     RECURRING = "recurring"
     INSTALLMENT = "installment"
     CARD_ON_FILE = "card_on_file"
+
+
+class DisputeState:
+    """Where a dispute stands, in words every processor's notifications share (docs/disputes.md)."""
+
+    INQUIRY = "inquiry"  # the bank asks for information; no money moved yet
+    NEEDS_RESPONSE = "needs_response"  # a chargeback the merchant may answer before the due date
+    UNDER_REVIEW = "under_review"  # answered: the bank is deciding
+    WON = "won"  # decided for the merchant (any money taken back is returned)
+    LOST = "lost"  # decided for the buyer: the money stays with the bank
+    ACCEPTED = "accepted"  # the merchant conceded it: the money stays with the bank
+
+    OPEN = (INQUIRY, NEEDS_RESPONSE, UNDER_REVIEW)
+    CLOSED = (WON, LOST, ACCEPTED)
+    # Closed for the buyer: the disputed amount is taken back from the payment.
+    TAKEN_BACK = (LOST, ACCEPTED)
+    ALL = OPEN + CLOSED

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from paymentservices.processors.seam import DisputeState
+from payments.choices import DisputeState
 from transactions.models import Transaction
 
 _DISPUTE_LABELS = {

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Q
 
-from paymentservices.processors.seam import DisputeState
+from payments.choices import DisputeState
 from transactions.models import Transaction
 
 DISPUTES = "disputes"

@@ -4,7 +4,8 @@ import factory
 from factory.django import DjangoModelFactory
 
 from disputes.models import Dispute
-from paymentservices.processors.seam import DisputeState, NotifiedDispute
+from payments.choices import DisputeState
+from paymentservices.processors.seam import NotifiedDispute
 from transactions.tests.factories import TransactionFactory
 
 T0 = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from disputes.tests.factories import DisputeFactory
+from payments.choices import DisputeState
 from payments.tests.assertions import assert_error
-from paymentservices.processors.seam import DisputeState
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db

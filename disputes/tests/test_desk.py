@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from buyers.tests.factories import BuyerFactory
 from disputes.tests.factories import T0, DisputeFactory
-from paymentservices.processors.seam import DisputeState
+from payments.choices import DisputeState
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db

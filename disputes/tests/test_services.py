@@ -13,9 +13,9 @@ from django.db import transaction
 from disputes.models import Dispute
 from disputes.services import dispute_apply
 from disputes.tests.factories import fact
+from payments.choices import DisputeState
 from payments.errors import Conflict, DomainError
 from payments.outbox.models import OutboxEvent
-from paymentservices.processors.seam import DisputeState
 from transactions.disputes import transaction_disputed, transaction_taken_back
 from transactions.models import Transaction, TransactionEvent
 from transactions.services.refunds import HeldByDispute, TakenBackByDispute, refund_all, refund_create

@@ -70,29 +70,13 @@ class PaymentChange:
     REFUND_FAILED = "refund_failed"  # a refund the processor had accepted did not happen (the money stays)
 
 
-class DisputeState:
-    """Where a dispute stands, in words every processor's notifications share (docs/disputes.md)."""
-
-    INQUIRY = "inquiry"  # the bank asks for information; no money moved yet
-    NEEDS_RESPONSE = "needs_response"  # a chargeback the merchant may answer before the due date
-    UNDER_REVIEW = "under_review"  # answered: the bank is deciding
-    WON = "won"  # decided for the merchant (any money taken back is returned)
-    LOST = "lost"  # decided for the buyer: the money stays with the bank
-    ACCEPTED = "accepted"  # the merchant conceded it: the money stays with the bank
-
-    OPEN = (INQUIRY, NEEDS_RESPONSE, UNDER_REVIEW)
-    CLOSED = (WON, LOST, ACCEPTED)
-    # Closed for the buyer: the disputed amount is taken back from the payment.
-    TAKEN_BACK = (LOST, ACCEPTED)
-    ALL = OPEN + CLOSED
-
-
 @dataclass(frozen=True)
 class NotifiedDispute:
     """One dispute of a payment as a processor's notification tells it: the processor's id of the dispute, the state
-    it says (None when the notification moves no state, like Adyen's DISPUTE_DEFENSE_PERIOD_ENDED without a status),
-    its reason (the processor's code), amount and currency, when the answer is due (None when it says none), and when
-    the processor says the fact happened (its clock: what orders facts that arrive out of order)."""
+    it says (a `payments.choices.DisputeState`; None when the notification moves no state, like Adyen's
+    DISPUTE_DEFENSE_PERIOD_ENDED without a status), its reason (the processor's code), amount and currency, when the
+    answer is due (None when it says none), and when the processor says the fact happened (its clock: what orders
+    facts that arrive out of order)."""
 
     id: str
     state: str | None

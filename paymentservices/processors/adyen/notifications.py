@@ -12,6 +12,7 @@ from typing import Any
 
 from Adyen.util import is_valid_hmac_notification
 
+from payments.choices import DisputeState
 from payments.connectors.base import ConnectorResult, Outcome
 from paymentservices.processors.adyen.codes import DEFAULT_REFUSAL
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
@@ -19,7 +20,6 @@ from paymentservices.processors.calls import dispute_fact_time, is_notified_amou
 from paymentservices.processors.calls import field_of as _get
 from paymentservices.processors.seam import (
     AvailableReport,
-    DisputeState,
     NotificationRefused,
     NotifiedDispute,
     ParsedNotification,

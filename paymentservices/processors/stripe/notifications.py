@@ -9,9 +9,9 @@ from typing import Any
 
 import stripe
 
+from payments.choices import DisputeState
 from paymentservices.processors.calls import dispute_fact_time, is_notified_amount
 from paymentservices.processors.seam import (
-    DisputeState,
     NotificationRefused,
     NotifiedDispute,
     NotifiedRefund,
