@@ -22,7 +22,7 @@ from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.seam import NotifiedDispute
 from transactions.models import Transaction
 from transactions.notifications import TRANSACTION_TARGET
-from transactions.services.inbound import transaction_of_event
+from transactions.selectors import transaction_of_event
 from transactions.services.state import SYSTEM, record_event
 
 logger = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ def dispute_apply_processor_event(event: ProcessorEvent) -> None:
     answered, so the processor stops sending it)."""
     if event.dispute is None:
         return
-    txn = transaction_of_event(event)
+    txn = transaction_of_event(event=event)
     if txn is None:
         logger.warning(
             "Dispute notification %s of payment service %s names no payment of the service (%s)",

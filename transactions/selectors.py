@@ -18,6 +18,7 @@ from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.money import AmountError, parse_money
 from payments.outbox import OutboxActivity, outbox_activity_about
+from paymentservices.notifications import ProcessorEvent
 from transactions.disputes import DISPUTES
 from transactions.models import (
     PENDING_STATUSES,
@@ -60,6 +61,19 @@ def transaction_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -
     if txn is None:
         raise NotFound(_NOT_FOUND)
     return txn
+
+
+def transaction_of_event(*, event: ProcessorEvent, any_service: bool = False) -> Transaction | None:
+    """The service's transaction the event names, by the processor's id of the payment or by our reference; locked
+    (the caller holds a transaction).
+    `any_service`: by our reference, whichever of the account's services holds it now (after a failover)."""
+    match = Q(pk__in=[])
+    if event.payment_reference:
+        match |= Q(payment_service_transaction_id=event.payment_reference, payment_service=event.payment_service)
+    if event.reference and _as_uuid(event.reference) is not None:
+        mine = Q(merchant_account_id=event.payment_service.merchant_account_id)
+        match |= Q(pk=event.reference) & (mine if any_service else Q(payment_service=event.payment_service))
+    return Transaction.objects.select_for_update().filter(match).order_by("created_at").first()
 
 
 def transactions_pending(*, updated_before: datetime) -> QuerySet[Transaction]:

@@ -23,6 +23,7 @@ from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
 from transactions.models import Capture, CaptureStatus, Refund, RefundStatus, Transaction, TransactionStatus
 from transactions.notifications import refund_notify, transaction_notify
+from transactions.selectors import transaction_of_event
 from transactions.services.authorization import record_authorization
 from transactions.services.refunds import card_refund_book
 from transactions.services.state import (
@@ -48,7 +49,7 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         return
     if event.change is None:
         return
-    txn = transaction_of_event(event)
+    txn = transaction_of_event(event=event)
     if txn is None:
         return
     noted = {"notification": event.event_type, "notification_id": event.event_id}
@@ -72,7 +73,7 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
     this service (its request died: recovery is waiting for this) takes it as the request would have; an approval for
     a payment that ended otherwise here (declined, failed over, canceled) is cancelled at the processor, so no money
     stays held for a payment we did not take."""
-    txn = transaction_of_event(event, any_service=True)
+    txn = transaction_of_event(event=event, any_service=True)
     if txn is None:
         return  # not one of ours: nothing to follow, nothing to release
     if txn.payment_service_id == event.payment_service.pk:
@@ -89,18 +90,6 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
             return
         psp, reference = result.processor_reference, f"{txn.pk}:void"
         transaction.on_commit(lambda: connector.void(processor_reference=psp, reference=reference))
-
-
-def transaction_of_event(event: ProcessorEvent, *, any_service: bool = False) -> Transaction | None:
-    """The service's transaction the event names, by the processor's id of the payment or by our reference; locked.
-    `any_service`: by our reference, whichever of the account's services holds it now (after a failover)."""
-    match = Q(pk__in=[])
-    if event.payment_reference:
-        match |= Q(payment_service_transaction_id=event.payment_reference, payment_service=event.payment_service)
-    if event.reference and _is_uuid(event.reference):
-        mine = Q(merchant_account_id=event.payment_service.merchant_account_id)
-        match |= Q(pk=event.reference) & (mine if any_service else Q(payment_service=event.payment_service))
-    return Transaction.objects.select_for_update().filter(match).order_by("created_at").first()
 
 
 def _is_uuid(value: str) -> bool:
