@@ -251,3 +251,21 @@ def test_a_return_that_died_before_paypal_answered_is_settled_from_the_order(
         assert settled.payment_service_transaction_id == paypal.AUTHORIZATION_ID
     assert len(paypal_api.calls("GET", f"/v2/checkout/orders/{paypal.ORDER_ID}")) == 1
     assert len(paypal_api.calls("POST", "/v2/checkout/orders/*/authorize")) == authorize_calls
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ({"intent": "capture"}, "/intent"),
+        ({"store": True}, "/store"),
+        ({"gift_cards": [{"id": "5f9a0b6e-3c1d-4e2f-8a7b-9c0d1e2f3a4b", "amount": 100}]}, "/gift_cards"),
+    ],
+)
+def test_what_an_approval_at_the_processor_refuses_names_no_processor(merchant, service, body, pointer):
+    """The rule is the redirect flow's, whichever processor runs the buyer's approval: its words are too."""
+    answer = merchant.post("/transactions", json={"amount": 1000, "currency": "USD", "payment_method": PAYPAL, **body})
+    assert answer.status_code == 400, answer.text
+    assert answer.json()["details"][0]["pointer"] == pointer
+    assert "approves at the processor" in answer.json()["message"]
+    assert "PayPal" not in answer.json()["message"]
+    assert not Transaction.objects.exists()

@@ -1,7 +1,8 @@
-"""Payments the buyer approves on the processor's own pages (PayPal; docs/payment-services.md, "PayPal").
+"""Payments the buyer approves on the processor's own pages (a `RedirectConnector`'s: docs/payment-services.md,
+"PayPal").
 
-1. `redirect_payment_create`: the `processing` row is written before any processor is asked; each PayPal service of
-   the route is asked to open the payment (an order) in turn, failing over only when one gives no answer. The opened
+1. `redirect_payment_create`: the `processing` row is written before any processor is asked; each service of the
+   route is asked to open the payment (an order) in turn, failing over only when one gives no answer. The opened
    payment waits for the buyer (`buyer_approval_pending`, `approval_url` = the processor's approve link) on the
    challenge flow 3-D Secure uses: one token, sealed for reads, found by its digest, ended once.
 2. `redirect_return`: the processor sends the buyer back to this server's return page with the token in its path and
@@ -81,17 +82,22 @@ def _not_redirect(connector: PaymentConnector) -> ConnectorResult:
 
 
 def _check_method(request: TransactionRequest, method: RedirectPaymentRequest) -> None:
-    """What this server does not do with a payment approved at PayPal is refused by name, before anything is written."""
+    """What this server does not do with a payment the buyer approves on the processor's page (whichever processor runs
+    it) is refused by name, before anything is written."""
     if request.gift_cards:
         raise DomainError(
-            "A PayPal payment takes no gift cards: pay them in a transaction of their own.", pointer="/gift_cards"
+            "A payment the buyer approves at the processor takes no gift cards: pay them in a transaction of their "
+            "own.",
+            pointer="/gift_cards",
         )
     if request.store:
-        raise DomainError("store: true keeps a card; a PayPal payment stores nothing.", pointer="/store")
+        raise DomainError(
+            "store: true keeps a card; a payment the buyer approves at the processor stores nothing.", pointer="/store"
+        )
     if request.intent == PaymentIntent.CAPTURE:
         raise DomainError(
-            "A PayPal payment is authorized once the buyer approves it: send intent authorize and capture it with "
-            "POST /transactions/{transaction_id}/capture.",
+            "A payment the buyer approves at the processor is authorized once approved: send intent authorize and "
+            "capture it with POST /transactions/{transaction_id}/capture.",
             pointer="/intent",
         )
     if method.currency is not None and method.currency != request.currency:
@@ -254,7 +260,7 @@ def redirect_return(*, token: str, processor_token: str, canceled: bool) -> tupl
             authentication_refuse(
                 txn,
                 error_code=FAILED_AUTHENTICATION,
-                description="The buyer canceled at PayPal.",
+                description="The buyer canceled at the processor.",
                 card_amount=txn.amount,
                 actor=BUYER,
             )
