@@ -15,15 +15,20 @@ from django.urls.resolvers import RegexPattern
 from django.views.decorators.http import require_safe
 
 from payments.rest.envelope import error_response
+from paymentservices.processors import PROCESSORS
 
 GUIDES_DIR = Path(settings.BASE_DIR) / "docs" / "guides"
-# In reading order: the front door lists them so.
+# In reading order: the front door lists them so. A processor's guide is `docs/guides/<its slug>.md`, titled from the
+# registry (a processor with no guide file has no entry).
 GUIDES = {
     "first-payment": "Take your first payment",
     "saved-cards": "Save a card and charge it again",
     "webhooks": "Receive webhooks",
-    "stripe": "Connect Stripe and pay through it",
-    "adyen": "Connect Adyen and pay through it",
+    **{
+        processor.slug: f"Connect {processor.display_name} and pay through it"
+        for processor in PROCESSORS
+        if (GUIDES_DIR / f"{processor.slug}.md").is_file()
+    },
     "production": "Go to production",
 }
 

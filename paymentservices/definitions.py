@@ -95,11 +95,9 @@ def _definition(processor: Processor) -> Definition:
 
 
 DEFINITIONS: dict[str, Definition] = {processor.id: _definition(processor) for processor in PROCESSORS}
-# The shipped definitions' ids, by name (each a registered processor's `id`).
-MOCK_CARD = "mock-card"
-STRIPE_CARD = "stripe-card"
-ADYEN_CARD = "adyen-card"
-PAYPAL_PAYPAL = "paypal-paypal"
+# The built-in sandbox's definition id (the registered processor that says `sandbox`): what a new account is given
+# where sandbox payments are allowed.
+SANDBOX_ID = next(processor.id for processor in PROCESSORS if processor.sandbox)
 
 
 # The definitions whose settlement reports a source of the app that fetches them reads: registered by that app from

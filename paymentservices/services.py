@@ -16,7 +16,7 @@ from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount
 from payments.vault import crypto
 from payments.vault.services import RotationBatch, sealed_rows_rotate_batch
-from paymentservices.definitions import DEFINITIONS, MOCK_CARD, Definition, all_countries, all_currencies
+from paymentservices.definitions import DEFINITIONS, SANDBOX_ID, Definition, all_countries, all_currencies
 from paymentservices.models import PaymentService
 from paymentservices.sandbox import THREE_D_SECURE_REFUSAL, sandbox_payments_allowed, sandbox_require
 
@@ -356,7 +356,7 @@ def payment_service_default_create(*, merchant_account: MerchantAccount) -> Paym
         return None
     return payment_service_create(
         merchant_account=merchant_account,
-        definition_id=MOCK_CARD,
+        definition_id=SANDBOX_ID,
         display_name="Sandbox",
         fields=[{"key": "merchant_id", "value": SANDBOX_MERCHANT_ID}],
         accepted_currencies=all_currencies(),

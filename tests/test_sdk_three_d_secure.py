@@ -18,7 +18,7 @@ import pytest
 from django.utils import timezone
 from gr4vy import Gr4vy, errors, models
 
-from paymentservices.definitions import DEFINITIONS, MOCK_CARD
+from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
 from tests.conformance.world import SDK_DEFAULTS
 from threedsecure.models import ThreeDSScenario
 from threedsecure.tests.factories import scenario_for
@@ -41,8 +41,8 @@ FORM_TOKEN = re.compile(r'name="form_token" value="([^"]+)"')
 def processor(monkeypatch) -> type[ScriptedConnector]:
     """Every sandbox service answers as the sandbox does and records each call it receives."""
     ScriptedConnector.script, ScriptedConnector.killed_after, ScriptedConnector.calls = {}, set(), []
-    recording = replace(DEFINITIONS[MOCK_CARD], connector=lambda credentials, deadline=None: ScriptedConnector())
-    monkeypatch.setitem(DEFINITIONS, MOCK_CARD, recording)
+    recording = replace(DEFINITIONS[SANDBOX_ID], connector=lambda credentials, deadline=None: ScriptedConnector())
+    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, recording)
     return ScriptedConnector
 
 

@@ -193,6 +193,11 @@ DEFINITION_ID = OpenApiParameter(
 )
 
 
+def _shipped() -> str:
+    """The shipped definitions' ids, as the registry lists them, the sandbox's said as such."""
+    return "; ".join(f"`{d.id}`" + (", the sandbox" if d.sandbox else "") for d in DEFINITIONS.values())
+
+
 class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
     """`/payment-service-definitions`: the kinds of payment service this server ships."""
 
@@ -215,10 +220,6 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
         responses={200: PaymentServiceDefinitionsOutput},
     )
     def list(self, request: Request) -> Response:
-        """List payment service definitions
-
-        The kinds of payment service this server can connect (`mock-card`, the sandbox; `stripe-card`; `adyen-card`;
-        `paypal-paypal`): the fields each needs, the currencies and countries it supports, what it can do."""
         items = sorted(DEFINITIONS.values(), key=lambda definition: definition.id)
         limit = _limit(request)
         start = _cursor(request)
@@ -231,6 +232,12 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
             "previous_cursor": signer.sign(str(max(start - limit, 0))) if start > 0 else None,
         }
         return Response(PaymentServiceDefinitionsOutput(body).data)
+
+    # The API docs' text, its list of definitions taken from the registry (docs/architecture.md, "Adding a processor").
+    list.__doc__ = f"""List payment service definitions
+
+        The kinds of payment service this server can connect ({_shipped()}): the fields each needs, the currencies and
+        countries it supports, what it can do."""
 
     @extend_schema(parameters=[DEFINITION_ID], responses={200: PaymentServiceDefinitionOutput})
     def retrieve(self, request: Request, payment_service_definition_id: str) -> Response:

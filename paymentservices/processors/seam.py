@@ -149,6 +149,8 @@ class Processor(ABC):
 
     # The definition's id (a payment service's `definition_id`) and what the definitions endpoint shows of it.
     id: ClassVar[str]
+    # Its folder's name and its block of `settings.PROCESSORS` (and of docs/guides/, when it has a guide).
+    slug: ClassVar[str]
     display_name: ClassVar[str]
     fields: ClassVar[tuple[DefinitionField, ...]]
     features: ClassVar[Mapping[str, bool]]

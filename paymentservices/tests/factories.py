@@ -2,8 +2,8 @@ import factory
 from factory.django import DjangoModelFactory
 
 from payments.tests.factories import MerchantAccountFactory
-from paymentservices.definitions import STRIPE_CARD
 from paymentservices.models import PaymentService
+from paymentservices.processors.stripe import PROCESSOR as STRIPE
 from paymentservices.services import payment_service_create
 
 
@@ -16,7 +16,7 @@ class PaymentServiceFactory(DjangoModelFactory[PaymentService]):
         model = PaymentService
 
     merchant_account = factory.SubFactory(MerchantAccountFactory, id="default")
-    definition_id = STRIPE_CARD
+    definition_id = STRIPE.id
     display_name = factory.Sequence(lambda n: f"Stripe {n}")
     fields = factory.LazyFunction(lambda: [{"key": "secret_key", "value": "sk_test_factory_0123456789"}])
     accepted_currencies = factory.LazyFunction(lambda: ["USD", "EUR"])

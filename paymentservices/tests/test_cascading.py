@@ -11,8 +11,9 @@ import signal
 import pytest
 
 from payments.connectors.base import ConnectorResult, Outcome
-from paymentservices.definitions import ADYEN_CARD, STRIPE_CARD
 from paymentservices.models import PaymentService
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
+from paymentservices.processors.stripe import PROCESSOR as STRIPE
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.routing import RETRYABLE_DECLINES, try_next
 from paymentservices.services import payment_service_update
@@ -47,7 +48,7 @@ def client(api_client, merchant_account):
 def adyen(merchant_account) -> PaymentService:
     return PaymentServiceFactory(
         merchant_account=merchant_account,
-        definition_id=ADYEN_CARD,
+        definition_id=ADYEN.id,
         display_name="Adyen",
         fields=[{"key": "api_key", "value": "AQE_cascade_key_0123"}, {"key": "merchant_account", "value": "ShopECOM"}],
         accepted_currencies=["USD"],
@@ -59,7 +60,7 @@ def adyen(merchant_account) -> PaymentService:
 @pytest.fixture
 def stripe_first(merchant_account, adyen) -> PaymentService:
     """Stripe first, Adyen second, the account's sandbox last."""
-    return PaymentServiceFactory(merchant_account=merchant_account, definition_id=STRIPE_CARD, position=1)
+    return PaymentServiceFactory(merchant_account=merchant_account, definition_id=STRIPE.id, position=1)
 
 
 def _pay(client, number: str = CARD["number"]):
@@ -161,7 +162,7 @@ def test_a_hard_decline_never_cascades(client, stripe_api, stripe_first, adyen, 
 def test_a_retryable_decline_at_adyen_cascades_to_stripe_when_adyen_allows_it(
     client, merchant_account, stripe_api, adyen, adyen_mock, refusal, allowed, decided_by
 ):
-    stripe = PaymentServiceFactory(merchant_account=merchant_account, definition_id=STRIPE_CARD, position=2)
+    stripe = PaymentServiceFactory(merchant_account=merchant_account, definition_id=STRIPE.id, position=2)
     payment_service_update(service=adyen, cascade_retryable_declines=allowed)
     adyen_mock.answer("/payments", example=refusal)
 

@@ -13,8 +13,8 @@ from Adyen.util import generate_notification_sig
 from django.core.management import CommandError, call_command
 from django_tasks_db.models import DBTaskResult
 
-from paymentservices.definitions import ADYEN_CARD
 from paymentservices.processors import adyen
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 from settlements.models import FetchStatus, LedgerEntry, ReportFetch, SettlementReportFile
@@ -47,7 +47,7 @@ def adyen_service(merchant_account, *, report_key: str | None = REPORT_KEY):
     ]
     if report_key:
         fields.append({"key": "report_api_key", "value": report_key})
-    return PaymentServiceFactory(merchant_account=merchant_account, definition_id=ADYEN_CARD, fields=fields)
+    return PaymentServiceFactory(merchant_account=merchant_account, definition_id=ADYEN.id, fields=fields)
 
 
 @pytest.fixture

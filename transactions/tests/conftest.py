@@ -3,7 +3,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from paymentservices.definitions import DEFINITIONS, MOCK_CARD
+from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
 from transactions.tests.connectors import ScriptedConnector
 
 CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
@@ -16,8 +16,8 @@ def connector(monkeypatch) -> type[ScriptedConnector]:
     ScriptedConnector.script = {}
     ScriptedConnector.killed_after = set()
     ScriptedConnector.calls = []
-    scripted = replace(DEFINITIONS[MOCK_CARD], connector=lambda credentials, deadline=None: ScriptedConnector())
-    monkeypatch.setitem(DEFINITIONS, MOCK_CARD, scripted)
+    scripted = replace(DEFINITIONS[SANDBOX_ID], connector=lambda credentials, deadline=None: ScriptedConnector())
+    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, scripted)
     return ScriptedConnector
 
 

@@ -9,7 +9,7 @@ from payments.connectors import AuthorizationRequest, BrowserInfo, StatementDesc
 from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from payments.vault.models import VaultedCard
-from paymentservices.definitions import DEFINITIONS, MOCK_CARD
+from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
 from transactions.models import Refund, Transaction
 from transactions.tests.conftest import CARD
 from transactions.tests.factories import TransactionFactory
@@ -197,8 +197,8 @@ def test_options_for_a_connection_that_is_not_configured_are_refused(client):
 
 def test_options_are_passed_to_a_connector_that_reads_them(client, connector, monkeypatch):
     # A processor declares the sets it reads in its definition (`Processor.connection_options_keys`).
-    reads = replace(DEFINITIONS[MOCK_CARD], connection_options_keys=frozenset({"mock-card"}))
-    monkeypatch.setitem(DEFINITIONS, MOCK_CARD, reads)
+    reads = replace(DEFINITIONS[SANDBOX_ID], connection_options_keys=frozenset({"mock-card"}))
+    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, reads)
 
     create(client, connection_options={"mock-card": {"skip_retry": True}, "stripe-card": None})
 

@@ -17,6 +17,7 @@ from paymentservices.processors.seam import CredentialProblem, DefinitionField, 
 
 class AdyenProcessor(Processor):
     id = "adyen-card"
+    slug = "adyen"
     settlements = AdyenSettlements()
     display_name = "Adyen"
     fields = (

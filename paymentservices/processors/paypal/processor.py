@@ -13,6 +13,7 @@ from paymentservices.processors.seam import CredentialProblem, DefinitionField, 
 
 class PayPalProcessor(Processor):
     id = "paypal-paypal"
+    slug = "paypal"
     display_name = "PayPal"
     method = "paypal"
     mode = "redirect"

@@ -15,6 +15,7 @@ from paymentservices.processors.seam import CredentialProblem, DefinitionField, 
 
 class SandboxProcessor(Processor):
     id = "mock-card"
+    slug = "sandbox"
     settlements = SandboxSettlements()
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.

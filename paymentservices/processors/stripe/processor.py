@@ -36,6 +36,7 @@ WEBHOOK_SECRET = _key("whsec_", "webhook signing secret: whsec_", "whsec_5f8d3e3
 
 class StripeProcessor(Processor):
     id = "stripe-card"
+    slug = "stripe"
     settlements = StripeSettlements()
     display_name = "Stripe"
     fields = (

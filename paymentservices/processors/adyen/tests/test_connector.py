@@ -18,9 +18,10 @@ from Adyen.services.checkout import AdyenCheckoutApi
 from payments.connectors.base import AuthorizationRequest, Outcome, PaymentConnector, ThreeDSecureData
 from payments.errors import DomainError
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import ADYEN_CARD, definition_get
+from paymentservices.definitions import definition_get
 from paymentservices.models import InboundNotification
 from paymentservices.processors.adyen import PROCESSOR
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.adyen.codes import REFUSAL_REASONS
 from paymentservices.processors.adyen.connector import AdyenConnector
 from paymentservices.processors.seam import CredentialProblem
@@ -361,7 +362,7 @@ def test_verify_names_the_field_adyen_refused(adyen_mock, code, field):
 def test_verify_refuses_malformed_fields_without_asking_adyen(adyen_mock, merchant_account, fields, pointer):
     """The fields' rules (paymentservices/tests/test_field_rules.py) are checked before Adyen is asked."""
     with pytest.raises(DomainError) as refused:
-        payment_service_credentials_verify(merchant_account=merchant_account, definition_id=ADYEN_CARD, fields=fields)
+        payment_service_credentials_verify(merchant_account=merchant_account, definition_id=ADYEN.id, fields=fields)
 
     assert refused.value.details[0]["pointer"] == pointer
     assert adyen_mock.exchanges == []
@@ -408,7 +409,7 @@ def test_the_mock_catches_a_request_adyen_would_refuse(adyen_mock):
 
 
 def test_the_definition():
-    definition = definition_get(ADYEN_CARD)
+    definition = definition_get(ADYEN.id)
     fields = {f.key: (f.required, f.secret) for f in definition.fields}
     assert fields == {
         "api_key": (True, True),
@@ -455,7 +456,7 @@ def _signed(item: dict, key: str = HMAC_KEY) -> bytes:
 @pytest.fixture
 def adyen_service(merchant_account):
     return PaymentServiceFactory(
-        definition_id=ADYEN_CARD,
+        definition_id=ADYEN.id,
         display_name="Adyen",
         fields=[
             {"key": "api_key", "value": KEY},
@@ -671,7 +672,7 @@ def writer(api_client):
 def test_an_adyen_service_answers_its_plain_fields_only(writer, merchant_account):
     payload = {
         "display_name": "Adyen EU",
-        "payment_service_definition_id": ADYEN_CARD,
+        "payment_service_definition_id": ADYEN.id,
         "fields": ADYEN_FIELDS,
         "accepted_currencies": ["EUR"],
         "accepted_countries": ["NL", "DE"],
@@ -689,7 +690,7 @@ def test_an_adyen_service_answers_its_plain_fields_only(writer, merchant_account
 
 @pytest.mark.django_db
 def test_verify_through_the_api_asks_adyen_and_names_the_refused_field(writer, merchant_account, adyen_mock):
-    payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
+    payload = {"payment_service_definition_id": ADYEN.id, "fields": ADYEN_FIELDS}
     adyen_mock.answer("/paymentMethods", example="basic")
 
     assert writer.post("/payment-services/verify", payload, format="json").status_code == 200
@@ -706,6 +707,6 @@ def test_verify_of_an_unreachable_adyen_is_a_502(writer, merchant_account, setti
     from tests.servers import free_port
 
     override_processor(settings, "adyen", API_BASE=f"http://127.0.0.1:{free_port()}")
-    payload = {"payment_service_definition_id": ADYEN_CARD, "fields": ADYEN_FIELDS}
+    payload = {"payment_service_definition_id": ADYEN.id, "fields": ADYEN_FIELDS}
 
     assert_error(writer.post("/payment-services/verify", payload, format="json"), 502)

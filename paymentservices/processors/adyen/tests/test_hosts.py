@@ -7,8 +7,8 @@ import pytest
 
 from payments.connectors.base import AuthorizationRequest, Outcome
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import ADYEN_CARD
 from paymentservices.models import PaymentService
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.adyen.connector import HOST_REFUSED, AdyenConnector, HostRefused, _Client
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
@@ -111,7 +111,7 @@ def client(api_client, merchant_account):
 def live_adyen(client, production) -> str:
     payload = {
         "display_name": "Adyen live",
-        "payment_service_definition_id": ADYEN_CARD,
+        "payment_service_definition_id": ADYEN.id,
         "fields": [
             {"key": "api_key", "value": "AQE_live_key_0123"},
             {"key": "merchant_account", "value": "ShopECOM"},
@@ -139,7 +139,7 @@ def test_the_attack_replayed_finds_every_hostile_prefix_refused_and_no_connectio
         "/payment-services",
         {
             "display_name": "Adyen again",
-            "payment_service_definition_id": ADYEN_CARD,
+            "payment_service_definition_id": ADYEN.id,
             "fields": [
                 {"key": "api_key", "value": "AQE_live_key_0123"},
                 {"key": "merchant_account", "value": "ShopECOM"},

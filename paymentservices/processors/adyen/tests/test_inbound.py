@@ -12,8 +12,8 @@ import pytest
 
 from payments.connectors import ConnectorResult, Outcome
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import ADYEN_CARD
 from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.adyen.tests.test_connector import HMAC_KEY, MERCHANT, _item, _post, _signed
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Capture, Refund, Transaction, TransactionEvent
@@ -31,7 +31,7 @@ OTHER_KEY = "22" * 32
 def _adyen(merchant_account, hmac_key: str = HMAC_KEY, name: str = "Adyen") -> PaymentService:
     return PaymentServiceFactory(
         merchant_account=merchant_account,
-        definition_id=ADYEN_CARD,
+        definition_id=ADYEN.id,
         display_name=name,
         fields=[
             {"key": "api_key", "value": "AQE_inbound_key_0123"},

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from paymentservices.definitions import ADYEN_CARD
+from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.adyen_mock import PAYMENT_PSP
 from transactions.models import Transaction
@@ -29,7 +29,7 @@ def client(api_client, merchant_account):
 def adyen_service(merchant_account):
     return PaymentServiceFactory(
         merchant_account=merchant_account,
-        definition_id=ADYEN_CARD,
+        definition_id=ADYEN.id,
         display_name="Adyen",
         fields=ADYEN_FIELDS,
         accepted_currencies=["EUR"],

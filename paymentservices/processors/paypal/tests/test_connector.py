@@ -5,7 +5,8 @@ and the mock's named answers."""
 from __future__ import annotations
 
 from payments.connectors import Outcome, RedirectConnector, RedirectRequest
-from paymentservices.definitions import DEFINITIONS, PAYPAL_PAYPAL
+from paymentservices.definitions import DEFINITIONS
+from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.paypal import PayPalConnector
 from paymentservices.processors.paypal.connector import masked_email, money
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
@@ -26,7 +27,7 @@ def connector(client_id: str = "AeA1QIZXiflr1") -> PayPalConnector:
 
 
 def test_the_definition_takes_paypal_with_a_rule_for_each_field():
-    definition = DEFINITIONS[PAYPAL_PAYPAL]
+    definition = DEFINITIONS[PAYPAL.id]
     assert (definition.method, definition.mode, definition.display_name) == ("paypal", "redirect", "PayPal")
     assert [(f.key, f.secret, f.rule) for f in definition.fields] == [
         ("client_id", False, CLIENT_ID),
