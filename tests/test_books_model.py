@@ -33,9 +33,10 @@ from hypothesis.stateful import (
 
 from disputes.services import dispute_apply
 from payments.accounts.models import MerchantAccount
+from payments.choices import DisputeState
 from payments.connectors.models import SandboxOperation
 from payments.errors import Conflict, DomainError
-from paymentservices.processors.seam import DisputeState, NotifiedDispute
+from paymentservices.processors.seam import NotifiedDispute
 from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReportFile
 from settlements.services import Outcome
 from settlements.sources.sandbox import settlements_sandbox_ingest
