@@ -90,7 +90,7 @@ def test_the_buyer_authenticates_with_stripe_js_and_returns_to_the_shop(
     )
 
     browser_page.goto(approval_url)
-    expect(browser_page.get_by_text("EUR 42.00")).to_be_visible()
+    expect(browser_page.get_by_text("€42.00")).to_be_visible()
     modal = browser_page.get_by_role("button", name=button)
     expect(modal).to_be_visible()
     if status == "authorization_succeeded":
