@@ -5,7 +5,6 @@ import io
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from paymentservices.processors.sandbox import FIXED_FEE, PERCENT_FEE
 from settlements.demo import demo_ledger_entries
@@ -55,7 +54,7 @@ def test_demo_captures_of_closed_days_are_settled_in_the_ledger(merchant_account
     assert "every demo capture of a closed day is settled" in more
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="COPY is PostgreSQL's")
+@pytest.mark.postgres  # COPY is PostgreSQL's
 def test_on_postgresql_the_rows_go_in_through_copy_with_every_column(merchant_account):
     _seed(transactions=30)
 
