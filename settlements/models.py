@@ -13,6 +13,7 @@ from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
 from payments.timestamped import TimestampedModel
+from paymentservices.processors.settling import LineKind
 
 # Who published the records: the id of the processor whose report an entry comes from (`Processor.id`, e.g.
 # `stripe-card`), so a new processor needs no migration here.
@@ -23,12 +24,13 @@ class EntryKind(models.TextChoices):
     """What a line is. The first four are upstream's record types (`Settlement`, `RefundSettlement`, `Chargeback`,
     `ChargebackReversal`) and belong to a payment; a fee or a payout belongs to the account."""
 
-    SETTLEMENT = "settlement"
-    REFUND_SETTLEMENT = "refund-settlement"
-    CHARGEBACK = "chargeback"
-    CHARGEBACK_REVERSAL = "chargeback-reversal"
-    FEE = "fee"
-    PAYOUT = "payout"
+    # The seam's words (`LineKind`), which every processor's reader writes: one vocabulary, stored as it is.
+    SETTLEMENT = LineKind.SETTLEMENT
+    REFUND_SETTLEMENT = LineKind.REFUND_SETTLEMENT
+    CHARGEBACK = LineKind.CHARGEBACK
+    CHARGEBACK_REVERSAL = LineKind.CHARGEBACK_REVERSAL
+    FEE = LineKind.FEE
+    PAYOUT = LineKind.PAYOUT
 
 
 # The kinds that name a payment: one of these that matches none of ours is listed for the operator.
