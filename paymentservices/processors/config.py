@@ -8,8 +8,9 @@ from typing import Any
 from django.conf import settings
 
 
-def processor_settings(processor_id: str) -> Mapping[str, Any]:
-    """The processor's settings block, read at each call so that a changed setting (a test's double) takes effect;
-    empty for a processor that has none (the sandbox)."""
+def processor_settings(slug: str) -> Mapping[str, Any]:
+    """The settings block of the processor whose folder is `slug` (`Processor.slug`: "stripe", not its definition's
+    id "stripe-card"), read at each call so that a changed setting (a test's double) takes effect; empty for a
+    processor that has none (the sandbox)."""
     blocks: Mapping[str, Mapping[str, Any]] = settings.PROCESSORS
-    return blocks.get(processor_id, {})
+    return blocks.get(slug, {})
