@@ -12,7 +12,7 @@ import stripe
 from django.utils import timezone
 
 from payments.rest.models import IdempotencyRecord
-from paymentservices.processors.stripe.tests.test_capture_unanswered import CARD, _timed_out
+from paymentservices.processors.stripe.tests.test_actions_unanswered import CARD, _timed_out
 from paymentservices.processors.stripe.tests.test_connector import KEY
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Refund, Transaction, TransactionEvent
