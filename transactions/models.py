@@ -219,6 +219,12 @@ class Transaction(TimestampedModel):
             models.Index(fields=["-created_at", "-id"], name="transaction_staff_page"),
             # Recovery looks for the few pending transactions among all: a partial index holds only them.
             models.Index(fields=["updated_at"], name="transaction_pending", condition=Q(status__in=PENDING_STATUSES)),
+            # ... and the few increments under way, which leave the status as it was.
+            models.Index(
+                fields=["increment_pending_since"],
+                name="transaction_increment_pending",
+                condition=Q(increment_pending_since__isnull=False),
+            ),
         ]
 
     def __str__(self) -> str:

@@ -26,12 +26,16 @@ STATUS_EVENTS: dict[str, str] = {
     S.CAPTURE_PENDING: "transaction.capture-pending",
     S.CAPTURE_SUCCEEDED: "transaction.captured",
 }
-# ... except a refused capture or void, which returns to `authorization_succeeded`: named after the refusal.
-REFUSAL_EVENTS: dict[str, str] = {
+# ... except what leaves the status as it was (a refused capture or void returns to `authorization_succeeded`; an
+# increment never leaves it): named after what happened. The increment's names are ours (upstream names none).
+ACTION_EVENTS: dict[str, str] = {
     "capture_declined": "transaction.capture-declined",
     "capture_failed": "transaction.capture-failed",
     "void_declined": "transaction.void-declined",
     "void_failed": "transaction.void-failed",
+    "authorization_incremented": "transaction.authorization-incremented",
+    "authorization_increment_declined": "transaction.authorization-increment-declined",
+    "authorization_increment_failed": "transaction.authorization-increment-failed",
 }
 REFUND_EVENTS: dict[str, str] = {
     Refund.Status.PROCESSING: "refund.pending",
@@ -46,7 +50,7 @@ def transaction_notify(txn: Transaction, *, event_name: str) -> None:
     """The transaction's status just changed (`event_name` is the history event that recorded it)."""
     outbox_publish(
         merchant_account_id=txn.merchant_account_id,
-        name=REFUSAL_EVENTS.get(event_name) or STATUS_EVENTS[txn.status],
+        name=ACTION_EVENTS.get(event_name) or STATUS_EVENTS[txn.status],
         target_type=TRANSACTION_TARGET,
         target_id=str(txn.pk),
     )

@@ -84,6 +84,14 @@ def transactions_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
     )
 
 
+def transactions_increment_pending(*, started_before: datetime) -> QuerySet[Transaction]:
+    """Every account's transactions with an authorization increment begun before `started_before` and still
+    unanswered, oldest first (for recovery: their status is not pending, the increment is)."""
+    return Transaction.objects.filter(increment_pending_since__lt=started_before).order_by(
+        "increment_pending_since", "id"
+    )
+
+
 def transactions_refund_pending(*, updated_before: datetime) -> QuerySet[Transaction]:
     """Every account's transactions with a card refund still waiting for the processor's answer since before
     `updated_before`, oldest refund first (for recovery)."""

@@ -13,6 +13,7 @@ from payments.connectors import ConnectorResult, IncrementsAuthorization, Outcom
 from payments.errors import DomainError
 from payments.validators import MAX_AMOUNT
 from transactions.models import Transaction
+from transactions.notifications import transaction_notify
 from transactions.services.state import (
     ActionResult,
     Actor,
@@ -92,6 +93,7 @@ def finish_increment(txn: Transaction, *, amount: int, result: ConnectorResult, 
         amount=amount,
         raw_response_code=result.raw_response_code,
     )
+    transaction_notify(txn, event_name=name)
     return txn
 
 

@@ -16,7 +16,12 @@ from transactions.models import (
     Transaction,
     TransactionStatus,
 )
-from transactions.selectors import transaction_has_refund_pending, transactions_pending, transactions_refund_pending
+from transactions.selectors import (
+    transaction_has_refund_pending,
+    transactions_increment_pending,
+    transactions_pending,
+    transactions_refund_pending,
+)
 from transactions.services.actions import finish_capture, finish_void
 from transactions.services.authorization import NEVER_RECEIVED, record_authorization, settle_gift_cards_only
 from transactions.services.increments import increment_sync
@@ -124,8 +129,10 @@ def transactions_recover_pending(*, now: datetime | None = None, batch_size: int
     cutoff = now - timedelta(seconds=settings.PENDING_TRANSACTION_RECOVERY_SECONDS)
     resolved, failed = [], []
     waiting = list(transactions_pending(updated_before=cutoff)[:batch_size])
-    # Refunds do not change the status: transactions holding one the processor has not answered are found apart.
+    # Refunds and increments do not change the status: transactions holding one the processor has not answered are
+    # found apart.
     waiting += [txn for txn in transactions_refund_pending(updated_before=cutoff)[:batch_size] if txn not in waiting]
+    waiting += [txn for txn in transactions_increment_pending(started_before=cutoff)[:batch_size] if txn not in waiting]
     for txn in waiting:
         try:
             resolved.append(transaction_sync(txn=txn, actor=SYSTEM, abandoned=True))

@@ -9,15 +9,17 @@ from gr4vy import models as sdk_models
 from gr4vy.utils import unmarshal_json
 
 from payments.connectors import Outcome
+from payments.outbox.models import OutboxEvent
 from payments.tests.assertions import assert_error
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Transaction
 from transactions.services.increments import transaction_increment_authorization
-from transactions.services.recovery import transaction_sync
+from transactions.services.recovery import transaction_sync, transactions_recover_pending
 from transactions.services.state import SYSTEM
 from transactions.tests.connectors import ProcessKilled
 from transactions.tests.factories import TransactionFactory
 from transactions.tests.test_api import create, post
+from webhooks.tests.factories import subscription_for
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +150,40 @@ def test_an_increment_that_never_reached_the_processor_ends_once_abandoned(clien
 
     assert (ended.authorized_amount, ended.amount, ended.increment_pending_since) == (1000, 1000, None)
     assert ended.events.filter(name="authorization_increment_failed").count() == 1
+
+
+def test_the_pending_sweep_finds_an_increment_whose_request_died(client, connector):
+    """The transaction stays `authorization_succeeded` while its increment waits: the sweep looks for the increment
+    itself, and records what the processor made of it once no request can still be sending it."""
+    txn = create(client, amount=1000)
+    other = create(client, amount=500)
+    connector.killed_after = {"increment"}
+    _killed_increment(txn["id"])
+    connector.killed_after = set()
+
+    early = transactions_recover_pending(now=timezone.now())
+    recovery = transactions_recover_pending(now=timezone.now() + timedelta(hours=1))
+
+    assert early.resolved == []
+    assert [found.pk for found in recovery.resolved] == [Transaction.objects.get(pk=txn["id"]).pk]
+    stored = Transaction.objects.get(pk=txn["id"])
+    assert (stored.authorized_amount, stored.increment_pending_since) == (1250, None)
+    assert Transaction.objects.get(pk=other["id"]).authorized_amount == 500
+
+
+def test_each_answer_to_an_increment_is_told_to_webhook_receivers(client, connector, merchant_account, settings):
+    settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]
+    subscription_for(merchant_account, "http://127.0.0.1:9/hook")  # nothing is sent: no worker runs here
+    approved = create(client, amount=1000)
+    refused = create(client, amount=1000)
+
+    _increment(client, approved["id"], 250)
+    connector.script["increment"] = Outcome.DECLINED
+    _increment(client, refused["id"], 250)
+
+    def told(transaction_id: str) -> list[str]:
+        names = OutboxEvent.objects.filter(target_id=transaction_id).order_by("id").values_list("name", flat=True)
+        return list(names)[1:]  # after `transaction.authorized`
+
+    assert told(approved["id"]) == ["transaction.authorization-incremented"]
+    assert told(refused["id"]) == ["transaction.authorization-increment-declined"]
