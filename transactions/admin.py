@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Prefetch, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from payments.audit.services import audited_staff_write
 from payments.errors import DomainError
@@ -33,7 +33,15 @@ from paymentservices.definitions import definition_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
-from transactions.models import CaptureStatus, Refund, RefundStatus, Transaction, TransactionEvent, TransactionStatus
+from transactions.models import (
+    Capture,
+    CaptureStatus,
+    Refund,
+    RefundStatus,
+    Transaction,
+    TransactionEvent,
+    TransactionStatus,
+)
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_all, refund_create
@@ -51,6 +59,34 @@ OPERATE_PERMISSION = "transactions.operate_transaction"
 def readable(status: str | None) -> str:
     """`capture_succeeded` as `capture succeeded`."""
     return (status or "-").replace("_", " ")
+
+
+# Where a capture stands, as an agent reads it; a refused one also says why (the decline's label).
+CAPTURE_WORDS = {
+    CaptureStatus.PENDING: "waiting for the processor's answer",
+    CaptureStatus.SUCCEEDED: "captured",
+    CaptureStatus.DECLINED: "declined by the processor",
+    CaptureStatus.FAILED: "failed",
+}
+# The transaction page's captures, oldest first, read with the transaction (one query, whatever their number).
+CAPTURES_SHOWN = "captures_shown"
+
+
+def _capture_line(capture: Capture) -> str:
+    """ "USD 6.00 captured 28 Nov 2026, 14:03 · processor's reference ch_1": the capture as its processor knows it."""
+    words = CAPTURE_WORDS.get(CaptureStatus(capture.status), capture.status)
+    if capture.error_code:
+        words = f"{words}: {explain(capture.error_code).label}"
+    when = desk_datetime(capture.captured_at or capture.created_at)
+    reference = capture.payment_service_capture_id or "none yet"
+    return format_html(
+        '<span class="capture-amount">{}</span> {} {}{} · processor\'s reference <code>{}</code>',
+        format_money(capture.amount, capture.currency),
+        words,
+        when,
+        "" if capture.final else " (more may follow)",
+        reference,
+    )
 
 
 def decline_words(code: str | None) -> str:
@@ -357,7 +393,11 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         # Read once per request: change_view below and Django's own view both ask for it.
         cache: dict[str, Transaction | None] = request.__dict__.setdefault("_transactions", {})
         if object_id not in cache:
-            queryset = self.get_queryset(request).select_related("payment_method__card").prefetch_related(DISPUTES)
+            queryset = (
+                self.get_queryset(request)
+                .select_related("payment_method__card")
+                .prefetch_related(DISPUTES, Prefetch("captures", Capture.objects.order_by("sequence"), CAPTURES_SHOWN))
+            )
             try:
                 cache[object_id] = queryset.get(pk=uuid.UUID(str(object_id)))
             except (Transaction.DoesNotExist, ValueError):
@@ -404,7 +444,14 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
 
     @admin.display(description="Captured")
     def captured(self, txn: Transaction) -> str:
-        return format_money(txn.captured_amount, txn.currency)
+        """The total, then each capture (a processor may take several of one authorization) with its amount, where it
+        stands and the processor's reference of it: what an agent compares with the processor's dashboard."""
+        total = format_money(txn.captured_amount, txn.currency)
+        captures: list[Capture] = getattr(txn, CAPTURES_SHOWN, [])
+        if not captures:
+            return total
+        lines = format_html_join("", "<li>{}</li>", ((_capture_line(capture),) for capture in captures))
+        return format_html('{}<ul class="capture-list">{}</ul>', total, lines)
 
     @admin.display(description="Refunded")
     def refunded(self, txn: Transaction) -> str:

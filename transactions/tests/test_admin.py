@@ -7,9 +7,11 @@ from django.urls import reverse
 
 from buyers.tests.factories import BuyerFactory
 from payments.connectors import OutcomeUnknown
+from payments.staff.dates import desk_datetime
 from payments.staff.roles import PAYMENTS_OPERATOR, SUPPORT
-from transactions.models import Transaction
+from transactions.models import Capture, Transaction
 from transactions.requests import CardRequest, TransactionRequest
+from transactions.services.actions import transaction_capture
 from transactions.services.create import transaction_create
 from transactions.services.state import Actor
 from transactions.tests.factories import RefundFactory, TransactionFactory
@@ -283,7 +285,7 @@ def test_filters_on_decline_reason_currency_and_method(support_client, merchant_
 LIST_QUERIES = 10
 # session, user, transaction (with buyer and account), its disputes, refunds, events, redemptions, webhook deliveries,
 # user and group permissions
-CHANGE_QUERIES = 10
+CHANGE_QUERIES = 11
 
 
 @pytest.mark.parametrize(
@@ -398,3 +400,21 @@ def test_an_operators_action_is_audited_as_the_api_audits_it(
     assert [(e.action, e.resource_type, e.resource_id) for e in entries] == [(expected, *resource)]
     assert (entries[0].user_name, entries[0].merchant_account_id) == (operator.username, merchant_account.id)
     assert LogEntry.objects.filter(object_id=str(txn.pk)).exists()  # the admin's own log still has it
+
+
+def test_the_page_shows_each_capture_with_its_state_and_the_processors_reference(client, merchant_account, staff_login):
+    txn = authorized(merchant_account, amount=1000)
+    transaction_capture(txn=txn, actor=Actor.api_key("kid"), amount=600, final=False)
+    transaction_capture(txn=Transaction.objects.get(pk=txn.pk), actor=Actor.api_key("kid"), amount=400)
+    first, second = Capture.objects.filter(transaction=txn).order_by("sequence")
+    staff_login(SUPPORT)
+
+    page = client.get(page_of(txn)).content.decode()
+
+    assert "USD 10.00" in page
+    at = page.index('class="capture-list"')
+    assert page.index("USD 6.00", at) < page.index("USD 4.00", at)  # oldest first
+    assert "(more may follow)" in page[at:]
+    for capture in (first, second):
+        assert f"captured {desk_datetime(capture.captured_at)}" in page[at:]
+        assert f"<code>{capture.payment_service_capture_id}</code>" in page[at:]
