@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from payments.vault import cards
 from payments.vault.cards import (
     CardDataError,
     card_display,
@@ -394,3 +395,8 @@ class TestCardDisplay:
         assert len(shown["last4"]) == 4
         assert number.startswith(shown["bin"])
         assert number.endswith(shown["last4"])
+
+
+def test_every_scheme_the_ranges_tell_apart_has_a_name_and_no_name_is_of_no_range() -> None:
+    """The card scheme definitions are the named schemes: one told apart without a name would be missing from them."""
+    assert {scheme for *_, scheme in cards._SCHEME_RANGES} == set(cards.SCHEME_NAMES)

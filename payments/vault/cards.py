@@ -15,6 +15,19 @@ DINERS_CLUB = "diners-club"
 UNIONPAY = "unionpay"
 MAESTRO = "maestro"
 
+# Each scheme the ranges below tell apart, with the name people know it by (upstream's `CardScheme` ids): the card
+# scheme definitions (`GET /card-scheme-definitions`) are the ones of these that a registered processor takes.
+SCHEME_NAMES: dict[str, str] = {
+    VISA: "Visa",
+    MASTERCARD: "Mastercard",
+    AMEX: "American Express",
+    DISCOVER: "Discover",
+    JCB: "JCB",
+    DINERS_CLUB: "Diners Club",
+    UNIONPAY: "UnionPay",
+    MAESTRO: "Maestro",
+}
+
 MIN_NUMBER_LENGTH = 13
 MAX_NUMBER_LENGTH = 19
 BIN_LENGTH = 6

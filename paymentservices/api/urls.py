@@ -1,11 +1,14 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
+from paymentservices.api.catalogues import CardSchemeDefinitionViewSet, PaymentMethodDefinitionViewSet
 from paymentservices.api.views import PaymentServiceDefinitionViewSet, PaymentServiceViewSet, notification_view
 
 router = SimpleRouter(trailing_slash=False)
 router.register("payment-services", PaymentServiceViewSet, basename="payment-service")
 router.register("payment-service-definitions", PaymentServiceDefinitionViewSet, basename="payment-service-definition")
+router.register("card-scheme-definitions", CardSchemeDefinitionViewSet, basename="card-scheme-definition")
+router.register("payment-method-definitions", PaymentMethodDefinitionViewSet, basename="payment-method-definition")
 
 urlpatterns = [
     # The processors' side: each service's `webhook_url` (docs/payment-services.md).

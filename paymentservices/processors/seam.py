@@ -157,6 +157,12 @@ class Processor(ABC):
     # The way of paying its services take (upstream's `method` and `mode`): payments are routed by it.
     method: ClassVar[str] = "card"
     mode: ClassVar[str] = "card"
+    # How buyers know that way of paying (`GET /payment-method-definitions`); processors of one method say the same.
+    method_display_name: ClassVar[str] = "Card"
+    method_long_display_name: ClassVar[str | None] = "Credit or debit card"
+    # The card schemes its services take, by `payments.vault.cards` id (`GET /card-scheme-definitions`); None: every
+    # scheme the vault tells apart. A processor of another method takes no card.
+    card_schemes: ClassVar[frozenset[str] | None] = None
     # The secret field holding the key its notifications are verified with; None: it sends none.
     notification_secret_field: ClassVar[str | None] = None
     # The `connection_options` sets its connector reads (upstream keys them by connector, e.g. `stripe-card`); a

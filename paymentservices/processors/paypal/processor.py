@@ -17,6 +17,8 @@ class PayPalProcessor(Processor):
     display_name = "PayPal"
     method = "paypal"
     mode = "redirect"
+    method_display_name = "PayPal"
+    method_long_display_name = None
     fields = (
         DefinitionField("client_id", "Client ID", required=True, secret=False, verifiable=True, rule=CLIENT_ID),
         DefinitionField(
