@@ -215,6 +215,12 @@ CASES = {
         admitted=("payment-methods.read", "*.read"),
         other=(404, None),
     ),
+    "alice's stored card's network tokens": Case(
+        "get",
+        lambda w: f"/payment-methods/{w.method.pk}/network-tokens",
+        admitted=("payment-methods.read", "*.read"),
+        other=(404, None),
+    ),
     "the stored cards": Case(
         "get",
         lambda w: "/payment-methods",

@@ -7,6 +7,7 @@ gunicorn process.
 
 import io
 import json
+import uuid
 
 import pytest
 from django.core.management import call_command
@@ -79,6 +80,9 @@ BODY_OPERATIONS = [
     ("post", "/payment-services/verify", {}),
     ("post", "/payment-services/{payment_service_id}/sessions", {}),
     ("post", "/payment-service-definitions/{payment_service_definition_id}/sessions", {}),
+    ("post", "/payment-methods/{payment_method_id}/network-tokens", {}),
+    ("post", "/payment-methods/{payment_method_id}/network-tokens/{network_token_id}/cryptogram", {}),
+    ("post", "/account-updater/jobs", {}),
     ("post", "/reports", {}),
     ("put", "/reports/{report_id}", {}),
     ("post", "/reports/{report_id}/executions/{report_execution_id}/url", {}),
@@ -101,6 +105,7 @@ def objects(merchant_account, settings):
         "three_ds_scenario_id": scenario_for(merchant_account, amount=1).id,
         "payment_service_id": PaymentService.objects.get(merchant_account=merchant_account).id,
         "payment_service_definition_id": "stripe-card",
+        "network_token_id": uuid.uuid4(),
         **_report_objects(merchant_account),
     }
 
