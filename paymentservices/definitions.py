@@ -31,7 +31,7 @@ class Definition:
     # The built-in sandbox: refused in production unless SANDBOX_PAYMENTS (paymentservices.sandbox).
     sandbox: bool = False
     # Notifications the processor sends to the service's `webhook_url`: verified with this field's secret by
-    # `parse_notification(payload=..., headers=..., secret=...)`.
+    # `parse_notification(payload=..., headers=..., secret=..., credentials=...)`.
     webhook_secret_field: str | None = None
     parse_notification: Callable[..., ParsedNotification] | None = None
     method: str = "card"

@@ -70,14 +70,15 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
     definition = DEFINITIONS.get(service.definition_id)
     if definition is None or definition.parse_notification is None or definition.webhook_secret_field is None:
         raise NotFound("This payment service takes no notifications.")
-    secret = payment_service_credentials(service=service).get(definition.webhook_secret_field)
+    credentials = payment_service_credentials(service=service)
+    secret = credentials.get(definition.webhook_secret_field)
     if not secret:
         raise NotificationRejected(
             f"The payment service has no {definition.webhook_secret_field} to verify notifications with.",
             location="header",
         )
     try:
-        parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret)
+        parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret, credentials=credentials)
     except NotificationRefused as exc:
         logger.warning("Refused a notification for payment service %s: %s", service.pk, exc)
         raise NotificationRejected(str(exc), pointer=exc.pointer, location=exc.location) from None

@@ -111,7 +111,8 @@ def test_done_when_paypal_authorized_captured_and_refunded_in_part_and_another_v
     refund = sdk.transactions.refunds.create(transaction_id=created.id, amount=250)
     assert (refund.status, refund.amount, refund.payment_service_refund_id) == ("succeeded", 250, paypal.REFUND_ID)
     [refund_call] = paypal_api.calls("POST", f"/v2/payments/captures/{paypal.CAPTURE_ID}/refund")
-    assert refund_call.body == {"amount": {"currency_code": "USD", "value": "2.50"}}
+    # Our refund's id rides as its custom_id, so PayPal's notification of it is known as ours.
+    assert refund_call.body == {"amount": {"currency_code": "USD", "value": "2.50"}, "custom_id": refund.id}
 
     second = pending(sdk, amount=500)
     back, _ = return_urls(paypal_api)

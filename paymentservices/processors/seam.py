@@ -125,7 +125,8 @@ class ParsedNotification:
     2025-03-31. `refunds` lists the processor's refund objects when the notification carries them (Stripe's charge):
     each is booked on its own, and the total is not used. `authorization` is the processor's decision on an
     authorization, when the notification tells it (Adyen's AUTHORISATION); `report` a report it published, when the
-    notification announces one (Adyen's REPORT_AVAILABLE)."""
+    notification announces one (Adyen's REPORT_AVAILABLE). `renames_payment`: the processor's id that names the payment
+    from a capture on (PayPal's capture, which its refunds and disputes name), when the notification tells one."""
 
     event_id: str
     event_type: str
@@ -141,6 +142,7 @@ class ParsedNotification:
     authorization: ConnectorResult | None = None
     report: AvailableReport | None = None
     dispute: NotifiedDispute | None = None
+    renames_payment: str | None = None
 
 
 class Processor(ABC):
@@ -192,7 +194,10 @@ class Processor(ABC):
         support desk links it); None when the processor has none."""
         return None
 
-    def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
-        """The notification, verified with `secret` (the `notification_secret_field`'s value); `NotificationRefused`
-        when it is not the processor's."""
+    def parse_notification(
+        self, *, payload: bytes, headers: Mapping[str, str], secret: str, credentials: Mapping[str, str]
+    ) -> ParsedNotification:
+        """The notification, verified with `secret` (the `notification_secret_field`'s value; `credentials`: all of
+        the service's, for a processor that is asked whether it sent it); `NotificationRefused` when it is not the
+        processor's."""
         raise NotificationRefused(f"{self.display_name} sends no notifications.", pointer="/")

@@ -76,5 +76,7 @@ class AdyenProcessor(Processor):
         unreachable Adyen raises."""
         return self.connect(credentials).verify()
 
-    def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+    def parse_notification(
+        self, *, payload: bytes, headers: Mapping[str, str], secret: str, credentials: Mapping[str, str]
+    ) -> ParsedNotification:
         return notifications.parse_notification(payload=payload, headers=headers, secret=secret)

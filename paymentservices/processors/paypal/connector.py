@@ -24,10 +24,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import requests
+from apimatic_core.authentication.multiple.single_auth import Single
 from apimatic_core.exceptions.auth_validation_exception import AuthValidationException
+from apimatic_core.request_builder import RequestBuilder
+from apimatic_core.response_handler import ResponseHandler
+from apimatic_core.types.parameter import Parameter
+from paypalserversdk.api_helper import APIHelper
 from paypalserversdk.configuration import Configuration, Environment, Server
+from paypalserversdk.controllers.base_controller import BaseController
 from paypalserversdk.exceptions.api_exception import ApiException
 from paypalserversdk.http.auth.o_auth_2 import ClientCredentialsAuthCredentials
+from paypalserversdk.http.http_method_enum import HttpMethodEnum
 from paypalserversdk.paypal_serversdk_client import PaypalServersdkClient
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, RedirectRequest
@@ -281,18 +288,21 @@ class PayPalConnector:
             "paypal_request_id": reference,
             "body": {"amount": money(amount, currency), "final_capture": True},
         }
-        # Its result's `payment_reference` is the capture: PayPal's refunds name it, so it names the payment now.
-        return self._payment(self._client.payments.capture_authorized_payment, options, keep=processor_reference)
+        # Its result names the capture (`processor_reference`, the capture's own id, which PayPal's notifications of it
+        # name) and, as `payment_reference`, the payment from now on: PayPal's refunds and disputes name the capture.
+        return self._payment(self._client.payments.capture_authorized_payment, options, keep=None)
 
     def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
         options = {"authorization_id": processor_reference, "paypal_request_id": reference}
         return self._payment(self._client.payments.void_payment, options, keep=processor_reference, status="VOIDED")
 
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
+        # Our reference rides in the refund's `custom_id` too: PayPal's notification of the refund carries it, so a
+        # refund still being recorded here is known as ours (transactions.services.inbound).
         options = {
             "capture_id": processor_reference,
             "paypal_request_id": reference,
-            "body": {"amount": money(amount, currency)},
+            "body": {"amount": money(amount, currency), "custom_id": reference},
         }
         return self._payment(self._client.payments.refund_captured_payment, options, keep=None)
 
@@ -323,6 +333,19 @@ class PayPalConnector:
         (`redirect_status`), which this server records before the buyer is sent to approve it."""
         return None
 
+    # --- notifications --------------------------------------------------------------------------------------
+
+    def verify_notification(self, *, webhook_id: str, transmission: Mapping[str, str], event: Any) -> bool:
+        """Ask PayPal whether it sent `event` to the webhook `webhook_id` (`POST
+        /v1/notifications/verify-webhook-signature` with the notification's transmission headers): True for its
+        SUCCESS, False for its FAILURE or a refusal of the request; `NoAnswer` when PayPal cannot be asked."""
+        body = {**transmission, "webhook_id": webhook_id, "webhook_event": event}
+        try:
+            answer = self._call(_Notifications(self._client.global_configuration).verify_webhook_signature, body)
+        except _Refused:
+            return False
+        return bool(field_of(answer, "verification_status") == "SUCCESS")
+
     # --- credentials ------------------------------------------------------------------------------------------
 
     def verify(self) -> CredentialProblem | None:
@@ -343,6 +366,30 @@ class PayPalConnector:
         except _Refused:
             return CredentialProblem("client_secret", "PayPal refused this client ID and secret.")
         return None
+
+
+class _Notifications(BaseController):  # type: ignore[misc] # the library is untyped
+    """PayPal's Notifications API v1 call this server makes, which `paypal-server-sdk` has no controller for: built
+    as the library builds its own (its request builder, its OAuth 2 token, its HTTP client and configuration), so it
+    goes where every call of the connector goes and is answered as they are."""
+
+    def verify_webhook_signature(self, body: dict[str, Any]) -> Any:
+        return (
+            super()
+            .new_api_call_builder.request(
+                RequestBuilder()
+                .server(Server.DEFAULT)
+                .path("/v1/notifications/verify-webhook-signature")
+                .http_method(HttpMethodEnum.POST)
+                .header_param(Parameter().key("Content-Type").value("application/json"))
+                .body_param(Parameter().value(body))
+                .header_param(Parameter().key("accept").value("application/json"))
+                .body_serializer(APIHelper.json_serialize)
+                .auth(Single("Oauth2"))
+            )
+            .response(ResponseHandler().deserializer(APIHelper.json_deserialize).is_api_response(True))
+            .execute()
+        )
 
 
 def _approval_link(order: Mapping[str, Any]) -> str | None:

@@ -69,5 +69,7 @@ class StripeProcessor(Processor):
         Stripe raises `stripe.StripeError`."""
         return StripeConnector(secret_key=credentials["secret_key"]).verify()
 
-    def parse_notification(self, *, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+    def parse_notification(
+        self, *, payload: bytes, headers: Mapping[str, str], secret: str, credentials: Mapping[str, str]
+    ) -> ParsedNotification:
         return notifications.parse_notification(payload=payload, headers=headers, secret=secret)

@@ -123,13 +123,17 @@ def test_capture_void_and_refund_go_through_payments_v2_with_our_references(payp
     voided = paypal.void(processor_reference=mock_answers.AUTHORIZATION_ID, reference="t:void")
 
     assert (captured.outcome, captured.payment_reference) == (Outcome.APPROVED, mock_answers.CAPTURE_ID)
+    assert captured.processor_reference == mock_answers.CAPTURE_ID  # the capture's own id, as its notifications name it
     assert (refunded.outcome, refunded.processor_reference) == (Outcome.APPROVED, mock_answers.REFUND_ID)
     assert (voided.outcome, voided.raw_response_code) == (Outcome.APPROVED, "VOIDED")
     [capture] = paypal_api.calls("POST", f"/v2/payments/authorizations/{mock_answers.AUTHORIZATION_ID}/capture")
     assert capture.body == {"amount": {"currency_code": "USD", "value": "6.00"}, "final_capture": True}
     assert capture.headers["PayPal-Request-Id"] == "t:capture"
     [refund] = paypal_api.calls("POST", f"/v2/payments/captures/{mock_answers.CAPTURE_ID}/refund")
-    assert (refund.body, refund.headers["PayPal-Request-Id"]) == ({"amount": money(250, "USD")}, "r1")
+    assert (refund.body, refund.headers["PayPal-Request-Id"]) == (
+        {"amount": money(250, "USD"), "custom_id": "r1"},
+        "r1",
+    )
 
 
 def test_a_declined_capture_is_a_decline(paypal_api):
