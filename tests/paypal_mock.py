@@ -1,5 +1,6 @@
 """A mock of PayPal's REST API for the `paypal-paypal` connector: Prism, as real processes in validating mode, serving
-the project's contracts of PayPal's Orders v2 and Payments v2 documents (contracts/paypal/), so every request the
+the project's contracts of PayPal's Orders v2, Payments v2 and Notifications v1 documents (contracts/paypal/), so every
+request the
 official library (`paypal-server-sdk`) sends is checked against PayPal's schemas; a request the real PayPal would
 refuse shows up as a violation (Prism's `sl-violations` header, kept with each exchange).
 
@@ -15,6 +16,10 @@ the Prism of the document that holds its path. Two things are the suite's own, n
   which the front asks of Prism with its `Prefer` header. An error status (`code=`) is answered by the front with
   `ERRORS` once Prism has validated the request: Prism's `Prefer: code=422` breaks the contracts' pattern for
   PayPal's own `Prefer` header.
+- PayPal signs its notifications with its certificate and answers `verify-webhook-signature` from it. The double's
+  signature (`signed_headers`) is an HMAC of its own over the same facts (transmission id and time, the webhook's id,
+  a CRC-32 of the event), and once Prism has validated the verification request the front answers SUCCESS only when
+  it matches: an event changed after signing, or signed for another webhook, is a FAILURE.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from __future__ import annotations
 import base64
 import copy
 import fnmatch
+import hashlib
+import hmac
 import json
 import subprocess
 import tempfile
@@ -29,9 +36,12 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
+import zlib
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO, Any
@@ -40,7 +50,11 @@ import contracts
 from tests.adyen_mock import PRISM, start_prism
 from tests.servers import free_port, stop_process
 
-DOCUMENTS = {"/v2/checkout/": contracts.PAYPAL_ORDERS, "/v2/payments/": contracts.PAYPAL_PAYMENTS}
+DOCUMENTS = {
+    "/v2/checkout/": contracts.PAYPAL_ORDERS,
+    "/v2/payments/": contracts.PAYPAL_PAYMENTS,
+    "/v1/notifications/": contracts.PAYPAL_WEBHOOKS,
+}
 
 # The ids of the answers below (PayPal's are 17 upper-case letters and digits).
 ORDER_ID = "5O190127TN364715T"
@@ -50,6 +64,12 @@ REFUND_ID = "1JU08902781691411"
 PAYER_EMAIL = "buyer@example.com"
 APPROVE_LINK = f"https://www.sandbox.paypal.com/checkoutnow?token={ORDER_ID}"
 REFUSED_CLIENT = "refusedclient"
+# The webhook the suite's notifications are sent to, and the key the double signs them with (PayPal signs with its
+# certificate's key; the double's signature is an HMAC over what PayPal's covers: the transmission id and time, the
+# webhook's id and a CRC-32 of the event).
+WEBHOOK_ID = "8PT597110X687430LKGECATA"
+SIGNING_KEY = b"the double's signing key"
+VERIFY_PATH = "/v1/notifications/verify-webhook-signature"
 ACCESS_TOKEN = "A21AAsimulatedaccesstoken"
 
 
@@ -109,6 +129,7 @@ ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     ("/v2/payments/authorizations/{authorization_id}/void", "post"): {
         "voided": {"id": AUTHORIZATION_ID, "status": "VOIDED", "amount": _money()},
     },
+    (VERIFY_PATH, "post"): {"verified": {"verification_status": "SUCCESS"}},
     ("/v2/payments/captures/{capture_id}/refund", "post"): {
         "completed": {"id": REFUND_ID, "status": "COMPLETED", "amount": _money("2.50")},
     },
@@ -171,6 +192,42 @@ def mock_document(document: Path) -> dict[str, Any]:
         for path, item in contract["paths"].items()
     }
     return contract
+
+
+def _event_digest(event: Any) -> int:
+    """The CRC-32 of the event (as JSON with sorted keys: the server sends the event back parsed, not its bytes)."""
+    return zlib.crc32(json.dumps(event, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _signature(transmission_id: str, transmission_time: str, webhook_id: str, event: Any) -> str:
+    signed = f"{transmission_id}|{transmission_time}|{webhook_id}|{_event_digest(event)}".encode()
+    # Hex, so it starts with a word character as the document's pattern for `transmission_sig` wants (base64 may not).
+    return hmac.new(SIGNING_KEY, signed, hashlib.sha256).hexdigest()
+
+
+def signed_headers(event: Any, *, webhook_id: str = WEBHOOK_ID, transmission_id: str | None = None) -> dict[str, str]:
+    """PayPal's transmission headers for `event` sent to the webhook `webhook_id`, signed as the double verifies."""
+    transmission_id = transmission_id or f"t{uuid.uuid4().hex}"
+    transmission_time = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return {
+        "PAYPAL-AUTH-ALGO": "SHA256withRSA",
+        "PAYPAL-CERT-URL": "https://api.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-a5cafa77",
+        "PAYPAL-TRANSMISSION-ID": transmission_id,
+        "PAYPAL-TRANSMISSION-SIG": _signature(transmission_id, transmission_time, webhook_id, event),
+        "PAYPAL-TRANSMISSION-TIME": transmission_time,
+    }
+
+
+def _verdict(request: Any) -> dict[str, str]:
+    """What the double answers `verify-webhook-signature`: SUCCESS only for the event signed for that webhook."""
+    try:
+        expected = _signature(
+            request["transmission_id"], request["transmission_time"], request["webhook_id"], request["webhook_event"]
+        )
+        good = hmac.compare_digest(expected, str(request["transmission_sig"]))
+    except (KeyError, TypeError):
+        good = False
+    return {"verification_status": "SUCCESS" if good else "FAILURE"}
 
 
 @dataclass
@@ -292,6 +349,8 @@ class _Front(BaseHTTPRequestHandler):
         if error is not None and status < 300:  # the request was valid: the error the test asked for
             status, body = error, json.dumps(ERRORS[str(error)]).encode()
             self.mock.exchanges[-1].status = error
+        elif path == VERIFY_PATH and status < 300:  # Prism checked the request; the signature decides the answer
+            body = json.dumps(_verdict(sent)).encode()
         self._send(status, body, kept)
 
     def do_GET(self) -> None:

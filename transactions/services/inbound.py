@@ -57,6 +57,8 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         _captured_at_processor(txn, event=event, noted=noted)
     elif event.change == PaymentChange.CAPTURE_FAILED and txn.status in (S.CAPTURE_SUCCEEDED, S.CAPTURE_PENDING):
         _capture_failed_at_processor(txn, event=event, noted=noted)
+    elif event.change == PaymentChange.CAPTURE_FAILED and txn.status == S.AUTHORIZATION_SUCCEEDED:
+        _capture_failed_first(txn, event=event, noted=noted)
     elif event.change == PaymentChange.VOIDED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         move_to(
             txn, S.AUTHORIZATION_VOIDED, name="void_succeeded", actor=SYSTEM, details=noted, voided_at=timezone.now()
@@ -77,6 +79,10 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
     if txn is None:
         return  # not one of ours: nothing to follow, nothing to release
     if txn.payment_service_id == event.payment_service.pk:
+        if txn.authorized_at is not None:
+            # Authorized here already (a payment is authorized once): this is that authorization told late, after
+            # a capture or void that renamed or ended it, and it changes nothing.
+            return
         record_authorization(txn, result=result, card_amount=card_amount_of(txn), actor=SYSTEM)
         return
     if result.approved and result.processor_reference:
@@ -118,7 +124,13 @@ def _captured_at_processor(txn: Transaction, *, event: ProcessorEvent, noted: di
         transaction.on_commit(ask, robust=True)
         return
     capture_id = event.object_id if event.object_id != event.payment_reference else None
-    _book_processor_capture(txn, amount=event.amount, noted=noted, capture_id=capture_id)
+    if capture_id and txn.captures.filter(payment_service_capture_id=capture_id, status=CaptureStatus.FAILED).exists():
+        # Told to have failed already (its failure came first): a capture's earlier word does not undo its later one.
+        _unapplied(txn, noted=noted, why=f"the processor's capture {capture_id} is recorded as failed")
+        return
+    _book_processor_capture(
+        txn, amount=event.amount, noted=noted, capture_id=capture_id, renames_payment=event.renames_payment
+    )
 
 
 def transaction_capture_asked(
@@ -148,15 +160,22 @@ def transaction_capture_asked(
 
 
 def _book_processor_capture(
-    txn: Transaction, *, amount: int | None, noted: dict[str, Any], capture_id: str | None
+    txn: Transaction,
+    *,
+    amount: int | None,
+    noted: dict[str, Any],
+    capture_id: str | None,
+    renames_payment: str | None = None,
 ) -> None:
     """Record a capture made at the processor at `amount` (at most what was authorized); no amount, or 0, records
     nothing and is kept in the history for the operator. `capture_id`: the processor's id of the capture, where it
-    names one apart from the payment (its failure names it too)."""
+    names one apart from the payment (its failure names it too); `renames_payment`: the id that names the payment
+    from this capture on (PayPal's capture, as its answer to our own capture does)."""
     if not amount:
         _unapplied(txn, noted=noted, why="it says no amount captured" if amount is None else "it captured 0")
         return
     amount = min(amount, txn.authorized_amount)
+    renamed = {"payment_service_transaction_id": renames_payment} if renames_payment else {}
     move_to(
         txn,
         S.CAPTURE_SUCCEEDED,
@@ -166,6 +185,7 @@ def _book_processor_capture(
         details=noted,
         captured_amount=amount,
         captured_at=timezone.now(),
+        **renamed,
     )
     capture_book(
         txn,
@@ -212,6 +232,22 @@ def _capture_failed_at_processor(txn: Transaction, *, event: ProcessorEvent, not
     txn.save(update_fields=["captured_amount", "updated_at"])
     record_event(txn, name="capture_failed", actor=SYSTEM, from_status=txn.status, amount=capture.amount, **details)
     transaction_notify(txn, event_name="capture_failed")
+
+
+def _capture_failed_first(txn: Transaction, *, event: ProcessorEvent, noted: dict[str, Any]) -> None:
+    """A capture made at the processor failed before its capture was told here (PayPal's DENIED arriving before its
+    PENDING): kept as a failed capture under the processor's id of it, so its earlier word, arriving late, does not
+    capture what did not happen. Nothing else changes: the payment stays authorized."""
+    capture_id = event.object_id if event.object_id != event.payment_reference else None
+    if not capture_id or txn.captures.filter(payment_service_capture_id=capture_id).exists():
+        return
+    capture_book(
+        txn,
+        amount=min(event.amount or 0, txn.authorized_amount),
+        status=CaptureStatus.FAILED,
+        payment_service_capture_id=capture_id,
+    )
+    record_event(txn, name="capture_failed", actor=SYSTEM, from_status=txn.status, amount=event.amount, **noted)
 
 
 def _notified_capture(txn: Transaction, event: ProcessorEvent) -> Capture | None:
