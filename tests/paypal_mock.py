@@ -112,11 +112,13 @@ ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     ("/v2/checkout/orders/{id}/authorize", "post"): {
         "authorized": _authorized_order("CREATED"),
         "denied": _authorized_order("DENIED"),
+        "pending": _authorized_order("PENDING"),
     },
     ("/v2/checkout/orders/{id}", "get"): {
         "created": {"id": ORDER_ID, "status": "PAYER_ACTION_REQUIRED", "links": _ORDER_LINKS},
         "approved": {"id": ORDER_ID, "status": "APPROVED"},
         "authorized": _authorized_order("CREATED"),
+        "pending": _authorized_order("PENDING"),
     },
     ("/v2/payments/authorizations/{authorization_id}/capture", "post"): {
         "completed": {"id": CAPTURE_ID, "status": "COMPLETED", "amount": _money("6.00"), "final_capture": True},

@@ -9,6 +9,7 @@ server gave PayPal in the order (the mock's record of the request) and follows i
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
@@ -270,3 +271,59 @@ def test_what_an_approval_at_the_processor_refuses_names_no_processor(merchant, 
     assert "approves at the processor" in answer.json()["message"]
     assert "PayPal" not in answer.json()["message"]
     assert not Transaction.objects.exists()
+
+
+def _notify(live_server, service: models.PaymentService, event: dict) -> httpx.Response:
+    """PayPal's notification of `event`, signed as the double verifies it, to the service's inbound route."""
+    body = json.dumps(event)
+    url = f"{live_server.url}/inbound/payment-services/{service.id}/notifications"
+    headers = {"Content-Type": "application/json", **paypal.signed_headers(event)}
+    return httpx.post(url, content=body, headers=headers)
+
+
+def test_done_when_a_pending_authorization_waits_for_paypal_and_a_dashboard_refund_reaches_the_books(
+    sdk, service, paypal_api, buyer, live_server
+):
+    """PayPal answers the authorization PENDING: no decline, the payment stays `processing`; PayPal's signed
+    PAYMENT.AUTHORIZATION.CREATED authorizes it. Captured here, then refunded in PayPal's dashboard: its signed
+    PAYMENT.CAPTURE.REFUNDED shows the refund to the official SDK."""
+    paypal_api.answer("/v2/checkout/orders/*/authorize", example="pending")
+    created = pending(sdk)
+    back, _ = return_urls(paypal_api)
+    assert outcome(come_back(buyer, back))["transaction_status"] == ["processing"]
+    assert sdk.transactions.get(transaction_id=created.id).status == "processing"
+
+    authorization = {"id": paypal.AUTHORIZATION_ID, "status": "CREATED", "custom_id": created.id}
+    authorized = {
+        "id": "WH-4WG94736NE116391B",
+        "event_type": "PAYMENT.AUTHORIZATION.CREATED",
+        "resource": authorization,
+    }
+    assert _notify(live_server, service, authorized).status_code == 200
+    assert sdk.transactions.get(transaction_id=created.id).status == "authorization_succeeded"
+
+    sdk.transactions.capture(transaction_id=created.id, amount=1000)
+    refund = {
+        "id": "7NW12345AB6789012",
+        "status": "COMPLETED",
+        "amount": {"currency_code": "USD", "value": "4.00"},
+        "links": [{"href": f"https://api-m.paypal.com/v2/payments/captures/{paypal.CAPTURE_ID}", "rel": "up"}],
+    }
+    refunded = {"id": "WH-7YX49823S2290830K", "event_type": "PAYMENT.CAPTURE.REFUNDED", "resource": refund}
+    forged = {
+        **refunded,
+        "id": "WH-FORGED",
+        "resource": {**refund, "amount": {"currency_code": "USD", "value": "9.00"}},
+    }
+    forged_headers = {"Content-Type": "application/json", **paypal.signed_headers(refunded)}
+    url = f"{live_server.url}/inbound/payment-services/{service.id}/notifications"
+    assert httpx.post(url, content=json.dumps(forged), headers=forged_headers).status_code == 400
+    assert _notify(live_server, service, refunded).status_code == 200
+    assert _notify(live_server, service, refunded).status_code == 200  # resent
+
+    after = sdk.transactions.get(transaction_id=created.id)
+    assert (after.status, after.refunded_amount) == ("capture_succeeded", 400)
+    listed = sdk.transactions.refunds.list(transaction_id=created.id)
+    assert [(item.amount, item.status, item.payment_service_refund_id) for item in listed.items] == [
+        (400, "succeeded", "7NW12345AB6789012")
+    ]

@@ -27,7 +27,14 @@ from buyers.access import BuyerAccess
 from buyers.selectors import buyer_named
 from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
-from payments.connectors import ConnectorResult, Outcome, PaymentConnector, RedirectConnector, RedirectRequest
+from payments.connectors import (
+    ConnectorResult,
+    Outcome,
+    OutcomeUnknown,
+    PaymentConnector,
+    RedirectConnector,
+    RedirectRequest,
+)
 from payments.errors import DomainError
 from paymentservices.routing import ask_routed, route
 from transactions.details import payment_details_columns
@@ -277,12 +284,25 @@ def _authorize(txn: Transaction, *, actor: Actor) -> Transaction:
     order = txn.payment_service_transaction_id or ""
     if not isinstance(connector, RedirectConnector):
         return record_authorization(txn, result=_not_redirect(connector), card_amount=txn.amount, actor=actor)
-    result = connector.redirect_authorize(processor_reference=order, reference=f"{txn.pk}:authorize")
-    if result.outcome is Outcome.FAILED:
-        held = connector.redirect_status(processor_reference=order)
-        if held.approved:
-            result = held
+    try:
+        result = connector.redirect_authorize(processor_reference=order, reference=f"{txn.pk}:authorize")
+        if result.outcome is Outcome.FAILED:
+            held = connector.redirect_status(processor_reference=order)
+            if held.approved:
+                result = held
+    except OutcomeUnknown as exc:
+        return _undecided(txn, actor=actor, why=str(exc))
     return record_authorization(txn, result=result, card_amount=txn.amount, actor=actor)
+
+
+@transaction.atomic
+def _undecided(txn: Transaction, *, actor: Actor, why: str) -> Transaction:
+    """The processor has not decided the authorization (PayPal's `PENDING`): no approval and no decline. The payment
+    stays `processing` for the processor's word: its notification, or recovery's next read (`redirect_sync`)."""
+    txn = locked_for_update(txn)
+    if txn.status == S.PROCESSING:
+        record_event(txn, name="authorization_undecided", actor=actor, from_status=txn.status, reason_given=why)
+    return txn
 
 
 def redirect_sync(txn: Transaction, *, actor: Actor, abandoned: bool) -> Transaction:
@@ -294,7 +314,10 @@ def redirect_sync(txn: Transaction, *, actor: Actor, abandoned: bool) -> Transac
         return (
             record_authorization(txn, result=NEVER_RECEIVED, card_amount=txn.amount, actor=actor) if abandoned else txn
         )
-    held = connector.redirect_status(processor_reference=order)
+    try:
+        held = connector.redirect_status(processor_reference=order)
+    except OutcomeUnknown:
+        return txn  # not decided at the processor yet (an authorization it holds pending): the next run asks again
     if held.outcome is Outcome.BUYER_ACTION and held.raw_response_code == "APPROVED":
         return _authorize(txn, actor=actor)
     if held.outcome is Outcome.FAILED:

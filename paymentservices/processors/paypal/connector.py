@@ -6,6 +6,7 @@
 - redirect_authorize: `POST /v2/checkout/orders/{id}/authorize` once the buyer is back; the order's authorization
   (`CREATED`) is the approval, and its id names the payment from then on.
 - redirect_status: `GET /v2/checkout/orders/{id}`, what PayPal holds for the order now (recovery, the expiry job).
+  An authorization PayPal holds `PENDING` is no decision: both raise `AuthorizationPending` (an `OutcomeUnknown`).
 - capture (full or partial: `final_capture`, the rest released), void and refund (full or partial) through Payments
   v2 on the authorization, and for a refund on the capture (a capture's result names it: `payment_reference`).
 
@@ -37,7 +38,7 @@ from paypalserversdk.http.auth.o_auth_2 import ClientCredentialsAuthCredentials
 from paypalserversdk.http.http_method_enum import HttpMethodEnum
 from paypalserversdk.paypal_serversdk_client import PaypalServersdkClient
 
-from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, RedirectRequest
+from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, OutcomeUnknown, RedirectRequest
 from payments.money import currency_exponent, major_units
 from paymentservices.processors.calls import (
     HOST_REFUSED,
@@ -83,6 +84,11 @@ def _settings() -> Mapping[str, Any]:
 def paypal_url(url: str) -> bool:
     """Whether a call may go to `url`: one of PayPal's hosts, or under PAYPAL_API_BASE exactly as configured."""
     return url_allowed(url, domains=PAYPAL_DOMAINS, configured=str(_settings()["API_BASE"]))
+
+
+class AuthorizationPending(OutcomeUnknown):
+    """PayPal holds the order's authorization `PENDING` (under its review): not a decision, so neither an approval
+    nor a decline; the payment waits for PayPal's word (its notification, or a later read of the order)."""
 
 
 class HostRefused(Exception):
@@ -433,6 +439,8 @@ def _authorization_result(order: Mapping[str, Any]) -> ConnectorResult:
             payer_label=label,
         )
     status = str(field_of(authorization, "status") or "unknown")
+    if status == "PENDING":
+        raise AuthorizationPending(f"PayPal holds authorization {field_of(authorization, 'id')} pending.")
     approved = status in AUTHORIZED
     return ConnectorResult(
         outcome=Outcome.APPROVED if approved else Outcome.DECLINED,

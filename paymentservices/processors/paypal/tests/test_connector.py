@@ -4,11 +4,13 @@ and the mock's named answers."""
 
 from __future__ import annotations
 
+import pytest
+
 from payments.connectors import Outcome, RedirectConnector, RedirectRequest
 from paymentservices.definitions import DEFINITIONS
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.paypal import PayPalConnector
-from paymentservices.processors.paypal.connector import masked_email, money
+from paymentservices.processors.paypal.connector import AuthorizationPending, masked_email, money
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
 from tests import paypal_mock as mock_answers
 
@@ -167,3 +169,13 @@ def test_amounts_are_sent_in_the_currencys_own_decimals():
     assert money(1, "EUR") == {"currency_code": "EUR", "value": "0.01"}
     assert masked_email("jane.doe@example.com") == "j***@example.com"
     assert masked_email("no-at-sign") is None
+
+
+def test_an_authorization_paypal_holds_pending_is_neither_approval_nor_decline(paypal_api):
+    paypal_api.answer("/v2/checkout/orders/*/authorize", example="pending")
+    paypal_api.answer("/v2/checkout/orders/*", example="pending")
+
+    with pytest.raises(AuthorizationPending):
+        connector().redirect_authorize(processor_reference=mock_answers.ORDER_ID, reference="t:authorize")
+    with pytest.raises(AuthorizationPending):
+        connector().redirect_status(processor_reference=mock_answers.ORDER_ID)
