@@ -289,6 +289,15 @@ class ReadsCapturedAmount(Protocol):
 
 
 @runtime_checkable
+class RepeatsWrites(Protocol):
+    """A connector whose processor answers a write sent again with our reference with what it did the first time (or
+    does it now, once): PayPal's `PayPal-Request-Id`. Its `lookup` answers None, so recovery asks about a capture
+    whose answer was lost by sending it again (`repeats_writes` is True)."""
+
+    repeats_writes: bool
+
+
+@runtime_checkable
 class ReleasesByReference(Protocol):
     """A connector whose processor cannot be asked about a payment by our reference (its `lookup` answers None) but
     can cancel whatever it holds under it: recovery releases such a payment once it gives up waiting for it."""

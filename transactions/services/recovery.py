@@ -10,9 +10,10 @@ from uuid import UUID
 from django.conf import settings
 from django.utils import timezone
 
-from payments.connectors.base import OutcomeUnknown, ReleasesByReference
+from payments.connectors.base import ConnectorResult, Outcome, OutcomeUnknown, ReleasesByReference, RepeatsWrites
 from transactions.models import (
     PENDING_STATUSES,
+    Capture,
     Transaction,
     TransactionStatus,
 )
@@ -89,7 +90,12 @@ def transaction_sync(
     capture = capture_pending(txn) if operation == "capture" else None
     reference = capture_reference(capture) if capture is not None else f"{txn.pk}:void"
     asked = capture is not None if operation == "capture" else bool(txn.authorized_amount)
-    found = connector_of(txn).lookup(reference=reference) if asked else None
+    connector = connector_of(txn)
+    found = connector.lookup(reference=reference) if asked else None
+    if found is None and capture is not None and isinstance(connector, RepeatsWrites) and connector.repeats_writes:
+        found = _capture_again(txn, capture=capture, reference=reference)
+        if found is None:
+            return txn  # the processor gave no answer again: the next run asks again
     if found is None and asked and not abandoned:
         return txn
     # No card part: nothing was asked, the operation stands (None). A card part never received: it failed.
@@ -97,6 +103,18 @@ def transaction_sync(
     if operation == "capture":
         return finish_capture(txn, capture=capture, result=result, actor=actor)
     return finish_void(txn, result=result, actor=actor)
+
+
+def _capture_again(txn: Transaction, *, capture: Capture, reference: str) -> ConnectorResult | None:
+    """A capture whose answer was lost, sent again with its reference to a processor that answers a repeat with
+    what it did the first time (PayPal): its answer, or None when it gave none again."""
+    result = connector_of(txn).capture(
+        processor_reference=txn.payment_service_transaction_id or "",
+        amount=capture.amount,
+        currency=txn.currency,
+        reference=reference,
+    )
+    return None if result.outcome is Outcome.FAILED else result
 
 
 def transaction_sync_or_as_is(

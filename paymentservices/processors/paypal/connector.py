@@ -150,6 +150,10 @@ def masked_email(email: Any) -> str | None:
 class PayPalConnector:
     """One PayPal REST app (its client ID and secret)."""
 
+    # PayPal answers a write sent again with its PayPal-Request-Id with what it did the first time: recovery asks
+    # about a capture whose answer was lost by sending it again (`payments.connectors.base.RepeatsWrites`).
+    repeats_writes = True
+
     def __init__(
         self, *, client_id: str, client_secret: str, timeout: float | None = None, deadline: float | None = None
     ) -> None:

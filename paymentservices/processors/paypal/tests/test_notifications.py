@@ -30,6 +30,10 @@ API = "https://api-m.paypal.com"
 
 @pytest.fixture
 def paypal(merchant_account, paypal_api) -> PaymentService:
+    return paypal_service(merchant_account)
+
+
+def paypal_service(merchant_account) -> PaymentService:
     return PaymentServiceFactory(
         merchant_account=merchant_account,
         definition_id=PAYPAL.id,
