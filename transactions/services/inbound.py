@@ -51,6 +51,15 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         return
     txn = transaction_of_event(event=event)
     if txn is None:
+        # Kept (the notification is recorded and answered) and told to the operator: a payment made outside this
+        # server, or one this server never recorded.
+        logger.warning(
+            "Notification %s (%s) of payment service %s names no payment of the service (%s)",
+            event.event_id,
+            event.event_type,
+            event.payment_service.pk,
+            event.payment_reference,
+        )
         return
     noted = {"notification": event.event_type, "notification_id": event.event_id}
     if event.change == PaymentChange.CAPTURED and txn.status == S.AUTHORIZATION_SUCCEEDED:

@@ -340,7 +340,7 @@ def test_an_approved_order_is_recorded_and_moves_nothing(client, paypal):
     assert InboundNotification.objects.get().object_id == ORDER_ID
 
 
-def test_an_event_about_no_payment_of_ours_is_kept_and_changes_nothing(client, paypal):
+def test_an_event_about_no_payment_of_ours_is_kept_and_changes_nothing(client, paypal, caplog):
     txn = _at(paypal)
     stranger = _capture(txn, "COMPLETED", capture_id="3C679366HH908993F")
     stranger["custom_id"] = "not-ours"
@@ -350,6 +350,7 @@ def test_an_event_about_no_payment_of_ours_is_kept_and_changes_nothing(client, p
 
     kept = InboundNotification.objects.get()
     assert (kept.event_type, kept.object_id) == ("PAYMENT.CAPTURE.COMPLETED", "3C679366HH908993F")
+    assert any("names no payment of the service (5RT12345AB1234567)" in r.getMessage() for r in caplog.records)
     txn.refresh_from_db()
     assert txn.status == "authorization_succeeded"
 
