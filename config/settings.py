@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "settlements",
     "disputes",
     "reports",
+    "payouts",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -474,6 +475,8 @@ PROCESSORS: dict[str, dict[str, Any]] = {
     "adyen": {
         # The Checkout API (v72): empty means Adyen's own, test or live by the service's `live_url_prefix`.
         "API_BASE": env.str("ADYEN_API_BASE", default=""),
+        # The Payout API (v68, instant card payouts): empty means Adyen's own, test or live like the Checkout API.
+        "PAYOUT_API_BASE": env.str("ADYEN_PAYOUT_API_BASE", default=""),
         "TIMEOUT_SECONDS": env.float("ADYEN_TIMEOUT_SECONDS", default=10.0),
         # Where reports are downloaded: empty means only Adyen's own report hosts (ca-test, ca-live); the tests point
         # it at their stand-in. A report URL anywhere else is never kept nor fetched.
@@ -530,6 +533,12 @@ SCHEDULED_JOBS: dict[str, dict] = {
     "recover-pending-transactions": {
         "call": "transactions.services.recovery.transactions_recover_pending",
         "every_seconds": env.int("RECOVER_PENDING_EVERY_SECONDS", default=60),
+    },
+    # Payouts left pending (an answer lost, a request that died): asked again under the same reference, so each is
+    # settled with nothing paid twice (docs/payouts.md).
+    "recover-pending-payouts": {
+        "call": "payouts.services.payouts_recover_pending",
+        "every_seconds": env.int("RECOVER_PENDING_PAYOUTS_EVERY_SECONDS", default=60),
     },
     # 3-D Secure challenges nobody answered in time end as failed (docs/three-d-secure.md).
     "expire-three-d-secure-challenges": {
@@ -600,3 +609,15 @@ WEBHOOK_FAILING_REPORT_AFTER_SECONDS = env.int("WEBHOOK_FAILING_REPORT_AFTER_SEC
 # Sent in every notification body (`gr4vy_id`, `environment`) so one receiver can tell instances apart.
 WEBHOOK_INSTANCE_ID = env.str("WEBHOOK_INSTANCE_ID", default="payments")
 WEBHOOK_ENVIRONMENT = env.str("WEBHOOK_ENVIRONMENT", default="sandbox" if DEBUG or SANDBOX_PAYMENTS else "production")
+
+# Payouts (docs/payouts.md). The largest payout a merchant account may make, in minor units: PAYOUT_MAX_AMOUNTS by
+# currency (`{"JPY": 1000000}` as JSON), else PAYOUT_MAX_AMOUNT (10,000.00 in a two-decimal currency).
+PAYOUT_MAX_AMOUNT = env.int("PAYOUT_MAX_AMOUNT", default=1_000_000)
+PAYOUT_MAX_AMOUNTS: dict[str, int] = env.json("PAYOUT_MAX_AMOUNTS", default={})
+# How long the processor may take to answer a payout before it is left pending for recovery.
+PAYOUT_PROCESSOR_SECONDS = env.float("PAYOUT_PROCESSOR_SECONDS", default=20.0)
+# A payout pending this long (longer than any request runs) is asked again by the recovery job.
+PAYOUT_RECOVER_AFTER_SECONDS = env.int("PAYOUT_RECOVER_AFTER_SECONDS", default=120)
+# A card given for one payout stays sealed until the payout is decided, and never longer than this (the span over
+# which processors answer a repeated idempotency key: Adyen keeps them at least 7 days).
+PAYOUT_CARD_RETENTION_SECONDS = env.int("PAYOUT_CARD_RETENTION_SECONDS", default=7 * 24 * 3600)

@@ -18,8 +18,9 @@ class SandboxOperation(models.Model):
         VOID = "void"
         REFUND = "refund"
         INCREMENT = "increment"
+        PAYOUT = "payout"
 
-    # The caller's reference (our transaction or refund id, `<id>:capture`, `<id>:void`): what lookups name.
+    # The caller's reference (our transaction, refund or payout id, `<id>:capture`, `<id>:void`): what lookups name.
     reference = models.CharField(primary_key=True, max_length=255)
     operation = models.CharField(max_length=16, choices=Operation.choices)
     outcome = models.CharField(max_length=16)

@@ -18,4 +18,6 @@ CARD_FEATURES: dict[str, bool] = {
     "payment_method_tokenization": False,
     "three_d_secure_hosted": False,
     "three_d_secure_pass_through": False,
+    # Money sent to a card (`Processor.payouts`): the processors that can say so.
+    "payouts": False,
 }

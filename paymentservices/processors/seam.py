@@ -6,7 +6,8 @@ a service of it takes, each with its rule, which secret field holds the notifica
 `connection_options` sets it reads), connects (`connect(credentials, deadline)`), checks credentials (`verify`), reads
 its notifications (`parse_notification`, refusing with a pointer of its own) and may name a page where the buyer runs
 its own authentication (`buyer_page`), and may declare its settlement records (`settlements`, a
-`paymentservices.processors.settling.Settlements`). The services and the API ask only this seam; the payment service
+`paymentservices.processors.settling.Settlements`), and may pay out to cards (`payouts`, a
+`paymentservices.processors.paying_out.CardPayouts`). The services and the API ask only this seam; the payment service
 definitions (`paymentservices.definitions`) are derived from the registry.
 """
 
@@ -22,6 +23,7 @@ from payments.connectors.base import ConnectorResult, PaymentConnector
 from paymentservices.processors.fields import IDENTIFIER, FieldRule
 
 if TYPE_CHECKING:
+    from paymentservices.processors.paying_out import CardPayouts
     from paymentservices.processors.settling import Settlements
 
 
@@ -178,6 +180,9 @@ class Processor(ABC):
     # What it paid out, read from its settlement records (`paymentservices.processors.settling`); None when the
     # processor publishes none. The ledger's source of its lines is the processor's `id`.
     settlements: ClassVar[Settlements | None] = None
+    # Money sent to a card (`paymentservices.processors.paying_out`); None when the processor cannot pay out. Its
+    # features say `payouts` exactly when it has one (the registry test holds the two equal).
+    payouts: ClassVar[CardPayouts | None] = None
 
     @abstractmethod
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

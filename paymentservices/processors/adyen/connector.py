@@ -34,6 +34,7 @@ import requests
 from Adyen import AdyenClient
 from Adyen.exceptions import AdyenAPIResponseError, AdyenError
 from Adyen.services.checkout import AdyenCheckoutApi
+from Adyen.services.payouts import InstantPayoutsApi
 from django.conf import settings
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
@@ -80,9 +81,24 @@ def _base_url(api_base: str, live_url_prefix: str | None) -> str:
     return "https://checkout-test.adyen.com/v72"
 
 
+def _payout_base_url(api_base: str, live_url_prefix: str | None) -> str:
+    """The Payout API's (v68) base URL: `api_base` when set (tests, a proxy), else Adyen's own for the account's
+    mode."""
+    if api_base:
+        return api_base.rstrip("/")
+    if live_url_prefix:
+        return f"https://{live_url_prefix}-pal-live.adyenpayments.com/pal/servlet/Payout/v68"
+    return "https://pal-test.adyen.com/pal/servlet/Payout/v68"
+
+
 def _adyen_url(url: str) -> bool:
-    """Whether a call may go to `url`: one of Adyen's hosts, or under ADYEN_API_BASE exactly as configured."""
-    return url_allowed(url, domains=ADYEN_DOMAINS, configured=processor_settings("adyen")["API_BASE"])
+    """Whether a call may go to `url`: one of Adyen's hosts, or under ADYEN_API_BASE (or ADYEN_PAYOUT_API_BASE)
+    exactly as configured."""
+    configured = processor_settings("adyen")
+    return any(
+        url_allowed(url, domains=ADYEN_DOMAINS, configured=configured.get(base, ""))
+        for base in ("API_BASE", "PAYOUT_API_BASE")
+    )
 
 
 class HostRefused(AdyenError):  # type: ignore[misc] # the library is untyped
@@ -130,6 +146,10 @@ class AdyenConnector:
             )
         self._checkout.payments_api.baseUrl = base
         self._checkout.modifications_api.baseUrl = base
+        self._payouts = InstantPayoutsApi(client=client)
+        payout_base = _payout_base_url(processor_settings("adyen").get("PAYOUT_API_BASE", ""), live_url_prefix)
+        self._payouts.baseUrl = payout_base
+        self._payout_host_refused = not _adyen_url(payout_base)
 
     def __repr__(self) -> str:  # never the key
         return f"AdyenConnector(merchant_account={self._merchant_account!r})"
@@ -194,9 +214,9 @@ class AdyenConnector:
         except NoAnswer as exc:
             if exc.sent:
                 self.release(request.reference)
-            return _no_answer(exc)
+            return no_answer_result(exc)
         except AdyenAPIResponseError as exc:
-            return _refused_request(exc)
+            return refused_request(exc)
         return self._payment_result(answer, request.reference)
 
     def _payment_request(self, request: AuthorizationRequest) -> dict[str, Any]:
@@ -271,7 +291,7 @@ class AdyenConnector:
                 processor_reference=psp,
                 error_code=REFUSAL_REASONS.get(str(reason_code), default) if reason_code else default,
                 raw_response_code=str(reason_code) if reason_code else code,
-                raw_response_description=_describe(reason, field_of(additional, "refusalReasonRaw")) or code,
+                raw_response_description=describe(reason, field_of(additional, "refusalReasonRaw")) or code,
                 cvv_response_code=cvv,
             )
         # Not an approval: a flow this server does not run (yet), or a payment Adyen has not decided. Nothing may stay
@@ -350,9 +370,9 @@ class AdyenConnector:
         try:
             answer = self._write(call, body, psp, idempotency_key=reference)
         except NoAnswer as exc:
-            return _no_answer(exc)
+            return no_answer_result(exc)
         except AdyenAPIResponseError as exc:
-            return _refused_request(exc)
+            return refused_request(exc)
         status = str(field_of(answer, "status") or "received")
         return ConnectorResult(
             outcome=Outcome.APPROVED,
@@ -360,6 +380,17 @@ class AdyenConnector:
             raw_response_code=status,
             raw_response_description="Adyen accepted the request; its notification confirms the outcome.",
         )
+
+    # --- payouts ----------------------------------------------------------------------------------------------
+
+    def payout(self, body: dict[str, Any], *, reference: str) -> dict[str, Any]:
+        """`POST /payout` (instant card payout) with `body`, our `reference` its idempotency key, so a repeat answers
+        what Adyen did the first time: Adyen's answer, `AdyenAPIResponseError` for its refusal of the request,
+        `NoAnswer` for anything else (`sent`: it may have acted)."""
+        if self._payout_host_refused:
+            raise NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True)
+        body = {**body, "merchantAccount": self._merchant_account}
+        return self._write(self._payouts.payout, body, idempotency_key=reference)
 
     # --- lookup -----------------------------------------------------------------------------------------------
 
@@ -393,14 +424,14 @@ def _reset_after_sending(exc: requests.exceptions.ConnectionError) -> bool:
     return not never_connected(exc)
 
 
-def _describe(reason: Any, raw: Any) -> str | None:
+def describe(reason: Any, raw: Any) -> str | None:
     text = str(reason) if reason else ""
     if raw and str(raw) != text:
         text = f"{text} ({raw})" if text else str(raw)
     return text[:255] or None
 
 
-def _no_answer(exc: NoAnswer) -> ConnectorResult:
+def no_answer_result(exc: NoAnswer) -> ConnectorResult:
     return unanswered(
         exc,
         processor="Adyen",
@@ -408,7 +439,7 @@ def _no_answer(exc: NoAnswer) -> ConnectorResult:
     )
 
 
-def _refused_request(exc: AdyenAPIResponseError) -> ConnectorResult:
+def refused_request(exc: AdyenAPIResponseError) -> ConnectorResult:
     """Adyen's 400/422: it read the request and refused it (for a card, often the card's details)."""
     message = exc.message if isinstance(exc.message, Mapping) else {}
     error_code = str(field_of(message, "errorCode") or exc.error_code or exc.status_code)

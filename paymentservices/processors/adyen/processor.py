@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from paymentservices.processors.adyen import notifications
 from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.adyen.payouts import AdyenPayouts
 from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT, REPORT_API_KEY
 from paymentservices.processors.adyen.settlements import AdyenSettlements
 from paymentservices.processors.features import CARD_FEATURES
@@ -19,6 +20,8 @@ class AdyenProcessor(Processor):
     id = "adyen-card"
     slug = "adyen"
     settlements = AdyenSettlements()
+    # Instant card payouts through its Payout API (payouts.py).
+    payouts = AdyenPayouts()
     display_name = "Adyen"
     fields = (
         DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=API_KEY),
@@ -47,6 +50,7 @@ class AdyenProcessor(Processor):
         "webhooks": True,
         "multiple_captures": True,
         "incremental_authorization": True,
+        "payouts": True,
     }
     notification_secret_field = "hmac_key"  # noqa: S105 - a field name, not a secret
 

@@ -83,7 +83,7 @@ def _wait(test_card: SandboxCard, moment: Delay) -> None:
         time.sleep(settings.SANDBOX_SLOW_CARD_SECONDS)
 
 
-def _remember(operation: str, reference: str, result: ConnectorResult, **money: object) -> ConnectorResult:
+def remember(operation: str, reference: str, result: ConnectorResult, **money: object) -> ConnectorResult:
     """Record the decision in one statement (an INSERT; the latest decision wins): committed at once, as a
     processor's records are (connectors are called outside the caller's transactions), whatever becomes of
     the caller afterwards."""
@@ -148,7 +148,7 @@ class SandboxConnector:
         )
         # The sandbox checks no address: it gives no AVS result, as processors that do not check addresses.
         result = _issuer_details(result, request.reference)
-        _remember(
+        remember(
             SandboxOperation.Operation.AUTHORIZATION,
             request.reference,
             result,
@@ -191,4 +191,4 @@ class SandboxConnector:
             raw_response_code=APPROVED.raw_response_code,
             raw_response_description=APPROVED.raw_response_description,
         )
-        return _remember(operation, reference, result, **money)
+        return remember(operation, reference, result, **money)

@@ -9,6 +9,7 @@ from typing import ClassVar, cast
 from payments.connectors.base import PaymentConnector
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.sandbox.connector import SandboxConnector
+from paymentservices.processors.sandbox.payouts import SandboxPayouts
 from paymentservices.processors.sandbox.settlements import SandboxSettlements
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
 
@@ -17,6 +18,7 @@ class SandboxProcessor(Processor):
     id = "mock-card"
     slug = "sandbox"
     settlements = SandboxSettlements()
+    payouts = SandboxPayouts()
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
     fields = (DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),)
@@ -26,6 +28,7 @@ class SandboxProcessor(Processor):
         "webhooks": False,
         "multiple_captures": True,
         "incremental_authorization": True,
+        "payouts": True,
     }
     sandbox = True
 

@@ -157,3 +157,12 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "TIMEOUT_SECONDS": 10.0,
         "REPORT_BASE": "http://127.0.0.1:3",
     }
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_a_processor_pays_out_exactly_when_its_features_say_so(processor):
+    """The definition's `payouts` feature is what the payouts app reads to say who can pay out: it must be true of
+    the processors that declare card payouts (`Processor.payouts`) and of no other, and each tests them."""
+    assert processor.features.get("payouts", False) is (processor.payouts is not None)
+    if processor.payouts is not None:
+        assert (_folder(processor) / "tests" / "test_payouts.py").is_file()

@@ -1,0 +1,15 @@
+from payments.staff import config
+
+
+class PayoutsConfig(config.StaffAppConfig):
+    """Payouts: money sent to cards through a payment service whose processor can pay out."""
+
+    name = "payouts"
+    verbose_name = "Payouts"
+    # Operators may make a payout from the desk (through the service, audited); Support only views.
+    operator_permissions = ("pay_out",)
+
+    def ready(self) -> None:
+        from payments.audit.services import audit_register_resource
+
+        audit_register_resource(self.get_model("Payout"), "payout")
