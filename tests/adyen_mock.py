@@ -413,5 +413,59 @@ def main() -> None:
     os.execve(command[0], command, {**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"})  # noqa: S606 - fixed
 
 
+# --- the Payout API (v68): instant card payouts -------------------------------------------------------------------
+
+PAYOUT_DOCUMENT = contracts.ADYEN_PAYOUT
+PAYOUT_PSP = "SIMPAYOUT0000001"
+
+# Named answers of `POST /payout`, written here (the contract has none): paid, refused (the card cannot receive), and
+# an answer that decides nothing yet.
+PAYOUT_ANSWERS: dict[str, dict[str, Any]] = {
+    "payout-authorised": {"pspReference": PAYOUT_PSP, "resultCode": "Authorised", "authCode": "SIM456"},
+    "payout-refused": {
+        "pspReference": "SIMPAYOUTREFUSED",
+        "resultCode": "Refused",
+        "refusalReason": "Transaction Not Permitted",
+        "additionalData": {"refusalReasonCode": "23", "refusalReasonRaw": "CARD NOT ELIGIBLE FOR PAYOUT"},
+    },
+    "payout-received": {"pspReference": "SIMPAYOUTRECEIVD", "resultCode": "Received"},
+}
+
+
+def payout_mock_document() -> dict[str, Any]:
+    """Adyen's Payout contract with the mock's answers for `POST /payout` (request schemas untouched), the first
+    answering when a request names none."""
+    document: dict[str, Any] = json.loads(PAYOUT_DOCUMENT.read_text())
+    original = copy.deepcopy(document["paths"]["/payout"]["post"]["requestBody"])
+    media = document["paths"]["/payout"]["post"]["responses"]["200"]["content"]["application/json"]
+    media["examples"] = {name: {"value": body} for name, body in PAYOUT_ANSWERS.items()}
+    for status, body in ERRORS.items():
+        response = document["paths"]["/payout"]["post"]["responses"].get(status)
+        if response is not None and "application/json" in response.get("content", {}):
+            response["content"]["application/json"]["examples"] = {"generic": {"value": body}}
+    assert document["paths"]["/payout"]["post"]["requestBody"] == original
+    return document
+
+
+@contextmanager
+def prism_adyen_payout() -> Iterator[AdyenMock]:
+    """Prism on a free port, serving `payout_mock_document()` and refusing requests that break it (`--errors`)."""
+    if not PRISM.exists():
+        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    from tests.servers import free_port
+
+    port = free_port()
+    with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
+        document = Path(directory) / "adyen-payout-v68.json"
+        document.write_text(json.dumps(payout_mock_document()))
+        process = start_prism(document, port, log)
+        mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
+        try:
+            _wait_until_answering(mock)
+            yield mock
+        finally:
+            mock.stop()
+
+
 if __name__ == "__main__":
     main()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from paymentservices.processors.tests.overrides import override_processor
-from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen
+from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen, prism_adyen_payout
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +26,21 @@ def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
     monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
     yield adyen_prism
     assert adyen_prism.violations() == []
+
+
+@pytest.fixture(scope="session")
+def adyen_payout_prism() -> Iterator[AdyenMock]:
+    with prism_adyen_payout() as mock:
+        yield mock
+
+
+@pytest.fixture
+def adyen_payout_mock(adyen_payout_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
+    """Point the adyen-card connector's payouts at Prism serving Adyen's Payout contract, through the same transport;
+    afterwards, every request the library sent must have been valid by Adyen's document."""
+    override_processor(settings, "adyen", PAYOUT_API_BASE=adyen_payout_prism.url, TIMEOUT_SECONDS=5)
+    adyen_payout_prism.reset()
+    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr(AdyenTransport, "mock", adyen_payout_prism)
+    yield adyen_payout_prism
+    assert adyen_payout_prism.violations() == []
