@@ -614,8 +614,6 @@ WEBHOOK_ENVIRONMENT = env.str("WEBHOOK_ENVIRONMENT", default="sandbox" if DEBUG 
 # currency (`{"JPY": 1000000}` as JSON), else PAYOUT_MAX_AMOUNT (10,000.00 in a two-decimal currency).
 PAYOUT_MAX_AMOUNT = env.int("PAYOUT_MAX_AMOUNT", default=1_000_000)
 PAYOUT_MAX_AMOUNTS: dict[str, int] = env.json("PAYOUT_MAX_AMOUNTS", default={})
-# How long the processor may take to answer a payout before it is left pending for recovery.
-PAYOUT_PROCESSOR_SECONDS = env.float("PAYOUT_PROCESSOR_SECONDS", default=20.0)
 # A payout pending this long (longer than any request runs) is asked again by the recovery job.
 PAYOUT_RECOVER_AFTER_SECONDS = env.int("PAYOUT_RECOVER_AFTER_SECONDS", default=120)
 # A card given for one payout stays sealed until the payout is decided, and never longer than this (the span over

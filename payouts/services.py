@@ -260,7 +260,7 @@ def _ask(payout: Payout) -> ConnectorResult:
         merchant=_merchant(payout),
         recipient=_recipient(payout),
     )
-    deadline = time.monotonic() + settings.PAYOUT_PROCESSOR_SECONDS
+    deadline = time.monotonic() + settings.PAYMENT_ROUTING_SECONDS
     return payouts.pay_out(credentials=credentials, request=request, deadline=deadline)
 
 

@@ -16,6 +16,7 @@ from tests.conformance import (
     merchant_scenarios,
     network_token_scenarios,
     payment_service_scenarios,
+    payout_scenarios,
     report_scenarios,
     resource_scenarios,
     settlement_scenarios,
@@ -54,6 +55,7 @@ SCENARIOS = (
     + report_scenarios.SCENARIOS
     + settlement_scenarios.SCENARIOS
     + network_token_scenarios.SCENARIOS
+    + payout_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

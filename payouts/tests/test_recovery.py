@@ -86,7 +86,8 @@ def test_a_lost_answer_is_pending_then_recovered_with_nothing_paid_twice(client,
     assert payout.payment_service_payout_id == f"sandbox-payout-{payout.pk}"
     paid = SandboxOperation.objects.filter(operation="payout")
     assert [(op.reference, op.amount) for op in paid] == [(str(payout.pk), 700)]  # once, for its amount
-    assert payout.card is None and not VaultedCard.objects.exists()
+    assert payout.card is None
+    assert not VaultedCard.objects.exists()
     assert client.get(f"/payouts/{payout.pk}").json()["status"] == "succeeded"
     assert payouts_recover_pending(now=_later()).asked == 0
 
