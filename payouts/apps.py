@@ -11,5 +11,9 @@ class PayoutsConfig(config.StaffAppConfig):
 
     def ready(self) -> None:
         from payments.audit.services import audit_register_resource
+        from paymentservices import notifications
+        from payouts.services import payout_notified
 
         audit_register_resource(self.get_model("Payout"), "payout")
+        # What a processor's notification says became of a payout (Adyen's PAYOUT_* events).
+        notifications.register(payout_notified)

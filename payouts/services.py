@@ -31,6 +31,7 @@ from payments.vault.services import vaulted_card_delete, vaulted_card_reveal, va
 from paymentservices.models import PaymentService
 from paymentservices.processors import processor_get
 from paymentservices.processors.calls import NO_ANSWER, no_answer
+from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.paying_out import (
     CardPayouts,
     PayoutMerchantDetails,
@@ -324,3 +325,28 @@ def payouts_recover_pending(*, now: datetime | None = None, batch_size: int = 10
         if payout_send(payout=payout).status != PayoutStatus.PENDING:
             settled += 1
     return Recovery(asked=asked, settled=settled)
+
+
+def payout_notified(event: ProcessorEvent) -> None:
+    """What a processor's notification says became of a payout it paid out (`event.payout`), recorded once: only a
+    payout of that service still pending moves (a decided payout keeps its processor's answer). Registered with
+    `paymentservices.notifications` by the app; runs inside the notification's transaction."""
+    notified = event.payout
+    if notified is None:
+        return
+    try:
+        key = uuid.UUID(notified.reference)
+    except ValueError:
+        return  # a payout made elsewhere (the processor's dashboard): not one of ours
+    payout = Payout.objects.filter(pk=key, payment_service=event.payment_service).first()
+    if payout is None or payout.status != PayoutStatus.PENDING:
+        return
+    result = ConnectorResult(
+        outcome=Outcome.APPROVED if notified.paid else Outcome.DECLINED,
+        processor_reference=notified.processor_reference,
+        error_code=None if notified.paid else "issuer_decline",
+        raw_response_code=event.event_type[:64],
+        raw_response_description=notified.reason,
+    )
+    _record(payout=payout, result=result)
+

@@ -105,6 +105,18 @@ class NotifiedRefund:
 
 
 @dataclass(frozen=True)
+class NotifiedPayout:
+    """What a processor's notification says became of one of our payouts: our reference of it (the payout's id),
+    whether the money went to the card (`paid`), the processor's id of it, and the processor's words when it did
+    not."""
+
+    reference: str
+    paid: bool
+    processor_reference: str
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class AvailableReport:
     """A report the processor says it published (Adyen's REPORT_AVAILABLE): its file name and where to download it
     (as the processor gave it: checked against the processor's report hosts before it is kept or used)."""
@@ -127,7 +139,8 @@ class ParsedNotification:
     2025-03-31. `refunds` lists the processor's refund objects when the notification carries them (Stripe's charge):
     each is booked on its own, and the total is not used. `authorization` is the processor's decision on an
     authorization, when the notification tells it (Adyen's AUTHORISATION); `report` a report it published, when the
-    notification announces one (Adyen's REPORT_AVAILABLE). `renames_payment`: the processor's id that names the payment
+    notification announces one (Adyen's REPORT_AVAILABLE); `payout` what became of a payout, when it tells that (Adyen's
+    PAYOUT_THIRDPARTY, PAYOUT_DECLINE, PAYOUT_EXPIRE). `renames_payment`: the processor's id that names the payment
     from a capture on (PayPal's capture, which its refunds and disputes name), when the notification tells one."""
 
     event_id: str
@@ -145,6 +158,7 @@ class ParsedNotification:
     report: AvailableReport | None = None
     dispute: NotifiedDispute | None = None
     renames_payment: str | None = None
+    payout: NotifiedPayout | None = None
 
 
 class Processor(ABC):

@@ -22,6 +22,7 @@ from paymentservices.processors.seam import (
     AvailableReport,
     NotificationRefused,
     NotifiedDispute,
+    NotifiedPayout,
     ParsedNotification,
     PaymentChange,
 )
@@ -74,7 +75,22 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         authorization=_notified_authorization(item, payment) if event_code == "AUTHORISATION" else None,
         report=_available_report(item),
         dispute=_notified_dispute(item, amount) if event_code in _DISPUTE_EVENTS and success == "true" else None,
+        payout=_notified_payout(item),
     )
+
+
+# Adyen's payout events: the payout was paid (PAYOUT_THIRDPARTY, `success` says whether it went through), or not
+# (declined, or expired unconfirmed). Each names our reference (the payout's id) as `merchantReference`.
+_PAYOUT_EVENTS = frozenset({"PAYOUT_THIRDPARTY", "PAYOUT_DECLINE", "PAYOUT_EXPIRE"})
+
+
+def _notified_payout(item: Mapping[str, Any]) -> NotifiedPayout | None:
+    reference = str(_get(item, "merchantReference") or "")
+    if item.get("eventCode") not in _PAYOUT_EVENTS or not reference:
+        return None
+    paid = item["eventCode"] == "PAYOUT_THIRDPARTY" and item.get("success") == "true"
+    reason = str(_get(item, "reason") or "")[:255] or None
+    return NotifiedPayout(reference=reference, paid=paid, processor_reference=str(item["pspReference"]), reason=reason)
 
 
 def _available_report(item: Mapping[str, Any]) -> AvailableReport | None:
