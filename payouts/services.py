@@ -23,15 +23,15 @@ from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_for_payment
 from payments.accounts.models import MerchantAccount
 from payments.connectors.base import ConnectorResult, Outcome, OutcomeUnknown
-from payments.errors import DomainError
+from payments.errors import DomainError, NotFound
 from payments.money import format_money
 from payments.vault import cards
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_delete, vaulted_card_reveal, vaulted_card_store
 from paymentservices.models import PaymentService
+from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors import processor_get
 from paymentservices.processors.calls import NO_ANSWER, no_answer
-from paymentservices.notifications import ProcessorEvent
 from paymentservices.processors.paying_out import (
     CardPayouts,
     PayoutMerchantDetails,
@@ -252,11 +252,15 @@ def _ask(payout: Payout) -> ConnectorResult:
         credentials = payment_service_connector_credentials(service=service)
     except CredentialsUnusable as exc:
         return no_answer(code="credentials", misconfigured=True, description=exc.message)
+    try:
+        card = vaulted_card_reveal(card=payout.card)
+    except NotFound:  # kept past PAYOUT_CARD_RETENTION_SECONDS: only an operator can tell what the processor did
+        return no_answer(code="card", misconfigured=False, description="The payout's card data is gone.")
     request = PayoutRequest(
         reference=str(payout.pk),
         amount=payout.amount,
         currency=payout.currency,
-        card=vaulted_card_reveal(card=payout.card),
+        card=card,
         category=payout.category,
         merchant=_merchant(payout),
         recipient=_recipient(payout),
@@ -322,8 +326,11 @@ def payouts_recover_pending(*, now: datetime | None = None, batch_size: int = 10
     asked = settled = 0
     for payout in pending[:batch_size]:
         asked += 1
-        if payout_send(payout=payout).status != PayoutStatus.PENDING:
-            settled += 1
+        try:
+            if payout_send(payout=payout).status != PayoutStatus.PENDING:
+                settled += 1
+        except Exception:  # one payout's fault must not hold up the others; it is asked again next run
+            logger.exception("Payout %s: recovery failed", payout.pk)
     return Recovery(asked=asked, settled=settled)
 
 
@@ -349,4 +356,3 @@ def payout_notified(event: ProcessorEvent) -> None:
         raw_response_description=notified.reason,
     )
     _record(payout=payout, result=result)
-

@@ -108,7 +108,8 @@ def test_a_decided_payout_or_another_service_s_is_left_as_it_is(client, adyen, m
     Payout.objects.filter(pk=other.pk).update(payment_service=decided.payment_service)
 
     assert _post(client, adyen, _notification(decided, event_code="PAYOUT_DECLINE")).status_code == 200
-    assert _post(client, adyen, _notification(other, event_code="PAYOUT_DECLINE", psp="8816178914079739")).status_code == 200
+    other_notification = _notification(other, event_code="PAYOUT_DECLINE", psp="8816178914079739")
+    assert _post(client, adyen, other_notification).status_code == 200
 
     assert Payout.objects.get(pk=decided.pk).status == PayoutStatus.SUCCEEDED
     assert Payout.objects.get(pk=other.pk).status == PayoutStatus.PENDING

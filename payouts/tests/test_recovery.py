@@ -156,3 +156,21 @@ def test_a_retry_of_a_request_that_died_settles_its_payout(sandbox_service, merc
 
 def test_the_recovery_job_is_scheduled(settings):
     assert settings.SCHEDULED_JOBS["recover-pending-payouts"]["call"] == "payouts.services.payouts_recover_pending"
+
+
+def test_a_pending_payout_whose_card_is_gone_stays_pending_for_an_operator(
+    sandbox_service, merchant_account, monkeypatch
+):
+    from payouts.tests.factories import PayoutFactory
+
+    _lose_answers(monkeypatch)
+    gone = PayoutFactory(merchant_account=merchant_account, payment_service=sandbox_service)
+    kept = PayoutFactory(merchant_account=merchant_account, payment_service=sandbox_service)
+    monkeypatch.undo()
+    VaultedCard.objects.filter(pk=gone.card_id).update(expires_at=timezone.now() - timedelta(seconds=1))
+
+    recovery = payouts_recover_pending(now=_later())
+
+    assert (recovery.asked, recovery.settled) == (2, 1)
+    assert Payout.objects.get(pk=gone.pk).status == PayoutStatus.PENDING
+    assert Payout.objects.get(pk=kept.pk).status == PayoutStatus.SUCCEEDED
