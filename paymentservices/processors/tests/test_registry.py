@@ -145,6 +145,7 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "STRIPE_TIMEOUT_SECONDS": "3.5",
         "ADYEN_API_BASE": "http://127.0.0.1:2",
         "ADYEN_REPORT_BASE": "http://127.0.0.1:3",
+        "ADYEN_PAYOUT_API_BASE": "http://127.0.0.1:4",
     }
     printed = subprocess.run(  # noqa: S603 (our own interpreter and script)
         [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
@@ -156,6 +157,7 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "API_BASE": "http://127.0.0.1:2",
         "TIMEOUT_SECONDS": 10.0,
         "REPORT_BASE": "http://127.0.0.1:3",
+        "PAYOUT_API_BASE": "http://127.0.0.1:4",
     }
 
 
