@@ -278,6 +278,7 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "giftcards.giftcard": "gift-card",
         "paymentmethods.paymentmethod": "payment-method",
         "paymentservices.paymentservice": "payment-service",
+        "payouts.payout": "payout",
         "reports.report": "report",
         "transactions.refund": "refund",
         "transactions.transaction": "transaction",
