@@ -113,16 +113,20 @@ class MerchantAccountAdmin(MerchantAccountAdminBase):
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(ReadOnlyAdminMixin, ApiKeyAdminBase):
-    """Public keys, read-only: keys are made with `manage.py create_api_key` (the private half must land in a
-    file, never in a web page). The one change allowed is revoking, through the same service as the command."""
+    """Public keys by the name people gave them, read-only: keys are made with `manage.py create_api_key` (the first
+    one) or over the API (`/api-key-pairs`), where the private half is shown once; never in a web page. The one change
+    allowed is revoking, through the same service as the command."""
 
-    list_display = ("kid", "scope", "algorithm", "is_active", "created_at", "last_used_at", "revoked_at")
+    list_display = ("__str__", "kid", "scope", "role_names", "is_active", "created_at", "last_used_at", "revoked_at")
     list_filter = ("is_active", "algorithm", "merchant_account")
-    search_fields = ("=kid",)
+    search_fields = ("=kid", "display_name")
     list_select_related = ("merchant_account",)
     fields = (
+        "display_name",
         "kid",
         "merchant_account",
+        "role_names",
+        "created_by",
         "algorithm",
         "is_active",
         "public_key_pem",
@@ -137,6 +141,10 @@ class ApiKeyAdmin(ReadOnlyAdminMixin, ApiKeyAdminBase):
     @admin.display(description="Merchant account")
     def scope(self, api_key: ApiKey) -> str:
         return api_key.merchant_account_id or "all accounts"
+
+    @admin.display(description="Roles")
+    def role_names(self, api_key: ApiKey) -> str:
+        return ", ".join(role.name for role in api_key.role_list) or "none"
 
     @admin.display(description="Public key")
     def public_key_pem(self, api_key: ApiKey) -> str:

@@ -4,6 +4,8 @@ import uuid
 
 from django.db import models
 
+from payments.accounts.roles import Role, roles_of
+
 
 class MerchantAccount(models.Model):
     """A merchant's tenant: every resource belongs to exactly one."""
@@ -22,8 +24,16 @@ class MerchantAccount(models.Model):
         return self.id
 
 
+def default_roles() -> list[str]:
+    """A key made without naming roles (the first key, by `manage.py create_api_key`) may do everything."""
+    return ["administrator"]
+
+
 class ApiKey(models.Model):
-    """The public half of a merchant's signing key; the private half never reaches the server."""
+    """The public half of a merchant's signing key (upstream's API key pair); the private half is never stored.
+
+    What a key may do is its roles' scopes (payments.accounts.roles), for its merchant account or for all.
+    """
 
     class Algorithm(models.TextChoices):
         ES512 = "ES512", "ES512 (EC P-521)"
@@ -31,6 +41,9 @@ class ApiKey(models.Model):
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     kid = models.CharField(max_length=64, unique=True, help_text="RFC 7638 SHA-256 thumbprint of the public key.")
+    display_name = models.CharField(max_length=200, blank=True, help_text="The name people gave the key.")
+    # Role slugs (payments.accounts.roles.ROLES); a slug no role has any longer grants nothing.
+    roles = models.JSONField(default=default_roles)
     # Null means the key may act for every merchant account.
     merchant_account = models.ForeignKey(
         MerchantAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="api_keys"
@@ -39,15 +52,38 @@ class ApiKey(models.Model):
     public_key = models.TextField(help_text="PEM encoded public key.")
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Written at most once a minute per key (payments.accounts.services.api_key_mark_used), never per request.
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # The key whose token made this one over the API; null for keys made by a command or the desk.
+    created_by = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:
         verbose_name = "API key"
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
-        return self.kid
+        return self.display_name or self.kid
+
+    @property
+    def name(self) -> str:
+        """How people and the audit log call the key: its name, else its thumbprint."""
+        return self.display_name or self.kid
+
+    @property
+    def algorithm_family(self) -> str:
+        """Upstream's name of the key's algorithm: `ECDSA` (signed ES512) or `RSA` (signed RS512)."""
+        return "RSA" if self.algorithm == self.Algorithm.RS512 else "ECDSA"
+
+    @property
+    def reach(self) -> list[MerchantAccount]:
+        """The merchant accounts the key may act for, as upstream lists them: empty for every account."""
+        return [] if self.merchant_account is None else [self.merchant_account]
+
+    @property
+    def role_list(self) -> tuple[Role, ...]:
+        return roles_of(self.roles)
 
     def can_act_for(self, merchant_account_id: str) -> bool:
         return self.merchant_account_id is None or self.merchant_account_id == merchant_account_id

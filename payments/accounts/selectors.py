@@ -1,15 +1,21 @@
-"""Reads for merchant accounts and API keys, cached in-process because every request needs them."""
+"""Reads for merchant accounts and API keys. Every request needs both: accounts are cached in-process, keys in the
+shared cache (Redis in production), so that a key deleted or disabled on one host is refused at once on every host.
+"""
 
 import re
 import time
+import uuid
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
+from django.core.cache import caches
 from django.db.models import Q, QuerySet
 
 from payments.accounts.models import ApiKey, MerchantAccount
+from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
 
 T = TypeVar("T")
@@ -46,18 +52,83 @@ MERCHANT_ACCOUNT_HEADER = "HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID"
 DEFAULT_MERCHANT_ACCOUNT = "default"
 _ACCOUNT_ID = re.compile(r"[-a-zA-Z0-9_]{1,255}")
 
-_api_keys: _TtlCache[ApiKey] = _TtlCache()
 _merchant_accounts: _TtlCache[MerchantAccount] = _TtlCache()
 _origins: _TtlCache[frozenset[str]] = _TtlCache()
 
 
-def api_key_get_active(*, kid: str) -> ApiKey | None:
-    """The active key with this `kid`, or None; trusted for API_KEY_CACHE_SECONDS."""
+@dataclass(frozen=True)
+class ActiveKey:
+    """What authentication needs of an active key, as the shared cache holds it (no model instance, no queries)."""
 
-    def load() -> ApiKey | None:
-        return ApiKey.objects.filter(kid=kid, is_active=True).first()
+    id: uuid.UUID
+    kid: str
+    name: str
+    algorithm: str
+    public_key: str
+    merchant_account_id: str | None
+    scopes: frozenset[str]  # what its roles grant
 
-    return _api_keys.get(kid, load, settings.API_KEY_CACHE_SECONDS)
+    @classmethod
+    def of(cls, api_key: ApiKey) -> "ActiveKey":
+        return cls(
+            id=api_key.pk,
+            kid=api_key.kid,
+            name=api_key.name,
+            algorithm=api_key.algorithm,
+            public_key=api_key.public_key,
+            merchant_account_id=api_key.merchant_account_id,
+            scopes=granted_scopes(api_key.roles),
+        )
+
+
+_INACTIVE = "inactive"  # the shared cache's word for a key that is deleted or disabled
+
+
+def _key_cache_key(kid: str) -> str:
+    return f"api-key:{kid}"
+
+
+def api_key_get_active(*, kid: str) -> ActiveKey | None:
+    """The active key with this `kid`, or None. Read from the shared cache on every request: a change to a key
+    (payments.accounts.services) writes its new state there when it commits, so every process sees it at once. A
+    reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put."""
+    cache = caches["default"]
+    cached = cache.get(_key_cache_key(kid))
+    if isinstance(cached, ActiveKey):
+        return cached
+    if cached == _INACTIVE:
+        return None
+    api_key = ApiKey.objects.filter(kid=kid, is_active=True).first()
+    if api_key is None:
+        return None  # a miss is not remembered: a key registered next works at once
+    state = ActiveKey.of(api_key)
+    cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+    _known_kids.add(kid)
+    return state
+
+
+def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
+    """Put the key's state as it now is into the shared cache (after the change commits): every host reads it next."""
+    state: ActiveKey | str = ActiveKey.of(api_key) if api_key is not None and api_key.is_active else _INACTIVE
+    caches["default"].set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+    _known_kids.add(kid)
+
+
+_known_kids: set[str] = set()  # what this process put in the shared cache, so that tests can take it out
+
+
+def api_key_pair_list(*, merchant_account_id: str | None) -> QuerySet[ApiKey]:
+    """The keys a caller bound to `merchant_account_id` may see: that account's keys (None: every key)."""
+    keys = ApiKey.objects.select_related("merchant_account", "created_by")
+    return keys if merchant_account_id is None else keys.filter(merchant_account_id=merchant_account_id)
+
+
+def api_key_pair_find(*, id: uuid.UUID, merchant_account_id: str | None) -> ApiKey:
+    """One key the caller may see; another account's key is not found, as a missing one."""
+    api_key = api_key_pair_list(merchant_account_id=merchant_account_id).filter(pk=id).first()
+    if api_key is None:
+        raise NotFound("The API key pair could not be found.")
+    return api_key
 
 
 def merchant_account_get(*, id: str) -> MerchantAccount | None:
@@ -117,10 +188,6 @@ def merchant_account_list(*, search: str | None = None) -> QuerySet[MerchantAcco
     return accounts
 
 
-def forget_api_key(kid: str) -> None:
-    _api_keys.forget(kid)
-
-
 def forget_merchant_account(id: str) -> None:
     """Drop this process's copy of the account after a change (other processes trust theirs for
     API_KEY_CACHE_SECONDS)."""
@@ -130,6 +197,7 @@ def forget_merchant_account(id: str) -> None:
 
 def clear_caches() -> None:
     """Drop every cached key and account (tests, and after bulk changes)."""
-    _api_keys.clear()
+    caches["default"].delete_many([_key_cache_key(kid) for kid in _known_kids])
+    _known_kids.clear()
     _merchant_accounts.clear()
     _origins.clear()

@@ -1,16 +1,23 @@
 """Writes for merchant accounts and API keys; the admin and commands call these too."""
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from payments.accounts import keys
 from payments.accounts.models import ApiKey, MerchantAccount
-from payments.accounts.selectors import forget_api_key, forget_merchant_account
-from payments.errors import DuplicateRecord
+from payments.accounts.roles import Role, exceeds, granted_scopes
+from payments.accounts.selectors import api_key_publish, forget_merchant_account
+from payments.audit.models import AuditLogEntry
+from payments.audit.services import Actor, audit_record
+from payments.errors import DomainError, DuplicateRecord, Forbidden
+from payments.partial import UNCHANGED, Unchanged
 
 
 @transaction.atomic
@@ -47,8 +54,11 @@ def merchant_account_update(
 
 
 @transaction.atomic
-def api_key_register(*, public_key_pem: str, merchant_account: MerchantAccount | None) -> ApiKey:
-    """Store a public key under its RFC 7638 thumbprint; the algorithm is fixed by the key type."""
+def api_key_register(
+    *, public_key_pem: str, merchant_account: MerchantAccount | None, display_name: str = ""
+) -> ApiKey:
+    """Store a public key under its RFC 7638 thumbprint with every role (the way in for the first key: the command);
+    the algorithm is fixed by the key type. A key already stored is returned as it is."""
     public_key = keys.load_public_pem(public_key_pem)
     kid = keys.thumbprint(public_key)
     api_key, _ = ApiKey.objects.get_or_create(
@@ -57,6 +67,7 @@ def api_key_register(*, public_key_pem: str, merchant_account: MerchantAccount |
             "merchant_account": merchant_account,
             "algorithm": keys.algorithm_for(public_key),
             "public_key": public_key_pem,
+            "display_name": display_name,
         },
     )
     return api_key
@@ -77,14 +88,167 @@ def api_key_generate(*, merchant_account: MerchantAccount | None) -> GeneratedAp
 
 @transaction.atomic
 def api_key_revoke(*, kid: str) -> ApiKey:
-    """Deactivate the key; its tokens are refused at once here and within API_KEY_CACHE_SECONDS elsewhere."""
+    """Deactivate the key; its tokens are refused at once, on every host (the shared cache is told on commit)."""
     api_key = ApiKey.objects.select_for_update().get(kid=kid)
     if api_key.is_active:
         api_key.is_active = False
         api_key.revoked_at = timezone.now()
-        api_key.save(update_fields=["is_active", "revoked_at"])
-    transaction.on_commit(lambda: forget_api_key(kid))
+        api_key.save(update_fields=["is_active", "revoked_at", "updated_at"])
+    _publish_on_commit(api_key)
     return api_key
+
+
+def _publish_on_commit(api_key: ApiKey | None, *, kid: str | None = None) -> None:
+    """After the change commits, every host's next request sees the key as it now is (or gone)."""
+    name = kid or (api_key.kid if api_key is not None else "")
+    transaction.on_commit(lambda: api_key_publish(api_key, kid=name))
+
+
+@dataclass(frozen=True)
+class KeyMaker:
+    """Who asks for a key pair change: the caller's key and its power (its token's scopes that its roles grant, and
+    its merchant account, None for every account). Nothing it makes or changes may exceed that power."""
+
+    api_key_id: uuid.UUID
+    name: str
+    scopes: frozenset[str]
+    merchant_account_id: str | None
+
+    @property
+    def actor(self) -> Actor:
+        return Actor(id=self.api_key_id, name=self.name, is_staff=False)
+
+
+def _check_power(
+    maker: KeyMaker, *, roles: Sequence[str], merchant_account_id: str | None, pointer: str = "/role_ids"
+) -> None:
+    """Refuse a key pair with more power than its maker's: a scope the maker lacks, or a wider reach."""
+    beyond = exceeds(granted_scopes(roles), maker.scopes)
+    if beyond:
+        raise Forbidden(
+            f"A key pair may not be given scopes its maker's token lacks: {', '.join(beyond)}.", pointer=pointer
+        )
+    if maker.merchant_account_id is not None and merchant_account_id != maker.merchant_account_id:
+        raise Forbidden(
+            f"A key pair of merchant account '{maker.merchant_account_id}' may only reach that account.",
+            pointer="/merchant_account_ids",
+        )
+
+
+@dataclass(frozen=True)
+class NewKeyPair:
+    api_key: ApiKey
+    private_key_pem: str | None  # only when the server made the pair; shown once, never stored
+
+
+def _generate(algorithm: str) -> tuple[str, str]:
+    """A new pair, (private PEM, public PEM): EC P-521 for ES512 (what the SDK signs with), RSA 4096 for RS512."""
+    if algorithm == ApiKey.Algorithm.RS512:
+        private_key = rsa.generate_private_key(public_exponent=65537, key_size=4096)
+        private_pem = private_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode("ascii")
+        return private_pem, keys.public_pem(private_key)
+    ec_key, private_pem = keys.generate_private_key()
+    return private_pem, keys.public_pem(ec_key)
+
+
+@transaction.atomic
+def api_key_pair_create(
+    *,
+    maker: KeyMaker,
+    display_name: str,
+    roles: Sequence[Role],
+    merchant_account: MerchantAccount | None,
+    algorithm: str = ApiKey.Algorithm.ES512,
+    public_key_pem: str | None = None,
+    active: bool = True,
+) -> NewKeyPair:
+    """Make a key pair no more powerful than its maker's; the server makes the pair unless given a public key."""
+    slugs = [role.slug for role in roles]
+    account_id = merchant_account.pk if merchant_account is not None else None
+    _check_power(maker, roles=slugs, merchant_account_id=account_id)
+    private_pem = None
+    if public_key_pem is None:
+        private_pem, public_key_pem = _generate(algorithm)
+    try:
+        public_key = keys.load_public_pem(public_key_pem)
+        kid = keys.thumbprint(public_key)  # refuses an EC key on any curve but P-521
+    except keys.InvalidKeyError as exc:
+        raise DomainError(str(exc), pointer="/public_key") from None
+    if keys.algorithm_for(public_key) != algorithm:
+        raise DomainError("The public key is not a key of the algorithm asked for.", pointer="/algorithm")
+    try:
+        with transaction.atomic():
+            api_key = ApiKey.objects.create(
+                kid=kid,
+                display_name=display_name,
+                roles=slugs,
+                merchant_account=merchant_account,
+                algorithm=algorithm,
+                public_key=public_key_pem,
+                is_active=active,
+                created_by_id=maker.api_key_id,
+            )
+    except IntegrityError:
+        raise DuplicateRecord("This public key is already registered.", pointer="/public_key") from None
+    _audit(maker, api_key, AuditLogEntry.Action.CREATED)
+    _publish_on_commit(api_key)
+    return NewKeyPair(api_key=api_key, private_key_pem=private_pem)
+
+
+@transaction.atomic
+def api_key_pair_update(
+    *,
+    maker: KeyMaker,
+    api_key: ApiKey,
+    display_name: str | None = None,
+    active: bool | None = None,
+    roles: Sequence[Role] | None = None,
+    merchant_account: MerchantAccount | Unchanged | None = UNCHANGED,
+) -> ApiKey:
+    """Rename, disable or re-enable, or change the roles or reach of a key no more powerful than its maker, never
+    giving it more; a disabled key's tokens are refused at once on every host. None (`UNCHANGED` for the account,
+    where None is every account): unchanged."""
+    api_key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
+    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id, pointer="/")
+    if display_name is not None:
+        api_key.display_name = display_name
+    if roles is not None:
+        api_key.roles = [role.slug for role in roles]
+    if merchant_account is not UNCHANGED:
+        api_key.merchant_account = merchant_account
+    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id)
+    if active is not None and active != api_key.is_active:
+        api_key.is_active = active
+        api_key.revoked_at = None if active else timezone.now()
+    api_key.save()
+    _audit(maker, api_key, AuditLogEntry.Action.UPDATED)
+    _publish_on_commit(api_key)
+    return api_key
+
+
+@transaction.atomic
+def api_key_pair_delete(*, maker: KeyMaker, api_key: ApiKey) -> None:
+    """Delete a key no more powerful than its maker; its tokens are refused at once, on every host."""
+    api_key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
+    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id, pointer="/")
+    _audit(maker, api_key, AuditLogEntry.Action.DELETED)
+    kid = api_key.kid
+    api_key.delete()
+    _publish_on_commit(None, kid=kid)
+
+
+def _audit(maker: KeyMaker, api_key: ApiKey, action: str) -> None:
+    """The audit log names the key changed and the key that changed it; a key of every account is of none."""
+    audit_record(
+        actor=maker.actor,
+        action=action,
+        resource_type="api-key-pair",
+        resource_id=str(api_key.pk),
+        resource_name=api_key.name,
+        merchant_account_id=api_key.merchant_account_id,
+    )
 
 
 def api_key_mark_used(*, api_key_id: uuid.UUID, at: datetime) -> None:

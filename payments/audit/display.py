@@ -1,7 +1,9 @@
-"""An audit log entry as a support agent reads it: who acted (a staff user, or an API key by what it may act for,
-never a bare key id), and what changed, linked to the resource's own page while it exists."""
+"""An audit log entry as a support agent reads it: who acted (a staff user, or an API key by the name people gave
+it and what it may act for), and what changed, linked to the resource's own page while it exists."""
 
 from __future__ import annotations
+
+import re
 
 from django.apps import apps
 from django.urls import NoReverseMatch, reverse
@@ -13,20 +15,21 @@ from payments.audit.models import AuditLogEntry
 from payments.audit.services import AUDITED_RESOURCES
 
 KID_SHOWN = 8  # enough of a key's thumbprint to tell keys apart on a page; the full one is on the key's page
+_THUMBPRINT = re.compile(r"[A-Za-z0-9_-]{43}")  # an RFC 7638 SHA-256 thumbprint: what an unnamed key is called
 
 
 def actor(entry: AuditLogEntry) -> SafeString:
     if entry.user_is_staff:
         return format_html("{} <small>(staff)</small>", entry.user_name)
-    url = reverse(f"admin:{ApiKey._meta.app_label}_{ApiKey._meta.model_name}_changelist")
     account = entry.merchant_account_id or "every account"
+    # A key nobody named is named by its thumbprint: enough of it to tell keys apart, never the whole id as text.
+    name = f"{entry.user_name[:KID_SHOWN]}…" if _THUMBPRINT.fullmatch(entry.user_name) else entry.user_name
+    if entry.user_id is None:
+        return format_html("API key {} <small>of {}</small>", name, account)
+    # The key's page by its id (the name may have changed since); a deleted key's page says it is gone.
+    url = reverse(f"admin:{ApiKey._meta.app_label}_{ApiKey._meta.model_name}_change", args=[entry.user_id])
     return format_html(
-        '<a href="{}?q={}" title="{}">API key {}…</a> <small>of {}</small>',
-        url,
-        entry.user_name,
-        entry.user_name,
-        entry.user_name[:KID_SHOWN],
-        account,
+        '<a href="{}" title="{}">API key {}</a> <small>of {}</small>', url, entry.user_name, name, account
     )
 
 

@@ -25,7 +25,7 @@ class AuditedWrites(BasePermission):
             principal = request_principal(request)
             api_write_begin(
                 ApiWrite(
-                    actor=Actor(id=principal.api_key_id, name=principal.kid, is_staff=False),
+                    actor=Actor(id=principal.api_key_id, name=principal.name, is_staff=False),
                     merchant_account_id=request_merchant_account(request).id,
                     view_action=getattr(view, "action", None),
                     # Every viewset names its model by `queryset` (for the schema); a view without one records nothing.

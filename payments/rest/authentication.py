@@ -2,7 +2,9 @@
 
 The key is chosen by the token's `kid`; the algorithm is fixed by the stored key, never by the token
 header, so `none` and algorithm-confusion tokens fail. Verified tokens are remembered in-process until
-they expire, so a client reusing one token pays for one signature check.
+they expire, so a client reusing one token pays for one signature check; the key itself (active? which roles,
+which account?) is read from the shared cache on every request, so a change to it holds at once on every host.
+A token acts with the scopes it claims that its key's roles grant.
 """
 
 import hashlib
@@ -25,8 +27,8 @@ from rest_framework_simplejwt.authentication import JWTAuthentication
 from rest_framework_simplejwt.backends import TokenBackend
 from rest_framework_simplejwt.exceptions import TokenBackendError
 
-from payments.accounts.models import ApiKey
-from payments.accounts.selectors import api_key_get_active
+from payments.accounts.roles import covers, effective_scopes
+from payments.accounts.selectors import ActiveKey, api_key_get_active
 from payments.accounts.services import api_key_mark_used
 
 if TYPE_CHECKING:
@@ -43,8 +45,9 @@ class ApiPrincipal:
 
     api_key_id: uuid.UUID
     kid: str
+    name: str  # the key's name, else its kid: how the audit log names the caller
     merchant_account_id: str | None
-    scopes: frozenset[str]
+    scopes: frozenset[str]  # what the token claims that its key's roles grant (payments.accounts.roles)
     claims: dict[str, Any] = field(hash=False, compare=False)  # the verified token's claims: any JSON
     token_hash: str = ""
 
@@ -72,20 +75,26 @@ class ApiPrincipal:
 
     def has_scope(self, scope: str) -> bool:
         """`<resource>.read` is also granted by `*.read` (and likewise for write)."""
-        if scope in self.scopes:
-            return True
-        _, _, verb = scope.rpartition(".")
-        return verb in {"read", "write"} and f"*.{verb}" in self.scopes
+        return covers(self.scopes, scope)
+
+
+@dataclass(frozen=True)
+class VerifiedToken:
+    """A token whose signature, lifetime and claims were checked: by which key (`kid`), saying what."""
+
+    kid: str
+    claims: dict[str, Any] = field(hash=False, compare=False)
 
 
 class _VerifiedTokens:
-    """Bounded LRU of verified tokens, each valid until its own `exp`."""
+    """Bounded LRU of verified tokens, each valid until its own `exp`. It remembers only that the signature held:
+    whether the key is still active, and what it may do, is read afresh on every request."""
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[str, tuple[float, ApiPrincipal]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[float, VerifiedToken]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, token_hash: str) -> ApiPrincipal | None:
+    def get(self, token_hash: str) -> VerifiedToken | None:
         with self._lock:
             entry = self._entries.get(token_hash)
             if entry is None:
@@ -96,9 +105,9 @@ class _VerifiedTokens:
             self._entries.move_to_end(token_hash)
             return entry[1]
 
-    def put(self, token_hash: str, principal: ApiPrincipal, expires_at: float) -> None:
+    def put(self, token_hash: str, verified: VerifiedToken, expires_at: float) -> None:
         with self._lock:
-            self._entries[token_hash] = (expires_at, principal)
+            self._entries[token_hash] = (expires_at, verified)
             self._entries.move_to_end(token_hash)
             while len(self._entries) > settings.VERIFIED_TOKEN_CACHE_SIZE:
                 self._entries.popitem(last=False)
@@ -112,7 +121,7 @@ verified_tokens = _VerifiedTokens()
 _backends: dict[tuple[str, str], TokenBackend] = {}
 
 
-def _backend_for(api_key: ApiKey) -> TokenBackend:
+def _backend_for(api_key: ActiveKey) -> TokenBackend:
     """One simplejwt backend per key, holding the parsed public key and the key's only algorithm."""
     cache_key = (api_key.kid, api_key.algorithm)
     backend = _backends.get(cache_key)
@@ -144,9 +153,20 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
         raw_token = self.get_raw_token(header)
         token = raw_token.decode("latin-1")
         token_hash = hashlib.sha256(raw_token).hexdigest()
-        principal = verified_tokens.get(token_hash)
-        if principal is None or api_key_get_active(kid=principal.kid) is None:
-            principal = self._verify(token, token_hash)
+        verified = verified_tokens.get(token_hash)
+        # The key is read on every request, a verified token too: deleted or disabled, it stops at once.
+        api_key = api_key_get_active(kid=verified.kid) if verified is not None else None
+        if verified is None or api_key is None:
+            verified, api_key = self._verify(token, token_hash)
+        principal = ApiPrincipal(
+            api_key_id=api_key.id,
+            kid=api_key.kid,
+            name=api_key.name,
+            merchant_account_id=api_key.merchant_account_id,
+            scopes=effective_scopes(verified.claims["scopes"], api_key.scopes),
+            claims=verified.claims,
+            token_hash=token_hash,
+        )
         self._note_use(principal)
         return principal, token
 
@@ -157,7 +177,7 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
             raise _invalid("Authorization header must be 'Bearer <token>'.")
         return parts[1]
 
-    def _verify(self, token: str, token_hash: str) -> ApiPrincipal:
+    def _verify(self, token: str, token_hash: str) -> tuple[VerifiedToken, ActiveKey]:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError as exc:
@@ -168,18 +188,11 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
         if api_key is None:
             raise _invalid("Bearer token was not signed by an active API key.")
         claims = self._decode(api_key, token)
-        principal = ApiPrincipal(
-            api_key_id=api_key.pk,
-            kid=api_key.kid,
-            merchant_account_id=api_key.merchant_account_id,
-            scopes=frozenset(claims["scopes"]),
-            claims=claims,
-            token_hash=token_hash,
-        )
-        verified_tokens.put(token_hash, principal, float(claims["exp"]))
-        return principal
+        verified = VerifiedToken(kid=api_key.kid, claims=claims)
+        verified_tokens.put(token_hash, verified, float(claims["exp"]))
+        return verified, api_key
 
-    def _decode(self, api_key: ApiKey, token: str) -> dict[str, Any]:
+    def _decode(self, api_key: ActiveKey, token: str) -> dict[str, Any]:
         try:
             # simplejwt annotates the argument as its Token class, but passes it straight to jwt.decode (str).
             claims = _backend_for(api_key).decode(token)  # type: ignore[arg-type]

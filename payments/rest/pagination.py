@@ -9,9 +9,10 @@ position and a direction, bound to the endpoint and its filters.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
 from django.core import signing
@@ -27,6 +28,8 @@ from payments.timestamped import TimestampedModel
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -167,3 +170,26 @@ class KeysetCursorPagination(BasePagination):
             raise QueryValidationError(
                 {"cursor": ["Not a cursor issued for this list and these filters."]}, code="invalid"
             ) from exc
+
+
+class SequencePagination(KeysetCursorPagination):
+    """The same page shape over a short, fixed list the server defines in code (roles): the cursor is a signed
+    position in it, bound to the endpoint like a keyset cursor."""
+
+    def paginate_sequence(self, items: Sequence[T], request: Request) -> dict[str, Any]:
+        """`{"items", "limit", "next_cursor", "previous_cursor"}` of the page the request asks for."""
+        limit = self._parse_limit(request)
+        signer = signing.Signer(key=settings.CURSOR_SIGNING_KEY, salt=self._binding(request))
+        raw = request.query_params.get(self.cursor_query_param)
+        start = 0
+        if raw is not None:
+            try:
+                start = int(signer.unsign(raw))
+            except (signing.BadSignature, ValueError) as exc:
+                raise QueryValidationError({"cursor": ["Not a cursor issued for this list."]}, code="invalid") from exc
+        return {
+            "items": list(items[start : start + limit]),
+            "limit": limit,
+            "next_cursor": signer.sign(str(start + limit)) if start + limit < len(items) else None,
+            "previous_cursor": signer.sign(str(max(start - limit, 0))) if start > 0 else None,
+        }

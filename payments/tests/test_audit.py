@@ -310,4 +310,17 @@ def test_the_admin_list_says_who_what_changed_and_links_the_resource(
     assert "dana <small>(staff)</small>" in html
     assert f"API key {api_key.kid[:8]}…</a> <small>of {merchant_account.id}</small>" in html
     assert f">{api_key.kid}<" not in html  # never the raw key id as the text
-    assert f'href="/admin/payments/apikey/?q={api_key.kid}"' in html
+    assert f'href="/admin/payments/apikey/{api_key.pk}/change/"' in html
+
+
+def test_the_admin_list_names_a_key_by_the_name_people_gave_it(admin_client, api_client, api_key):
+    api_key.display_name = "Checkout server"
+    api_key.save()
+    api_client(scopes=["buyers.write"]).post("/buyers", {"display_name": "Jane Zoe"}, format="json")
+
+    html = admin_client.get("/admin/payments/auditlogentry/").content.decode()
+
+    assert (
+        f'<a href="/admin/payments/apikey/{api_key.pk}/change/" title="Checkout server">API key Checkout server</a>'
+        in html
+    )
