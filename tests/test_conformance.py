@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.conformance import (
     account_scenarios,
+    key_scenarios,
     merchant_scenarios,
     network_token_scenarios,
     payment_service_scenarios,
@@ -56,6 +57,7 @@ SCENARIOS = (
     + settlement_scenarios.SCENARIOS
     + network_token_scenarios.SCENARIOS
     + payout_scenarios.SCENARIOS
+    + key_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

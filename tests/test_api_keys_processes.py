@@ -1,0 +1,74 @@
+"""A key deleted or disabled on one host is refused at once on every host: two gunicorn servers (two workers each)
+on the test's PostgreSQL database and one Redis, each having verified the key's token and remembered it, and the key
+deleted (or disabled) through the other. Single-process behaviour: payments/tests/test_api_key_pairs_api.py."""
+
+from __future__ import annotations
+
+import os
+
+import httpx
+import pytest
+from django.conf import settings
+from django.core.cache import caches
+from django.db import connection
+
+from payments.accounts import keys
+from payments.accounts.models import ApiKey
+from tests.servers import database_url, gunicorn
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+ROUNDS = 6  # requests per server: enough for both of its workers to have answered
+
+
+@pytest.fixture
+def redis_required():
+    if "RedisCache" not in settings.CACHES["default"]["BACKEND"]:
+        pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
+
+
+def _key(**fields) -> tuple[ApiKey, str]:
+    private_key, private_pem = keys.generate_private_key()
+    row = ApiKey.objects.create(
+        kid=keys.thumbprint(private_key.public_key()), public_key=keys.public_pem(private_key), **fields
+    )
+    return row, private_pem
+
+
+def _statuses(url: str, token: str) -> set[int]:
+    with httpx.Client(base_url=url, timeout=30, headers={"Authorization": f"Bearer {token}"}) as client:
+        return {client.get("/buyers").status_code for _ in range(ROUNDS)}
+
+
+@pytest.fixture
+def servers(redis_required, merchant_account):
+    env = {
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "WEB_CONCURRENCY": "2",
+        "CARD_ENCRYPTION_KEYS": ",".join(settings.CARD_ENCRYPTION_KEYS),
+        "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
+        # Long enough that a process's own copy of the key, were there one, would outlive the test.
+        "API_KEY_CACHE_SECONDS": "300",
+    }
+    caches["default"].clear()  # the shared cache lives in Redis, which no test flushes for us
+    with gunicorn(env) as first, gunicorn(env) as second:
+        yield first, second
+    caches["default"].clear()
+
+
+@pytest.mark.parametrize(
+    ("change", "method", "body"),
+    [("deleted", "DELETE", None), ("disabled", "PUT", {"active": False})],
+)
+def test_a_key_changed_on_one_host_is_refused_on_the_other_at_once(servers, change, method, body):
+    first, second = servers
+    _, admin_pem = _key(display_name="Platform")
+    target, target_pem = _key(display_name="Leaving", roles=["viewer"], merchant_account_id="default")
+    token = keys.mint_token(target_pem, scopes=["buyers.read"])
+    assert _statuses(first.url, token) == _statuses(second.url, token) == {200}  # verified and remembered on both
+
+    admin = {"Authorization": f"Bearer {keys.mint_token(admin_pem)}"}
+    answer = httpx.request(method, f"{first.url}/api-key-pairs/{target.pk}", json=body, headers=admin, timeout=30)
+    assert answer.status_code == (204 if change == "deleted" else 200), answer.text
+
+    assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
