@@ -348,8 +348,8 @@ SPECTACULAR_SETTINGS = {
 # simplejwt supplies the verification machinery; keys and algorithms come from each ApiKey row.
 SIMPLE_JWT = {"AUTH_HEADER_TYPES": ("Bearer",), "LEEWAY": 0}
 JWT_LEEWAY_SECONDS = env.int("JWT_LEEWAY_SECONDS", default=30)
-# How long a process trusts its copy of an API key row: a revoked key stops working everywhere
-# within this many seconds, and at once in the process that revoked it.
+# How long an API key's state lives in the shared cache before it is read again (every change to a key rewrites it
+# when it commits, so a deleted key stops at once on every host), and a merchant account in a process.
 API_KEY_CACHE_SECONDS = env.int("API_KEY_CACHE_SECONDS", default=10)
 VERIFIED_TOKEN_CACHE_SIZE = env.int("VERIFIED_TOKEN_CACHE_SIZE", default=10_000)
 # The longest an embed token (a browser's, so one that can leak) may live, from its `iat`: beyond it, 401.

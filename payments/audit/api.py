@@ -75,9 +75,9 @@ class AuditLogViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[AuditLogEnt
     list:
         List audit log entries
         What was changed in the merchant account, by whom and when, newest first, a page at a time: every
-        write made through this API (the actor is the API key, named by its key id) and every change made by
-        staff in the admin. Filter by `action`, `user_id` or `resource_type`. Needs the `audit-logs.read`
-        scope; entries of other merchant accounts are never listed.
+        write made through this API (the actor is the API key, by the name people gave it, else its key id) and
+        every change made by staff in the admin. Filter by `action`, `user_id` or `resource_type`. Needs the
+        `audit-logs.read` scope; entries of other merchant accounts are never listed.
     """
 
     queryset = AuditLogEntry.objects.none()  # names the model for the schema; requests use get_queryset()
