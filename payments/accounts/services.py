@@ -1,7 +1,7 @@
 """Writes for merchant accounts and API keys; the admin and commands call these too."""
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -14,8 +14,6 @@ from payments.accounts import keys
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.roles import Role, exceeds, granted_scopes
 from payments.accounts.selectors import api_key_publish, forget_merchant_account
-from payments.audit.models import AuditLogEntry
-from payments.audit.services import Actor, audit_record
 from payments.errors import DomainError, DuplicateRecord, Forbidden
 from payments.partial import UNCHANGED, Unchanged
 
@@ -104,19 +102,23 @@ def _publish_on_commit(api_key: ApiKey | None, *, kid: str | None = None) -> Non
     transaction.on_commit(lambda: api_key_publish(api_key, kid=name))
 
 
+def _record_nothing(api_key: ApiKey, action: str) -> None:
+    """The default record of a change: none."""
+
+
 @dataclass(frozen=True)
 class KeyMaker:
     """Who asks for a key pair change: the caller's key and its power (its token's scopes that its roles grant, and
-    its merchant account, None for every account). Nothing it makes or changes may exceed that power."""
+    its merchant account, None for every account). Nothing it makes or changes may exceed that power.
+
+    `record(api_key, action)` is called inside the change's transaction, before it commits (`created`, `updated`,
+    `deleted`): the caller's audit entry, kept above this package."""
 
     api_key_id: uuid.UUID
     name: str
     scopes: frozenset[str]
     merchant_account_id: str | None
-
-    @property
-    def actor(self) -> Actor:
-        return Actor(id=self.api_key_id, name=self.name, is_staff=False)
+    record: Callable[[ApiKey, str], None] = _record_nothing
 
 
 def _check_power(
@@ -192,7 +194,7 @@ def api_key_pair_create(
             )
     except IntegrityError:
         raise DuplicateRecord("This public key is already registered.", pointer="/public_key") from None
-    _audit(maker, api_key, AuditLogEntry.Action.CREATED)
+    maker.record(api_key, "created")
     _publish_on_commit(api_key)
     return NewKeyPair(api_key=api_key, private_key_pem=private_pem)
 
@@ -223,7 +225,7 @@ def api_key_pair_update(
         api_key.is_active = active
         api_key.revoked_at = None if active else timezone.now()
     api_key.save()
-    _audit(maker, api_key, AuditLogEntry.Action.UPDATED)
+    maker.record(api_key, "updated")
     _publish_on_commit(api_key)
     return api_key
 
@@ -233,22 +235,10 @@ def api_key_pair_delete(*, maker: KeyMaker, api_key: ApiKey) -> None:
     """Delete a key no more powerful than its maker; its tokens are refused at once, on every host."""
     api_key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
     _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id, pointer="/")
-    _audit(maker, api_key, AuditLogEntry.Action.DELETED)
+    maker.record(api_key, "deleted")
     kid = api_key.kid
     api_key.delete()
     _publish_on_commit(None, kid=kid)
-
-
-def _audit(maker: KeyMaker, api_key: ApiKey, action: str) -> None:
-    """The audit log names the key changed and the key that changed it; a key of every account is of none."""
-    audit_record(
-        actor=maker.actor,
-        action=action,
-        resource_type="api-key-pair",
-        resource_id=str(api_key.pk),
-        resource_name=api_key.name,
-        merchant_account_id=api_key.merchant_account_id,
-    )
 
 
 def api_key_mark_used(*, api_key_id: uuid.UUID, at: datetime) -> None:

@@ -26,6 +26,7 @@ from payments.accounts.services import (
     api_key_pair_delete,
     api_key_pair_update,
 )
+from payments.audit.services import Actor, audit_record
 from payments.errors import Forbidden
 from payments.partial import UNCHANGED, Unchanged
 from payments.rest.authentication import ApiPrincipal
@@ -156,11 +157,26 @@ class ApiKeyPairOutput(OutputSerializer):
 
 
 def maker_of(principal: ApiPrincipal) -> KeyMaker:
+    """The calling token as the services see it, with its audit entry for each change it makes."""
+    actor = Actor(id=principal.api_key_id, name=principal.name, is_staff=False)
+
+    def record(api_key: ApiKey, action: str) -> None:
+        # The entry names the key changed and the key that changed it; a key of every account is of none.
+        audit_record(
+            actor=actor,
+            action=action,
+            resource_type="api-key-pair",
+            resource_id=str(api_key.pk),
+            resource_name=api_key.name,
+            merchant_account_id=api_key.merchant_account_id,
+        )
+
     return KeyMaker(
         api_key_id=principal.api_key_id,
         name=principal.name,
         scopes=principal.scopes,
         merchant_account_id=principal.merchant_account_id,
+        record=record,
     )
 
 
