@@ -19,7 +19,7 @@ from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.accounts.models import MerchantAccount
+from payments.accounts.models import ApiKey, MerchantAccount
 from payments.rest.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
@@ -86,11 +86,13 @@ BODY_OPERATIONS = [
     ("post", "/reports", {}),
     ("put", "/reports/{report_id}", {}),
     ("post", "/reports/{report_id}/executions/{report_execution_id}/url", {}),
+    ("post", "/api-key-pairs", {}),
+    ("put", "/api-key-pairs/{api_key_pair_id}", {}),
 ]
 
 
 @pytest.fixture
-def objects(merchant_account, settings):
+def objects(merchant_account, api_key, settings):
     settings.WEBHOOK_ALLOWED_HOSTS = ["127.0.0.1"]  # no delivery is made: the deep bodies are refused first
     buyer = BuyerFactory(merchant_account=merchant_account)
     return {
@@ -106,6 +108,7 @@ def objects(merchant_account, settings):
         "payment_service_id": PaymentService.objects.get(merchant_account=merchant_account).id,
         "payment_service_definition_id": "stripe-card",
         "network_token_id": uuid.uuid4(),
+        "api_key_pair_id": api_key.id,  # the key that signs `api_client`'s tokens
         **_report_objects(merchant_account),
     }
 
@@ -131,6 +134,7 @@ def _counts() -> tuple[int, ...]:
         ThreeDSScenario,
         PaymentService,
         Report,
+        ApiKey,
     )
     return tuple(model.objects.count() for model in models)
 
