@@ -2,6 +2,8 @@
 shared cache (Redis in production), so that a key deleted or disabled on one host is refused at once on every host.
 """
 
+import contextlib
+import logging
 import re
 import time
 import uuid
@@ -13,12 +15,17 @@ from typing import Any, Generic, TypeVar
 from django.conf import settings
 from django.core.cache import caches
 from django.db.models import Q, QuerySet
+from django_redis.exceptions import ConnectionInterrupted
+from redis.exceptions import RedisError
 
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
+# What the shared cache raises when Redis does not answer (as payments.ratelimits.counters knows them).
+CACHE_ERRORS = (ConnectionInterrupted, RedisError, OSError)
 
 
 class _TtlCache(Generic[T]):
@@ -91,9 +98,14 @@ def _key_cache_key(kid: str) -> str:
 def api_key_get_active(*, kid: str) -> ActiveKey | None:
     """The active key with this `kid`, or None. Read from the shared cache on every request: a change to a key
     (payments.accounts.services) writes its new state there when it commits, so every process sees it at once. A
-    reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put."""
+    reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put. With the
+    cache unreachable, the database answers (slower, never wrong)."""
     cache = caches["default"]
-    cached = cache.get(_key_cache_key(kid))
+    try:
+        cached = cache.get(_key_cache_key(kid))
+    except CACHE_ERRORS:
+        logger.warning("The shared cache is unreachable: API keys are read from the database.")
+        cached = None
     if isinstance(cached, ActiveKey):
         return cached
     if cached == _INACTIVE:
@@ -102,15 +114,25 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
     if api_key is None:
         return None  # a miss is not remembered: a key registered next works at once
     state = ActiveKey.of(api_key)
-    cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
-    _known_kids.add(kid)
+    with contextlib.suppress(*CACHE_ERRORS):  # the next request reads the database again
+        cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+        _known_kids.add(kid)
     return state
 
 
 def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
-    """Put the key's state as it now is into the shared cache (after the change commits): every host reads it next."""
+    """Put the key's state as it now is into the shared cache (after the change commits): every host reads it next.
+    Unreachable, the change is made but other hosts may trust their cached state for API_KEY_CACHE_SECONDS: said in
+    the log, never an error to the caller whose change committed."""
     state: ActiveKey | str = ActiveKey.of(api_key) if api_key is not None and api_key.is_active else _INACTIVE
-    caches["default"].set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+    try:
+        caches["default"].set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+    except CACHE_ERRORS:
+        logger.error(
+            "The shared cache is unreachable: a changed API key may be trusted elsewhere for %s seconds.",
+            settings.API_KEY_CACHE_SECONDS,
+        )
+        return
     _known_kids.add(kid)
 
 

@@ -527,3 +527,22 @@ def test_use_is_recorded_at_most_once_a_minute_per_key(make_key, django_assert_n
         client.get("/buyers")
     key.row.refresh_from_db()
     assert key.row.last_used_at == first
+
+
+def test_with_the_shared_cache_unreachable_keys_are_read_from_the_database(admin_key, make_key, monkeypatch, committed):
+    from django.core.cache import caches
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    def unreachable(*args, **kwargs):
+        raise RedisConnectionError("no answer")
+
+    target = make_key(roles=["viewer"])
+    client = target.client(["buyers.read"])
+    cache = caches["default"]
+    for method in ("get", "add", "set"):
+        monkeypatch.setattr(cache, method, unreachable)
+
+    assert client.get("/buyers").status_code == 200
+    with committed(execute=True):
+        assert admin_key.client().delete(f"/api-key-pairs/{target.row.pk}").status_code == 204
+    assert_error(client.get("/buyers"), 401)
