@@ -77,10 +77,12 @@ class GeneratedApiKey:
     private_key_pem: str
 
 
-def api_key_generate(*, merchant_account: MerchantAccount | None) -> GeneratedApiKey:
+def api_key_generate(*, merchant_account: MerchantAccount | None, display_name: str = "") -> GeneratedApiKey:
     """Generate an EC P-521 pair and keep only the public half; the caller must save the private PEM."""
     private_key, private_pem = keys.generate_private_key()
-    api_key = api_key_register(public_key_pem=keys.public_pem(private_key), merchant_account=merchant_account)
+    api_key = api_key_register(
+        public_key_pem=keys.public_pem(private_key), merchant_account=merchant_account, display_name=display_name
+    )
     return GeneratedApiKey(api_key=api_key, private_key_pem=private_pem)
 
 

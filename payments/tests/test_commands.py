@@ -56,6 +56,28 @@ def test_create_api_key_for_all_accounts(tmp_path):
     assert ApiKey.objects.get().merchant_account_id is None
 
 
+def test_the_first_key_has_every_role_and_the_name_given(tmp_path):
+    run("create_api_key", "--merchant-account", "all", "--private-key-out", str(tmp_path / "k.pem"), "--name", "Ops")
+
+    api_key = ApiKey.objects.get()
+    assert (api_key.display_name, api_key.roles) == ("Ops", ["administrator"])
+
+
+def test_create_api_key_refuses_a_name_too_long(tmp_path):
+    with pytest.raises(CommandError, match="200"):
+        run(
+            "create_api_key",
+            "--merchant-account",
+            "all",
+            "--private-key-out",
+            str(tmp_path / "k.pem"),
+            "--name",
+            "x" * 201,
+        )
+
+    assert not ApiKey.objects.exists()
+
+
 def test_create_api_key_refuses_an_unknown_account(tmp_path):
     with pytest.raises(CommandError, match="nobody"):
         run("create_api_key", "--merchant-account", "nobody", "--private-key-out", str(tmp_path / "k.pem"))
