@@ -23,6 +23,30 @@ def test_api_key_pages_show_the_public_key_and_its_use(admin_client, api_key):
     assert 'name="is_active"' not in html  # read-only: revoking is an action, not an edit
 
 
+def test_api_keys_are_listed_and_found_by_name_with_their_roles(admin_client, api_key):
+    api_key.display_name = "Checkout server"
+    api_key.roles = ["viewer", "payments"]
+    api_key.save()
+
+    html = admin_client.get(KEYS, {"q": "checkout"}).content.decode()
+
+    assert "Checkout server" in html
+    assert "Viewer, Payments" in html
+    assert "Checkout server" not in admin_client.get(KEYS, {"q": "nothing"}).content.decode()
+
+
+def test_revoking_on_the_desk_refuses_the_keys_verified_tokens_at_once(
+    admin_client, api_client, api_key, django_capture_on_commit_callbacks
+):
+    client = api_client(scopes=["buyers.read"])
+    assert client.get("/buyers").status_code == 200
+
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(KEYS, {"action": "revoke", "_selected_action": [str(api_key.pk)]})
+
+    assert client.get("/buyers").status_code == 401
+
+
 def test_api_keys_cannot_be_added_edited_or_deleted(admin_client, api_key):
     assert admin_client.get(f"{KEYS}add/").status_code == 403
     assert admin_client.post(f"{KEYS}{api_key.pk}/change/", {"is_active": ""}).status_code == 403
