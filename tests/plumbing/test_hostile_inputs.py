@@ -88,6 +88,7 @@ BODY_OPERATIONS = [
     ("post", "/reports/{report_id}/executions/{report_execution_id}/url", {}),
     ("post", "/api-key-pairs", {}),
     ("put", "/api-key-pairs/{api_key_pair_id}", {}),
+    ("post", "/payouts", {}),
 ]
 
 
