@@ -26,7 +26,9 @@ NUL = "\x00"
 
 @pytest.fixture
 def client(api_client, merchant_account):
-    return api_client(scopes=["transactions.read", "transactions.write", "checkout-sessions.write", "reports.read"])
+    return api_client(
+        scopes=["transactions.read", "transactions.write", "checkout-sessions.write", "reports.read", "payouts.read"]
+    )
 
 
 def _schema() -> dict:
