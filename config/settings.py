@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "disputes",
     "reports",
     "payouts",
+    "paymentlinks",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -544,6 +545,12 @@ SCHEDULED_JOBS: dict[str, dict] = {
     "expire-three-d-secure-challenges": {
         "call": "transactions.services.challenges.challenges_expire",
         "every_seconds": env.int("EXPIRE_CHALLENGES_EVERY_SECONDS", default=60),
+    },
+    # Payment links past their deadline are recorded expired; links being paid record how their payment ended
+    # (docs/payment-links.md).
+    "tend-payment-links": {
+        "call": "paymentlinks.services.payment_links_tend",
+        "every_seconds": env.int("TEND_PAYMENT_LINKS_EVERY_SECONDS", default=60),
     },
     # Processors' settlement records into the ledger (docs/reconciliation.md); each run ingests only what is new.
     "ingest-settlements": {

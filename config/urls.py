@@ -27,6 +27,8 @@ urlpatterns = [
     path("", include("transactions.pages.urls")),  # the 3-D Secure challenge page (HTML)
     path("", include("settlements.api.urls")),
     path("", include("disputes.api.urls")),
+    path("", include("paymentlinks.api.urls")),
+    path("", include("paymentlinks.urls")),  # the link's page (HTML)
     path("", include("paymentservices.api.urls")),
     path("", include("webhooks.api.urls")),
     path("", include("threedsecure.api.urls")),

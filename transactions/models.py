@@ -87,6 +87,8 @@ class Transaction(TimestampedModel):
     card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
     card_fingerprint = models.CharField(max_length=64, null=True, blank=True)
     checkout_session_id = models.UUIDField(null=True, blank=True)
+    # The payment link this transaction pays (by id alone: links sit above transactions and are found from here).
+    payment_link_id = models.UUIDField(null=True, blank=True)
     # The stored payment method that paid, or that `store: true` made; the link is cut if the method is deleted.
     payment_method = models.ForeignKey(
         "paymentmethods.PaymentMethod", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
@@ -184,6 +186,9 @@ class Transaction(TimestampedModel):
             models.Index(fields=["merchant_account", "external_identifier"], name="transaction_external_id"),
             models.Index(fields=["merchant_account", "buyer_external_identifier"], name="transaction_buyer_ext_id"),
             models.Index(fields=["merchant_account", "checkout_session_id"], name="transaction_checkout_session"),
+            models.Index(
+                fields=["merchant_account", "payment_link_id", "-created_at", "-id"], name="transaction_payment_link"
+            ),
             # Equality filters of the list, each followed by the page order: a filtered page stays a range scan.
             models.Index(
                 fields=["merchant_account", "ip_address", "-created_at", "-id"], name="transaction_ip_address"

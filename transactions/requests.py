@@ -198,6 +198,8 @@ class TransactionRequest(PaymentDetails):
     payment_service_id: UUID | None = None
     # The buyer's own address, when the buyer's browser sent the request (an embed token).
     ip_address: str | None = None
+    # The payment link this transaction pays (`paymentlinks.services.payment_link_pay`), kept on the transaction.
+    payment_link_id: UUID | None = None
     # This server's own address as the client reached it (where the processor returns the buyer to, when
     # PUBLIC_BASE_URL is not set).
     server_base_url: str | None = None

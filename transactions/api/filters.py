@@ -100,7 +100,7 @@ class TransactionFilter(django_filters.FilterSet):
     """Every filter of upstream's transaction list narrows it; none is ignored (a parameter not declared here is a
     400, `payments.rest.query`). Repeated values (`status=a&status=b`) match any of them.
 
-    Filters over a link or a state this server never creates (payment links, disputes, payment
+    Filters over a link or a state this server never creates (disputes, payment
     services, reauthorizations, anti-fraud reviews, stored payment methods) validate their value and answer what is
     true: no transaction has them.
     """
@@ -166,7 +166,7 @@ class TransactionFilter(django_filters.FilterSet):
     disputed = TrueFalseFilter(method="filter_disputed")
     has_settlements = TrueFalseFilter(method="filter_has_settlements")
     pending_review = TrueFalseFilter(method=always(False))
-    payment_link_id = django_filters.UUIDFilter(method=matches_nothing)
+    payment_link_id = django_filters.UUIDFilter(field_name="payment_link_id")
     reauthorized_from_transaction_id = django_filters.UUIDFilter(method=matches_nothing)
 
     class Meta:

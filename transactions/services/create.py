@@ -253,6 +253,7 @@ def transaction_create(
         external_identifier=request.external_identifier,
         metadata=request.metadata,
         checkout_session_id=card.checkout_session_id if card else None,
+        payment_link_id=request.payment_link_id,
         payment_source=request.payment_source or hints.get("payment_source") or PaymentSource.ECOMMERCE,
         # `false` is what every request sends when it says nothing (the SDK's default): a session's `true` stands.
         merchant_initiated=request.merchant_initiated or hints.get("merchant_initiated", False),

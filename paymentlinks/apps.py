@@ -1,0 +1,17 @@
+from payments.staff import config
+
+
+class PaymentLinksConfig(config.StaffAppConfig):
+    """Payment links: orders sent to buyers by any channel, paid once on this server's page."""
+
+    name = "paymentlinks"
+    verbose_name = "Payment links"
+
+    def ready(self) -> None:
+        from paymentlinks.api.targets import payment_link_target
+        from paymentlinks.services import PAYMENT_LINK_TARGET
+        from payments import outbox
+        from payments.audit.services import audit_register_resource
+
+        audit_register_resource(self.get_model("PaymentLink"), "payment-link")
+        outbox.register_target(PAYMENT_LINK_TARGET, payment_link_target)
