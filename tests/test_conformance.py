@@ -16,6 +16,7 @@ from tests.conformance import (
     key_scenarios,
     merchant_scenarios,
     network_token_scenarios,
+    payment_link_scenarios,
     payment_service_scenarios,
     payout_scenarios,
     report_scenarios,
@@ -58,6 +59,7 @@ SCENARIOS = (
     + network_token_scenarios.SCENARIOS
     + payout_scenarios.SCENARIOS
     + key_scenarios.SCENARIOS
+    + payment_link_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

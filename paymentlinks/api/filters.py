@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
+from drf_spectacular.utils import extend_schema_field
 
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.selectors import payment_links_buyer_search, payment_links_with_status
@@ -32,10 +33,12 @@ class _CurrencyField(forms.MultipleChoiceField):
         return len(text) == 3 and text.isascii() and text.isalpha() and text.isupper()
 
 
+@extend_schema_field({"type": "array", "items": {"type": "string", "pattern": "^[A-Z]{3}$"}})
 class _CurrencyFilter(django_filters.MultipleChoiceFilter):
     field_class = _CurrencyField
 
 
+@extend_schema_field({"type": "array", "items": {"type": "string"}})
 class _BuyerSearchFilter(django_filters.MultipleChoiceFilter):
     field_class = _BuyerSearchField
 
