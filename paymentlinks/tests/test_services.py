@@ -129,12 +129,17 @@ def test_a_fresh_claim_without_its_transaction_is_left_alone_and_an_old_one_give
     assert payment_link_sync(link=PaymentLink.objects.get(pk=link.pk)).status == "active"
 
 
-def test_expire_publishes_its_webhook(merchant_account, subscribed):
+def test_expire_publishes_its_webhook_carrying_the_link_as_the_api_shows_it(merchant_account, subscribed):
+    from payments.outbox import outbox_render_target
+
     link = PaymentLinkFactory()
 
     payment_link_expire(link=link)
 
     assert _events(link) == ["payment-link.expired"]
+    event = OutboxEvent.objects.get(target_id=str(link.pk))
+    rendered = outbox_render_target(target_type=event.target_type, target_id=event.target_id)
+    assert (rendered["type"], rendered["id"], rendered["status"]) == ("payment-link", str(link.pk), "expired")
 
 
 def test_the_job_records_lapsed_links_expired_once_and_leaves_the_rest(merchant_account, subscribed):
