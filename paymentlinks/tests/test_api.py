@@ -148,6 +148,19 @@ def test_required_fields(writer, missing):
     assert_error(_create(writer, body), 400, f"/{missing}")
 
 
+def test_creating_and_expiring_are_in_the_audit_log(writer):
+    from payments.audit.models import AuditLogEntry
+
+    link_id = _create(writer, MINIMAL).json()["id"]
+    writer.post(f"/payment-links/{link_id}/expire")
+
+    entries = AuditLogEntry.objects.filter(resource_id=link_id).order_by("created_at")
+    assert [(entry.resource_type, entry.action) for entry in entries] == [
+        ("payment-link", "created"),
+        ("payment-link", "updated"),
+    ]
+
+
 def test_a_short_colour_is_spelled_out(writer):
     assert _create(writer, {**MINIMAL, "merchant_color": "#AbC"}).json()["merchant_color"] == "#aabbcc"
 

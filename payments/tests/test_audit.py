@@ -276,6 +276,7 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "buyers.shippingdetails": "shipping-details",
         "checkout.checkoutsession": "checkout-session",
         "giftcards.giftcard": "gift-card",
+        "paymentlinks.paymentlink": "payment-link",
         "paymentmethods.paymentmethod": "payment-method",
         "paymentservices.paymentservice": "payment-service",
         "payouts.payout": "payout",
