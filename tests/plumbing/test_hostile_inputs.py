@@ -89,6 +89,7 @@ BODY_OPERATIONS = [
     ("post", "/api-key-pairs", {}),
     ("put", "/api-key-pairs/{api_key_pair_id}", {}),
     ("post", "/payouts", {}),
+    ("post", "/payment-links", {}),
 ]
 
 
