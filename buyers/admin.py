@@ -26,6 +26,7 @@ from buyers.services import buyer_create, buyer_update
 from payments.rest.envelope import validation_details
 from payments.shapes.addresses import BillingDetailsSerializer
 from payments.staff import pivots
+from payments.staff.columns import merchant_account_id
 from payments.staff.pagination import CappedCountPaginator
 from payments.staff.search import as_uuid
 
@@ -80,8 +81,10 @@ class BuyerAdminForm(forms.ModelForm):
 class BuyerAdmin(admin.ModelAdmin):
     """Support staff find a buyer by name, external identifier, email or id; saves use the buyer services."""
 
+    desk_everyday = 2
+
     form = BuyerAdminForm
-    list_display = ("display_name", "external_identifier", "merchant_account_id", "created_at")
+    list_display = ("display_name", "external_identifier", merchant_account_id, "created_at")
     list_filter = ("merchant_account", ("created_at", admin.DateFieldListFilter))
     search_fields = ("display_name", "external_identifier", "id")  # the actual lookups: get_search_results
     search_help_text = "A buyer id, external identifier, or part of a display name or email address (any case)."
@@ -99,6 +102,10 @@ class BuyerAdmin(admin.ModelAdmin):
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return BuyerChangeList
+
+    @admin.display(description="Reconciliation ID")
+    def reconciliation_id(self, buyer: Buyer) -> str:
+        return buyer.reconciliation_id
 
     def get_urls(self) -> list[URLPattern]:
         profile = path(

@@ -13,7 +13,7 @@ from payments.timestamped import TimestampedModel
 class Buyer(TimestampedModel):
     """A merchant's customer; `external_identifier` is the merchant's own id for them."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="buyers")
     display_name = models.CharField(max_length=200, null=True, blank=True)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
@@ -52,7 +52,7 @@ class Buyer(TimestampedModel):
 class ShippingDetails(TimestampedModel):
     """One of a buyer's delivery addresses; deleted with the buyer. A transaction that uses it keeps its own copy."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     buyer = models.ForeignKey(Buyer, on_delete=models.CASCADE, related_name="shipping_details")
     first_name = models.CharField(max_length=255, null=True, blank=True)
     last_name = models.CharField(max_length=255, null=True, blank=True)

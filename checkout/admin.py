@@ -12,6 +12,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_delete
 from payments.money import format_money
+from payments.staff.columns import merchant_account_id
 
 _SHOWN_FIELDS = (
     "id",
@@ -34,7 +35,7 @@ _SHOWN_FIELDS = (
 
 @admin.register(CheckoutSession)
 class CheckoutSessionAdmin(admin.ModelAdmin):
-    list_display = ("id", "merchant_account_id", "amount_shown", "card_summary", "expires_at", "is_live")
+    list_display = ("id", merchant_account_id, "amount_shown", "card_summary", "expires_at", "is_live")
     list_filter = ("merchant_account",)
     search_fields = ("=id",)
     search_help_text = "A checkout session id."

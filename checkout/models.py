@@ -28,7 +28,7 @@ class CheckoutSession(TimestampedModel):
     and delete it, and `purge_expired` deletes the rest. Card data lives in the vault, never in this table.
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="checkout_sessions")
     expires_at = models.DateTimeField(db_index=True)
     amount = models.PositiveIntegerField(null=True, blank=True)

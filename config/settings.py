@@ -113,9 +113,14 @@ WSGI_APPLICATION = "config.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        # Each processor's own pages (paymentservices/processors/<name>/templates/<name>/), e.g. the buyer's page of
-        # its own authentication (`Processor.buyer_page`).
-        "DIRS": sorted(BASE_DIR.glob("paymentservices/processors/*/templates")),
+        # The desk's own versions of the admin's pages (payments/staff/templates/admin/), found before the admin's
+        # (an app's templates come after the admin app's, which is installed first); and each processor's own pages
+        # (paymentservices/processors/<name>/templates/<name>/), e.g. the buyer's page of its own authentication
+        # (`Processor.buyer_page`).
+        "DIRS": [
+            BASE_DIR / "payments" / "staff" / "templates",
+            *sorted(BASE_DIR.glob("paymentservices/processors/*/templates")),
+        ],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

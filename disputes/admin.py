@@ -53,6 +53,8 @@ class OpenFilter(admin.SimpleListFilter):
 
 @admin.register(Dispute)
 class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
+    desk_everyday = 4
+
     list_display = ("due", "state_shown", "amount_shown", "reason", "buyer", "transaction_link", "payment_service")
     list_filter = (OpenFilter, "state", "merchant_account")
     search_fields = ("=processor_dispute_id", "=transaction__id", "=transaction__payment_service_transaction_id")

@@ -22,12 +22,14 @@ class Dispute(TimestampedModel):
     """One dispute of a transaction at its processor: its state, reason, amount, currency and the date its answer is
     due, as the processor's latest fact says (`fact_at`: that fact's time, by the processor's clock)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="disputes")
     # `transactions` reads a transaction's disputes by this relation's name (`transactions.disputes`).
     transaction = models.ForeignKey("transactions.Transaction", on_delete=models.PROTECT, related_name="disputes")
     payment_service = models.ForeignKey("paymentservices.PaymentService", on_delete=models.PROTECT, related_name="+")
-    processor_dispute_id = models.CharField(max_length=255, help_text="The processor's id of the dispute.")
+    processor_dispute_id = models.CharField(
+        "processor's dispute ID", max_length=255, help_text="The processor's id of the dispute."
+    )
     state = models.CharField(max_length=16, choices=STATE_CHOICES)
     reason = models.CharField(max_length=255, null=True, blank=True, help_text="The processor's reason code.")
     amount = models.BigIntegerField(help_text="The disputed amount, in minor units.")
@@ -48,7 +50,7 @@ class Dispute(TimestampedModel):
         ]
 
     def __str__(self) -> str:
-        return f"Dispute {self.processor_dispute_id} ({self.state})"
+        return f"Dispute {self.processor_dispute_id} ({self.get_state_display().lower()})"
 
     @property
     def open(self) -> bool:

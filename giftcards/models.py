@@ -22,7 +22,7 @@ class GiftCardService(TimestampedModel):
         # Upstream's definition id for a service whose cards live in the platform, not at a processor.
         BUILTIN = BUILTIN_PROVIDER, "Built-in gift card program"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.OneToOneField(MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_service")
     provider = models.CharField(max_length=64, choices=Provider.choices, default=Provider.BUILTIN)
     display_name = models.CharField(max_length=200, default="Gift cards")
@@ -38,7 +38,7 @@ class IssuedGiftCard(TimestampedModel):
         ACTIVE = "active", "Active"
         INACTIVE = "inactive", "Inactive"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     service = models.ForeignKey(GiftCardService, on_delete=models.PROTECT, related_name="issued_cards")
     number_hash = models.CharField(max_length=64, editable=False)
     pin_hash = models.CharField(max_length=64, editable=False)
@@ -93,7 +93,7 @@ class LedgerEntry(models.Model):
         REDEMPTION = "redemption", "Redemption"
         REFUND = "refund", "Refund"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     card = models.ForeignKey(IssuedGiftCard, on_delete=models.PROTECT, related_name="ledger")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     amount = models.BigIntegerField(help_text="Signed minor units: credits positive, debits negative.")
@@ -137,7 +137,7 @@ class LedgerEntry(models.Model):
 class GiftCard(TimestampedModel):
     """A gift card stored for a buyer (the API's `GiftCard`): a reference to an issued card, not its money."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="gift_cards")
     buyer = models.ForeignKey(
         "buyers.Buyer", null=True, blank=True, on_delete=models.CASCADE, related_name="gift_cards"

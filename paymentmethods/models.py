@@ -31,7 +31,7 @@ class PaymentMethod(TimestampedModel):
 
     Status = PaymentMethodStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payment_methods")
     # None: stored with no buyer; only a caller free of any buyer (`buyers.access.UNRESTRICTED`) touches it.
     buyer = models.ForeignKey(

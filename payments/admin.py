@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import django_tasks_db.admin  # registers the backend's own page first, so it can be replaced below
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
+from django_tasks_db.models import DBTaskResult
 
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.services import api_key_revoke, merchant_account_create, merchant_account_update
 from payments.audit import display as audit_display
 from payments.audit.models import AuditLogEntry
+from payments.jobs.models import BackgroundTask
 from payments.ratelimits.models import RateLimitEvent
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
@@ -29,9 +32,52 @@ else:
     RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = AuditLogEntryAdminBase = admin.ModelAdmin
 
 
+# The task backend's page labels its model "Task Results" and its columns by their field names: the desk shows the
+# same rows as background tasks, in its own words, instead.
+admin.site.unregister(DBTaskResult)
+
+
+@admin.register(BackgroundTask)
+class BackgroundTaskAdmin(ReadOnlyAdminMixin, django_tasks_db.admin.DBTaskResultAdmin):
+    desk_internal = True  # last on the start page, under Internals
+
+    list_display = ("task", "status", "enqueued_at", "started_at", "finished_at", "priority", "queue_name")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
+        return [
+            "task",
+            "status",
+            "enqueued_at",
+            "display_run_after",
+            "started_at",
+            "finished_at",
+            "priority",
+            "queue_name",
+            "arguments",
+            "workers",
+            "return_value",
+            "exception_class_path",
+            "formatted_traceback",
+        ]
+
+    @admin.display(description="Task", ordering="task_path")
+    def task(self, result: DBTaskResult) -> str:
+        return result.task_name
+
+    @admin.display(description="Workers")
+    def workers(self, result: DBTaskResult) -> str:
+        return ", ".join(result.worker_ids) or "-"
+
+    @admin.display(description="Arguments")
+    def arguments(self, result: DBTaskResult) -> str:
+        return format_html("<pre>{}</pre>", result.args_kwargs)
+
+
 @admin.register(RateLimitEvent)
 class RateLimitEventAdmin(ReadOnlyAdminMixin, RateLimitEventAdminBase):
     """Who hit an enumeration limit, for support staff: a read-only list, written only by the throttles."""
+
+    desk_internal = True
 
     list_display = ("created_at", "subject_kind", "subject_label", "merchant_account", "endpoint", "rate", "window_end")
     list_filter = ("merchant_account", ("created_at", admin.DateFieldListFilter), "subject_kind", "endpoint")
@@ -54,7 +100,8 @@ class AuditLogEntryAdmin(ReadOnlyAdminMixin, AuditLogEntryAdminBase):
     list_filter = (
         "action",
         "user_is_staff",
-        recent_values_filter("resource_type", "resource type"),
+        # Types are slugs ("payment-method"); the filter offers them as words.
+        recent_values_filter("resource_type", "resource type", label=lambda slug: slug.replace("-", " ")),
         "merchant_account",
         ("created_at", admin.DateFieldListFilter),
     )

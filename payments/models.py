@@ -5,7 +5,7 @@ Resource apps import the two they build on from here: `MerchantAccount` and `Tim
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.audit.models import AuditLogEntry
 from payments.connectors.models import SandboxOperation
-from payments.jobs.models import ScheduledRun
+from payments.jobs.models import BackgroundTask, ScheduledRun
 from payments.outbox.models import OutboxEvent
 from payments.ratelimits.models import RateLimitEvent
 from payments.rest.models import IdempotencyRecord
@@ -15,6 +15,7 @@ from payments.vault.models import VaultedCard, VaultedSecurityCode
 __all__ = [
     "ApiKey",
     "AuditLogEntry",
+    "BackgroundTask",
     "IdempotencyRecord",
     "MerchantAccount",
     "OutboxEvent",

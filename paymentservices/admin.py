@@ -12,8 +12,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from payments.errors import DomainError
+from payments.staff.filters import recent_values_filter
 from paymentservices.definitions import DEFINITIONS
-from paymentservices.models import PaymentService
+from paymentservices.models import PaymentService, processor_name
 from paymentservices.services import payment_service_move, payment_service_update
 
 MASK = "••••••••"
@@ -25,12 +26,16 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
         "display_name",
         "merchant_account",
         "position",
-        "definition_id",
+        "processor",
         "active",
         "cascade_retryable_declines",
         "is_deleted",
     )
-    list_filter = ("definition_id", "active", "is_deleted")
+    list_filter = (
+        recent_values_filter("definition_id", "processor", label=processor_name),
+        "active",
+        "is_deleted",
+    )
     list_select_related = ("merchant_account",)
     # Each account's services together, in the order routing tries them.
     ordering = ("merchant_account", "is_deleted", "position", "created_at")
@@ -39,7 +44,7 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
     fields = (
         "id",
         "merchant_account",
-        "definition_id",
+        "processor",
         "display_name",
         "position",
         "active",
@@ -52,6 +57,10 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
         "updated_at",
     )
     readonly_fields = fields
+
+    @admin.display(description="Processor", ordering="definition_id")
+    def processor(self, service: PaymentService) -> str:
+        return service.processor_name
 
     @admin.display(description="Credentials")
     def credentials(self, service: PaymentService) -> str:

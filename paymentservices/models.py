@@ -7,6 +7,13 @@ import uuid
 from django.db import models
 
 from payments.models import MerchantAccount, TimestampedModel
+from paymentservices.definitions import DEFINITIONS
+
+
+def processor_name(definition_id: str) -> str:
+    """A processor as people name it ("Stripe", "Mock card (sandbox)"); its id when this server no longer ships it."""
+    definition = DEFINITIONS.get(definition_id)
+    return definition.display_name if definition is not None else definition_id
 
 
 class PaymentService(TimestampedModel):
@@ -17,9 +24,9 @@ class PaymentService(TimestampedModel):
     to this row and field) and never rendered; the other fields are kept as given (`fields`).
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="payment_services")
-    definition_id = models.CharField(max_length=50)
+    definition_id = models.CharField("processor", max_length=50)
     display_name = models.CharField(max_length=200)
     # 1-based routing order among the account's services that are not deleted; kept contiguous by the services.
     position = models.PositiveIntegerField()
@@ -34,7 +41,7 @@ class PaymentService(TimestampedModel):
     merchant_profile = models.JSONField(null=True, blank=True)
     # Retryable declines (`routing.RETRYABLE_DECLINES`) go on to the next eligible service. Upstream's PaymentService
     # has no such field, so it is set in the admin only and never answered by the API.
-    cascade_retryable_declines = models.BooleanField(default=False)
+    cascade_retryable_declines = models.BooleanField("cascades retryable declines", default=False)
     # Non-secret credential fields, {key: value}.
     fields = models.JSONField(default=dict, blank=True)
     # Secret credential fields, {key: vault ciphertext}; `key_id` names the key they are all sealed with.
@@ -42,7 +49,7 @@ class PaymentService(TimestampedModel):
     key_id = models.CharField(max_length=32, blank=True, default="")
     # Deleted services leave routing at once but stay, with their credentials, for the captures, voids and refunds
     # of the payments they authorized.
-    is_deleted = models.BooleanField(default=False)
+    is_deleted = models.BooleanField("deleted", default=False)
 
     class Meta:
         ordering = ["merchant_account", "position", "created_at"]
@@ -53,7 +60,13 @@ class PaymentService(TimestampedModel):
         constraints = [models.CheckConstraint(condition=models.Q(position__gte=1), name="payment_service_position")]
 
     def __str__(self) -> str:
-        return f"{self.display_name} ({self.definition_id})"
+        # "Sandbox · Mock card (sandbox)", "Shop EU · Stripe": the processor by the name people know, not its id.
+        processor = self.processor_name
+        return self.display_name if processor == self.display_name else f"{self.display_name} · {processor}"
+
+    @property
+    def processor_name(self) -> str:
+        return processor_name(self.definition_id)
 
 
 class InboundNotification(models.Model):

@@ -12,6 +12,7 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
+from payments.staff.columns import held_by
 from payments.staff.mixins import ReadOnlyAdminMixin
 from reports.models import ExecutionStatus, FileFormat, Report, ReportExecution
 from reports.services.files import CONTENT_TYPES, download_file_name, report_storage
@@ -71,8 +72,7 @@ class ReportExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "reference_timestamp",
         "reference_timezone",
         "attempt_count",
-        "leased_until",
-        "leased_by",
+        "running",
         "row_count",
         "file_size",
         "file_format",
@@ -82,6 +82,10 @@ class ReportExecutionAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "download",
     )
     readonly_fields = fields
+
+    @admin.display(description="Being run by")
+    def running(self, execution: ReportExecution) -> str:
+        return held_by(execution.leased_by, execution.leased_until)
 
     @admin.display(description="File")
     def download(self, execution: ReportExecution) -> str:

@@ -44,7 +44,7 @@ class FileFormat(models.TextChoices):
 class Report(TimestampedModel):
     """What to export (a model, its fields and filters) and when (a schedule in a timezone)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="reports")
     name = models.CharField(max_length=100)
     description = models.CharField(max_length=1000, null=True, blank=True)
@@ -75,7 +75,7 @@ class ReportExecution(TimestampedModel):
     """One run of a report: its reference time (what placeholders and the schedule's period resolve against), its
     state on the job engine, and the file it made (kept through Django's storage API until the retention ends)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="executions")
     status = models.CharField(max_length=16, choices=ExecutionStatus.choices, default=ExecutionStatus.PENDING)
     reference_timestamp = models.DateTimeField()

@@ -12,8 +12,10 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from payments.money import format_money
+from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from paymentservices.models import processor_name
 from settlements.models import PAYMENT_KINDS, LedgerEntry, ReportFetch, SettlementReportFile
 
 if TYPE_CHECKING:
@@ -55,9 +57,14 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         "fees",
         "net",
         "payout_reference",
-        "source",
+        "processor",
     )
-    list_filter = (MatchedFilter, "kind", "source", "merchant_account")
+    list_filter = (
+        MatchedFilter,
+        "kind",
+        recent_values_filter("source", "processor", label=processor_name),
+        "merchant_account",
+    )
     search_fields = ("=processor_reference", "=modification_reference", "=merchant_reference", "=payout_reference")
     list_select_related = ("transaction",)
     ordering = ("-posted_at", "-id")
@@ -102,6 +109,10 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
             return format_html('<a href="{}">{}</a> (not as captured)', url, str(entry.transaction_id).split("-")[0])
         return format_html('<a href="{}">{}</a>', url, str(entry.transaction_id).split("-")[0])
 
+    @admin.display(description="Processor", ordering="source")
+    def processor(self, entry: LedgerEntry) -> str:
+        return processor_name(entry.source)
+
     @admin.display(description="Gross", ordering="amount")
     def gross(self, entry: LedgerEntry) -> str:
         return format_money(entry.amount, entry.currency)
@@ -118,7 +129,7 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
 @admin.register(SettlementReportFile)
 class SettlementReportFileAdmin(ReadOnlyAdminMixin, ReportFileAdminBase):
     list_display = ("created_at", "report", "name", "status", "entry_count", "message")
-    list_filter = ("status", "report__source")
+    list_filter = ("status", recent_values_filter("report__source", "processor", label=processor_name))
     search_fields = ("=name", "=report__name")
     list_select_related = ("report",)
     ordering = ("-created_at",)
@@ -130,6 +141,8 @@ class SettlementReportFileAdmin(ReadOnlyAdminMixin, ReportFileAdminBase):
 class ReportFetchAdmin(ReadOnlyAdminMixin, ReportFetchAdminBase):
     """Reports a processor announced: fetched, waiting for their next attempt (with why the last failed), or
     refused (a URL not on the processor's report hosts)."""
+
+    desk_internal = True
 
     list_display = ("created_at", "name", "status", "attempts", "message", "payment_service")
     list_filter = ("status", "source")

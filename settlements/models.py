@@ -45,7 +45,7 @@ PAYMENT_KINDS = (
 class SettlementReport(TimestampedModel):
     """One report of a processor (upstream's `payment_service_report_id`), named as the processor names it."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="settlement_reports")
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -76,7 +76,7 @@ class SettlementReportFile(TimestampedModel):
 
     Status = FileStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="files")
     name = models.CharField(max_length=255)
     digest = models.CharField(max_length=64)
@@ -110,7 +110,7 @@ class LedgerEntry(TimestampedModel):
 
     Kind = EntryKind
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="ledger_entries")
     report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="entries")
     file = models.ForeignKey(SettlementReportFile, on_delete=models.CASCADE, related_name="entries")
@@ -190,20 +190,21 @@ class ReportFetch(TimestampedModel):
 
     Status = FetchStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="report_fetches")
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", on_delete=models.CASCADE, related_name="report_fetches"
     )
     source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
     name = models.CharField(max_length=255, help_text="The report's file name as the processor gave it.")
-    url = models.URLField(max_length=2000, blank=True, default="")
+    url = models.URLField("URL", max_length=2000, blank=True, default="")
     status = models.CharField(max_length=16, choices=FetchStatus.choices, default=FetchStatus.PENDING)
     attempts = models.PositiveIntegerField(default=0)
     # Why the last attempt failed (or why the report is refused), for the operator; empty once fetched.
     message = models.TextField(blank=True, default="")
 
     class Meta:
+        verbose_name = "settlement report download"
         constraints = [
             models.UniqueConstraint(fields=["payment_service", "name"], name="report_fetch_once"),
         ]

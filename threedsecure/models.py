@@ -62,7 +62,7 @@ class ChallengeResult(models.TextChoices):
 class ThreeDSConfiguration(TimestampedModel):
     """What a 3-D Secure server is told about the merchant for one card scheme (and one currency, or all)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(
         MerchantAccount, on_delete=models.CASCADE, related_name="three_ds_configurations"
     )
@@ -70,11 +70,11 @@ class ThreeDSConfiguration(TimestampedModel):
     # Null: the configuration applies to every currency without one of its own.
     currency = models.CharField(max_length=3, null=True, blank=True)
     merchant_acquirer_bin = models.CharField("acquirer BIN", max_length=11)
-    merchant_acquirer_id = models.CharField("merchant id at the acquirer", max_length=35)
+    merchant_acquirer_id = models.CharField("merchant ID at the acquirer", max_length=35)
     merchant_name = models.CharField(max_length=40)
     merchant_country_code = models.CharField("ISO 3166-1 numeric country", max_length=3)
     merchant_category_code = models.CharField("merchant category code", max_length=4)
-    merchant_url = models.URLField(max_length=2048)
+    merchant_url = models.URLField("merchant URL", max_length=2048)
     metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -104,7 +104,7 @@ class ThreeDSScenario(TimestampedModel):
     kept, never the number.
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="three_ds_scenarios")
     # conditions: null means "any"
     amount = models.PositiveIntegerField(null=True, blank=True)

@@ -45,7 +45,7 @@ class Transaction(TimestampedModel):
     Status = TransactionStatus
     Intent = PaymentIntent
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="transactions")
     amount = models.BigIntegerField(help_text="The total, gift cards included, in minor units.")
     currency = models.CharField(max_length=3)
@@ -110,13 +110,13 @@ class Transaction(TimestampedModel):
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_description = models.CharField(max_length=255, null=True, blank=True)
-    cvv_response_code = models.CharField(max_length=32, null=True, blank=True)
+    cvv_response_code = models.CharField("CVV response code", max_length=32, null=True, blank=True)
     # What the processor told beyond its own codes, as it gave them (`ConnectorResult`).
     auth_response_code = models.CharField(max_length=64, null=True, blank=True)
-    avs_response_code = models.CharField(max_length=32, null=True, blank=True)
-    scheme_transaction_id = models.CharField(max_length=100, null=True, blank=True)
+    avs_response_code = models.CharField("AVS response code", max_length=32, null=True, blank=True)
+    scheme_transaction_id = models.CharField("scheme transaction ID", max_length=100, null=True, blank=True)
     merchant_advice_code = models.CharField(max_length=64, null=True, blank=True)
-    iso_response_code = models.CharField(max_length=64, null=True, blank=True)
+    iso_response_code = models.CharField("ISO response code", max_length=64, null=True, blank=True)
     approval_expires_at = models.DateTimeField(null=True, blank=True)
     # How the buyer's account at the processor is shown (PayPal's payer email, masked): the payment method's label.
     payer_label = models.CharField(max_length=320, null=True, blank=True)
@@ -268,7 +268,7 @@ class ThreeDSecureChallenge(TimestampedModel):
 
     State = ChallengeState
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     transaction = models.OneToOneField(Transaction, on_delete=models.CASCADE, related_name="three_ds_challenge")
     token_digest = models.CharField(max_length=64, unique=True)
     # The page's token sealed with the vault's keys (`transactions.services.approval_tokens`), bound to this row;
@@ -323,7 +323,7 @@ class GiftCardRedemption(models.Model):
 
     Status = RedemptionStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="gift_card_redemptions")
     issued_card = models.ForeignKey(
         "giftcards.IssuedGiftCard", on_delete=models.PROTECT, related_name="transaction_redemptions"
@@ -389,7 +389,7 @@ class Refund(TimestampedModel):
     Status = RefundStatus
     TargetType = RefundTargetType
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="refunds")
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="refunds")
     target_type = models.CharField(max_length=32, choices=RefundTargetType.choices)
@@ -401,7 +401,7 @@ class Refund(TimestampedModel):
     status = models.CharField(max_length=16, choices=RefundStatus.choices, default=RefundStatus.PROCESSING)
     reason = models.CharField(max_length=255, null=True, blank=True)
     external_identifier = models.CharField(max_length=300, null=True, blank=True)
-    payment_service_refund_id = models.CharField(max_length=255, null=True, blank=True)
+    payment_service_refund_id = models.CharField("processor's refund ID", max_length=255, null=True, blank=True)
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_description = models.CharField(max_length=255, null=True, blank=True)
@@ -461,7 +461,7 @@ class Capture(TimestampedModel):
 
     Status = CaptureStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="captures")
     transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="captures")
     # 1 for the transaction's first capture, then 2, 3...: unique, so two captures can never both be the next one,

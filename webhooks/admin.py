@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from payments.errors import Conflict
+from payments.staff.columns import held_by
 from payments.staff.mixins import ReadOnlyAdminMixin
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from webhooks.services.deliveries import webhook_delivery_resend
@@ -105,8 +106,7 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "attempt_count",
         "next_attempt_at",
         "retry_until",
-        "leased_until",
-        "leased_by",
+        "sending",
         "delivered_at",
         "created_at",
         "body",
@@ -118,6 +118,10 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="Event", ordering="event__name")
     def event_name(self, delivery: WebhookDelivery) -> str:
         return delivery.event.name
+
+    @admin.display(description="Being sent by")
+    def sending(self, delivery: WebhookDelivery) -> str:
+        return held_by(delivery.leased_by, delivery.leased_until)
 
     @admin.display(description="Target")
     def target(self, delivery: WebhookDelivery) -> str:

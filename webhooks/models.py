@@ -21,11 +21,11 @@ class AuthenticationKind(models.TextChoices):
 class WebhookSubscription(TimestampedModel):
     """A merchant's receiver: where events of its account are sent, signed with its secret."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(
         MerchantAccount, on_delete=models.CASCADE, related_name="webhook_subscriptions"
     )
-    url = models.CharField(max_length=2048)
+    url = models.CharField("URL", max_length=2048)
     active = models.BooleanField(default=True)
     # The receiver's credentials, sent with every delivery: the password is sealed.
     auth_kind = models.CharField(max_length=32, choices=AuthenticationKind.choices, null=True, blank=True)
@@ -75,14 +75,14 @@ class WebhookDelivery(models.Model):
 
     State = DeliveryState
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     # Null once the subscription is deleted: the delivery and its attempts stay for their retention (the outbox
     # event's, whose purge removes them), with the deleted subscription's id and URL kept below.
     subscription = models.ForeignKey(
         WebhookSubscription, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
     )
-    former_subscription_id = models.UUIDField(null=True, blank=True, editable=False)
-    former_subscription_url = models.CharField(max_length=2048, blank=True, editable=False)
+    former_subscription_id = models.UUIDField("former subscription ID", null=True, blank=True, editable=False)
+    former_subscription_url = models.CharField("former subscription URL", max_length=2048, blank=True, editable=False)
     event = models.ForeignKey(OutboxEvent, on_delete=models.CASCADE, related_name="webhook_deliveries")
     body = models.TextField(editable=False)
     state = models.CharField(max_length=16, choices=DeliveryState.choices, default=DeliveryState.PENDING)

@@ -10,7 +10,7 @@ from payments.accounts.roles import Role, roles_of
 class MerchantAccount(models.Model):
     """A merchant's tenant: every resource belongs to exactly one."""
 
-    id = models.SlugField(primary_key=True, max_length=255)
+    id = models.SlugField("ID", primary_key=True, max_length=255)
     display_name = models.CharField(max_length=255)
     # Browser origins (scheme://host[:port]) allowed to call the API from a page and to frame Secure Fields.
     allowed_origins = models.JSONField(default=list, blank=True)
@@ -39,8 +39,10 @@ class ApiKey(models.Model):
         ES512 = "ES512", "ES512 (EC P-521)"
         RS512 = "RS512", "RS512 (RSA)"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kid = models.CharField(max_length=64, unique=True, help_text="RFC 7638 SHA-256 thumbprint of the public key.")
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
+    kid = models.CharField(
+        "key ID", max_length=64, unique=True, help_text="RFC 7638 SHA-256 thumbprint of the public key."
+    )
     display_name = models.CharField(max_length=200, blank=True, help_text="The name people gave the key.")
     # Role slugs (payments.accounts.roles.ROLES); a slug no role has any longer grants nothing.
     roles = models.JSONField(default=default_roles)
@@ -50,7 +52,7 @@ class ApiKey(models.Model):
     )
     algorithm = models.CharField(max_length=8, choices=Algorithm.choices, default=Algorithm.ES512)
     public_key = models.TextField(help_text="PEM encoded public key.")
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField("active", default=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Written at most once a minute per key (payments.accounts.services.api_key_mark_used), never per request.

@@ -24,21 +24,21 @@ class AuditLogEntry(TimestampedModel):
         CANCELED = "canceled"
         CAPTURED = "captured"
         # Not upstream's: an admin sign-in locked after too many failures. Never served (no merchant account).
-        LOCKED_OUT = "locked-out"
+        LOCKED_OUT = "locked-out", "Locked out"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     # Null for a staff action on something of no merchant account (a staff user, a role): admin only.
     merchant_account = models.ForeignKey(
         MerchantAccount, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     action = models.CharField(max_length=16, choices=Action.choices)
     resource_type = models.CharField(max_length=64)
-    resource_id = models.CharField(max_length=64)
+    resource_id = models.CharField("resource ID", max_length=64)
     resource_name = models.CharField(max_length=200)
-    user_id = models.UUIDField(null=True, blank=True)
+    user_id = models.UUIDField("user ID", null=True, blank=True)
     user_name = models.CharField(max_length=200)
     user_email = models.CharField(max_length=254, null=True, blank=True)
-    user_is_staff = models.BooleanField(default=False)
+    user_is_staff = models.BooleanField("staff action", default=False)
 
     class Meta:
         verbose_name_plural = "audit log entries"

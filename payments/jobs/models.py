@@ -1,6 +1,7 @@
 """The scheduled jobs' table: one row per run claimed."""
 
 from django.db import models
+from django_tasks_db.models import DBTaskResult
 
 
 class ScheduledRun(models.Model):
@@ -16,3 +17,11 @@ class ScheduledRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.job} #{self.slot}"
+
+
+class BackgroundTask(DBTaskResult):
+    """The task backend's results as the desk names them: the backend's own model reads "Task Results"."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "background task"
