@@ -5,6 +5,7 @@ class BuyersConfig(config.StaffAppConfig):
     """Buyers: the merchant's customers, referenced by gift cards, sessions and transactions."""
 
     name = "buyers"
+    desk_position = 20
 
     def ready(self) -> None:
         from buyers import pivots

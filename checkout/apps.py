@@ -5,6 +5,7 @@ class CheckoutConfig(config.StaffAppConfig):
     """Checkout sessions, the Secure Fields endpoint and the Embed and Secure Fields frontend assets."""
 
     name = "checkout"
+    desk_position = 60
 
     def ready(self) -> None:
         from checkout.selectors import checkout_session_merchant_account

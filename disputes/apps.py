@@ -5,6 +5,7 @@ class DisputesConfig(config.StaffAppConfig):
     """Disputes: what processors tell of buyers' challenges at the bank, and what they did to the payment."""
 
     name = "disputes"
+    desk_position = 30
 
     def ready(self) -> None:
         from disputes import pivots

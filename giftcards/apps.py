@@ -5,6 +5,7 @@ class GiftCardsConfig(config.StaffAppConfig):
     """The built-in gift card program, stored gift cards and balance checks."""
 
     name = "giftcards"
+    desk_position = 50
     verbose_name = "Gift cards"
     operator_permissions = ("deactivate_issuedgiftcard",)
 

@@ -5,6 +5,7 @@ class PaymentMethodsConfig(config.StaffAppConfig):
     """Stored payment methods: a buyer's cards kept in the vault for later payments."""
 
     name = "paymentmethods"
+    desk_position = 40
     verbose_name = "Stored payment methods"
     # Operators may delete a stored card from the admin (through the service, logged); Support only views.
     operator_permissions = ("delete_paymentmethod",)

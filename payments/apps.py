@@ -8,6 +8,8 @@ class PaymentsConfig(config.StaffAppConfig):
     """Cross-cutting API plumbing: merchant accounts, API keys, authentication and shared contracts."""
 
     name = "payments"
+    desk_position = 95
+    support_hidden = ("backgroundtask",)  # the task backend's rows: for operators, not agents
     verbose_name = "Payments platform"
 
     def ready(self) -> None:

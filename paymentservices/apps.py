@@ -5,6 +5,7 @@ class PaymentServicesConfig(config.StaffAppConfig):
     """Payment services: the processors configured for each merchant account, their connectors and the routing."""
 
     name = "paymentservices"
+    desk_position = 80
     verbose_name = "Payment services"
     # Operators order an account's services and switch them on or off (through the services, logged).
     operator_permissions = ("change_paymentservice",)

@@ -5,6 +5,7 @@ class ReportsConfig(config.StaffAppConfig):
     """Reports: saved exports of a model's rows (transactions, settlements), run once or on a schedule, as files."""
 
     name = "reports"
+    desk_position = 75
     operator_permissions = ("run_report",)
 
     def ready(self) -> None:

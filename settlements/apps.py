@@ -5,6 +5,7 @@ class SettlementsConfig(config.StaffAppConfig):
     """The settlement ledger: what processors paid out for each payment, net of which fees."""
 
     name = "settlements"
+    desk_position = 70
 
     def ready(self) -> None:
         from payments.ops import demo

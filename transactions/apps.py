@@ -5,6 +5,7 @@ class TransactionsConfig(config.StaffAppConfig):
     """Transactions, captures, voids, refunds and gift card redemptions."""
 
     name = "transactions"
+    desk_position = 10
     operator_permissions = ("operate_transaction",)
 
     def ready(self) -> None:

@@ -5,6 +5,7 @@ class WebhooksConfig(config.StaffAppConfig):
     """Webhook subscriptions and the delivery of outbox events to them."""
 
     name = "webhooks"
+    desk_position = 90
     operator_permissions = ("resend_webhookdelivery",)
 
     def ready(self) -> None:

@@ -11,8 +11,13 @@ from django.apps import AppConfig
 class StaffAppConfig(AppConfig):
     """An app whose models support staff see in the admin.
 
-    The Support group may view every model of such an app; the Payments operator group may also use the
-    custom permissions the app lists in `operator_permissions` (codenames declared in its models' Meta).
+    The Support group may view every model of such an app but those it lists in `support_hidden`; the Payments
+    operator group views them all and may also use the custom permissions the app lists in `operator_permissions`
+    (codenames declared in its models' Meta).
     """
 
     operator_permissions: tuple[str, ...] = ()
+    # Where the app's lists stand on the start page, lowest first (payments.staff.site.desk_sections).
+    desk_position: int = 50
+    # Models (by model name) the view-only Support group is not given: internals an agent has no use for.
+    support_hidden: tuple[str, ...] = ()

@@ -18,13 +18,18 @@ def staff_apps() -> list[StaffAppConfig]:
 
 @transaction.atomic
 def roles_sync() -> list[Group]:
-    """Support views everything and changes nothing; operators also run the money actions each app declares."""
+    """Support views what it works with and changes nothing; operators view everything and also run the money actions
+    each app declares."""
     configs = staff_apps()
     view = Permission.objects.filter(
         content_type__app_label__in=[config.label for config in configs], codename__startswith="view_"
     )
+    hidden = Q(pk__in=[])
+    for config in configs:
+        if config.support_hidden:
+            hidden |= Q(content_type__app_label=config.label, content_type__model__in=config.support_hidden)
     support, _ = Group.objects.get_or_create(name=SUPPORT)
-    support.permissions.set(view)
+    support.permissions.set(view.exclude(hidden))
     operate = Q(pk__in=[])
     for config in configs:
         if config.operator_permissions:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps as django_apps
 from django.contrib import admin
 from django.contrib.admin import actions
 from django.db import transaction
@@ -25,6 +26,11 @@ from payments.staff.search import clean_term, desk_search
 
 Panel = Callable[[HttpRequest], SafeString]
 _panels: dict[str, Panel] = {}
+
+# The start page's first section: what an agent opens all day, in this order. A model admin joins it with
+# `desk_everyday = <position>`; one that says `desk_internal = True` goes to the last section, "Internals".
+EVERYDAY = "Everyday"
+INTERNALS = "Internals"
 
 
 def register_panel(name: str, render: Panel) -> None:
@@ -66,6 +72,10 @@ class SupportDeskSite(admin.AdminSite):
         super().__init__(name)
         self.add_action(delete_selected, "delete_selected")  # replaces Django's own, unaudited one
 
+    def get_app_list(self, request: HttpRequest, app_label: str | None = None) -> list[dict[str, Any]]:
+        app_list = super().get_app_list(request, app_label)
+        return app_list if app_label is not None else desk_sections(app_list, self._registry)
+
     def index(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> TemplateResponse:
         term = clean_term(request.GET.get("q", ""))
         context = {
@@ -74,3 +84,34 @@ class SupportDeskSite(admin.AdminSite):
             "desk_results": desk_search(term, has_perm=request.user.has_perm) if term else None,
         }
         return super().index(request, {**(extra_context or {}), **context})
+
+
+def desk_sections(app_list: list[dict[str, Any]], registry: dict[type[Model], Any]) -> list[dict[str, Any]]:
+    """The start page ordered by what an agent does: the everyday lists first (transactions, buyers, refunds,
+    disputes), then each app's lists by the app's `desk_position`, then the internals (task results, rate limits,
+    report downloads), instead of Django's alphabetical list."""
+    everyday: list[tuple[int, dict[str, Any]]] = []
+    internals: list[dict[str, Any]] = []
+    apps: list[dict[str, Any]] = []
+    for app in app_list:
+        kept = []
+        for entry in app["models"]:
+            model_admin = registry.get(entry["model"])
+            if getattr(model_admin, "desk_everyday", None) is not None:
+                everyday.append((model_admin.desk_everyday, entry))
+            elif getattr(model_admin, "desk_internal", False):
+                internals.append(entry)
+            else:
+                kept.append(entry)
+        if kept:
+            apps.append({**app, "models": kept})
+    apps.sort(key=lambda app: getattr(django_apps.get_app_config(app["app_label"]), "desk_position", 90))
+    first = _section(EVERYDAY, [entry for _, entry in sorted(everyday, key=lambda pair: pair[0])])
+    return [section for section in (first, *apps, _section(INTERNALS, internals)) if section["models"]]
+
+
+def _section(name: str, models: list[dict[str, Any]]) -> dict[str, Any]:
+    """A start-page section of lists from several apps: it has no app page of its own, so its heading leads to its
+    first list."""
+    url = models[0]["admin_url"] if models else ""
+    return {"name": name, "app_label": name.lower(), "app_url": url, "has_module_perms": True, "models": models}
