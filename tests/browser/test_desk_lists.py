@@ -1,0 +1,73 @@
+"""Every list of the desk, and its start page, at a laptop's width (1280 px) and a phone's (390 px): no page and no
+box in it scrolls sideways. Each screen lands in `test-output/` to be looked at.
+"""
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+
+from payments.accounts.services import api_key_generate
+from settlements.tests.factories import LedgerEntryFactory
+from tests.browser.test_screens import _audited
+from tests.browser.test_support_desk import PASSWORD, desk  # noqa: F401 - the desk fixture
+from transactions.tests.factories import RefundFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+# Every element that scrolls sideways, or reaches past the screen: "tag#id.class: how far".
+SIDEWAYS = """
+() => {
+  const wide = [];
+  const screen = document.documentElement.clientWidth;
+  for (const el of document.querySelectorAll("body *")) {
+    const style = getComputedStyle(el);
+    if (style.display === "none" || style.visibility === "hidden") continue;
+    const scrolls = ["auto", "scroll"].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1;
+    const right = el.getBoundingClientRect().right;
+    if (scrolls || (el.tagName === "TABLE" && right > screen + 1)) {
+      const classes = typeof el.className === "string" ? el.className.split(/\\s+/).filter(Boolean) : [];
+      const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + classes.map((c) => "." + c).join("");
+      wide.push(`${name}: ${scrolls ? el.scrollWidth - el.clientWidth : Math.round(right - screen)}px`);
+    }
+  }
+  const page = document.documentElement.scrollWidth;
+  if (page > window.innerWidth) wide.push(`the page: ${page}px`);
+  return wide;
+}
+"""
+
+
+def _log_in_as_superuser(page: Page, origin: str) -> None:
+    User.objects.create_superuser("desk-admin", password=PASSWORD)
+    page.goto(f"{origin}/admin/login/?next=/admin/")
+    page.fill("#id_username", "desk-admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    expect(page.locator("#last-24-hours")).to_be_visible()
+
+
+def _every_list() -> list[str]:
+    return sorted(f"{model._meta.app_label}/{model._meta.model_name}" for model in admin.site._registry)
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["laptop", "phone"])
+def test_no_list_scrolls_sideways(desk, chromium, output_dir, width):  # noqa: F811 - the fixture imported above
+    LedgerEntryFactory(transaction=desk.paid, merchant_account=desk.paid.merchant_account, amount=12000)
+    RefundFactory(transaction=desk.paid, amount=2000)
+    api_key_generate(merchant_account=desk.paid.merchant_account)
+    _audited(desk)
+    context = chromium.new_context(viewport={"width": width, "height": 900}, locale="en-US")
+    page = context.new_page()
+    try:
+        _log_in_as_superuser(page, desk.origin)
+        wide = {"start page": page.evaluate(SIDEWAYS)}
+        page.screenshot(path=output_dir / f"desk-lists-start-{width}.png", full_page=True)
+        for path in _every_list():
+            page.goto(f"{desk.origin}/admin/{path}/")
+            expect(page.locator("#changelist")).to_be_visible()
+            page.screenshot(path=output_dir / f"desk-lists-{path.replace('/', '-')}-{width}.png", full_page=True)
+            wide[path] = page.evaluate(SIDEWAYS)
+    finally:
+        context.close()
+    assert {where: found for where, found in wide.items() if found} == {}
