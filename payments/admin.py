@@ -41,7 +41,7 @@ admin.site.unregister(DBTaskResult)
 class BackgroundTaskAdmin(ReadOnlyAdminMixin, django_tasks_db.admin.DBTaskResultAdmin):
     desk_internal = True  # last on the start page, under Internals
 
-    list_display = ("task", "status", "enqueued_at", "started_at", "finished_at", "priority", "queue_name")
+    list_display = ("task", "status", "enqueued_at", "started_at", "finished_at", "priority", "queue_name")  # type: ignore[assignment]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Model | None = None) -> list[str]:
         return [
@@ -61,15 +61,15 @@ class BackgroundTaskAdmin(ReadOnlyAdminMixin, django_tasks_db.admin.DBTaskResult
         ]
 
     @admin.display(description="Task", ordering="task_path")
-    def task(self, result: DBTaskResult) -> str:
+    def task(self, result: BackgroundTask) -> str:
         return result.task_name
 
     @admin.display(description="Workers")
-    def workers(self, result: DBTaskResult) -> str:
+    def workers(self, result: BackgroundTask) -> str:
         return ", ".join(result.worker_ids) or "-"
 
     @admin.display(description="Arguments")
-    def arguments(self, result: DBTaskResult) -> str:
+    def arguments(self, result: BackgroundTask) -> str:
         return format_html("<pre>{}</pre>", result.args_kwargs)
 
 

@@ -1,5 +1,7 @@
 """The scheduled jobs' table: one row per run claimed."""
 
+from typing import TYPE_CHECKING, Any
+
 from django.db import models
 from django_tasks_db.models import DBTaskResult
 
@@ -19,7 +21,13 @@ class ScheduledRun(models.Model):
         return f"{self.job} #{self.slot}"
 
 
-class BackgroundTask(DBTaskResult):
+if TYPE_CHECKING:
+    TaskResultBase = DBTaskResult[Any, Any]  # generic in its stubs only
+else:
+    TaskResultBase = DBTaskResult
+
+
+class BackgroundTask(TaskResultBase):
     """The task backend's results as the desk names them: the backend's own model reads "Task Results"."""
 
     class Meta:

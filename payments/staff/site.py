@@ -97,8 +97,9 @@ def desk_sections(app_list: list[dict[str, Any]], registry: dict[type[Model], An
         kept = []
         for entry in app["models"]:
             model_admin = registry.get(entry["model"])
-            if getattr(model_admin, "desk_everyday", None) is not None:
-                everyday.append((model_admin.desk_everyday, entry))
+            position = getattr(model_admin, "desk_everyday", None)
+            if position is not None:
+                everyday.append((position, entry))
             elif getattr(model_admin, "desk_internal", False):
                 internals.append(entry)
             else:
