@@ -106,7 +106,8 @@ def desk_sections(app_list: list[dict[str, Any]], registry: dict[type[Model], An
                 kept.append(entry)
         if kept:
             apps.append({**app, "models": kept})
-    apps.sort(key=lambda app: getattr(django_apps.get_app_config(app["app_label"]), "desk_position", 90))
+    # An app that is not a staff app (users and groups) has no position: after every staff app.
+    apps.sort(key=lambda app: getattr(django_apps.get_app_config(app["app_label"]), "desk_position", 100))
     first = _section(EVERYDAY, [entry for _, entry in sorted(everyday, key=lambda pair: pair[0])])
     return [section for section in (first, *apps, _section(INTERNALS, internals)) if section["models"]]
 

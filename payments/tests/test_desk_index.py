@@ -25,6 +25,7 @@ def test_a_superuser_sees_the_everyday_lists_first_and_every_internal_last(admin
     assert sections[-1] == ("Internals", INTERNALS)
     names = [name for _, models in sections for name in models]
     assert len(names) == len(set(names))  # each list once: moved to a section, never shown twice
+    assert sections[-2][0] == "Authentication and Authorization"  # not a staff app: after every one
 
 
 @pytest.mark.parametrize(
