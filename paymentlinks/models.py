@@ -26,7 +26,7 @@ class PaymentLink(TimestampedModel):
     """What the buyer is asked to pay and how the page looks. `status` is what was recorded; a link whose
     `expires_at` has passed is expired whatever the row says until the expiry job records it (`shown_status`)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payment_links")
     status = models.CharField(max_length=16, choices=PaymentLinkStatus.choices, default=PaymentLinkStatus.ACTIVE)
     expires_at = models.DateTimeField(null=True, blank=True)
@@ -37,15 +37,17 @@ class PaymentLink(TimestampedModel):
     payment_source = models.CharField(max_length=16, choices=PaymentSource.choices, default=PaymentSource.ECOMMERCE)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     locale = models.CharField(max_length=50, null=True, blank=True)
-    return_url = models.URLField(max_length=2000, null=True, blank=True)
+    return_url = models.URLField("return URL", max_length=2000, null=True, blank=True)
     # The page's branding, each checked by the API's serializers (paymentlinks.branding) before it lands here.
     merchant_name = models.CharField(max_length=100, null=True, blank=True)
-    merchant_url = models.URLField(max_length=2000, null=True, blank=True)
-    merchant_banner_url = models.URLField(max_length=2000, null=True, blank=True)
+    merchant_url = models.URLField("merchant URL", max_length=2000, null=True, blank=True)
+    merchant_banner_url = models.URLField("merchant banner URL", max_length=2000, null=True, blank=True)
     merchant_color = models.CharField(max_length=7, null=True, blank=True)
     merchant_message = models.CharField(max_length=255, null=True, blank=True)
-    merchant_terms_and_conditions_url = models.URLField(max_length=2000, null=True, blank=True)
-    merchant_favicon_url = models.URLField(max_length=2000, null=True, blank=True)
+    merchant_terms_and_conditions_url = models.URLField(
+        "merchant terms and conditions URL", max_length=2000, null=True, blank=True
+    )
+    merchant_favicon_url = models.URLField("merchant favicon URL", max_length=2000, null=True, blank=True)
     # Order details, validated by payments.shapes before they land here; carried to the link's transaction.
     cart_items = models.JSONField(null=True, blank=True)
     metadata = models.JSONField(null=True, blank=True)

@@ -32,7 +32,7 @@ class Payout(TimestampedModel):
 
     Status = PayoutStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payouts")
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)
@@ -51,7 +51,7 @@ class Payout(TimestampedModel):
         "paymentservices.PaymentService", on_delete=models.PROTECT, related_name="payouts"
     )
     # The processor's id of the payout, once it answered.
-    payment_service_payout_id = models.CharField(max_length=200, null=True, blank=True)
+    payment_service_payout_id = models.CharField("processor's payout ID", max_length=200, null=True, blank=True)
     # Upstream's error code when declined or failed, and the processor's own words (the desk shows them).
     error_code = models.CharField(max_length=64, null=True, blank=True)
     raw_response_code = models.CharField(max_length=64, null=True, blank=True)
