@@ -10,7 +10,10 @@ class DisputesConfig(config.StaffAppConfig):
     def ready(self) -> None:
         from disputes import pivots
         from disputes.services import dispute_apply_processor_event
+        from payments.audit.services import audit_register_resource
         from paymentservices import notifications
 
         notifications.register(dispute_apply_processor_event)
         pivots.register()
+        # Every answer is in the audit log, whether the API or the desk gave it.
+        audit_register_resource(self.get_model("DisputeAnswer"), "dispute-answer")

@@ -55,3 +55,54 @@ class Dispute(TimestampedModel):
     @property
     def open(self) -> bool:
         return self.state in DisputeState.OPEN
+
+
+class DisputeAnswer(TimestampedModel):
+    """An answer a processor took for a dispute: accepted, or defended with evidence (the text and the documents
+    sent, kept as sent), and what the processor said of it. Written only when the processor took it: an answer it
+    refused, or one refused before it was sent, leaves nothing here (`disputes.services.dispute_answer`)."""
+
+    class Action(models.TextChoices):
+        ACCEPT = "accept", "Accept"
+        DEFEND = "defend", "Defend"
+
+    class Outcome(models.TextChoices):
+        ACCEPTED = "accepted", "Accepted"
+        UNDER_REVIEW = "under_review", "Under review"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    dispute = models.ForeignKey(Dispute, on_delete=models.PROTECT, related_name="answers")
+    action = models.CharField(max_length=8, choices=Action.choices)
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, help_text="What the processor answered.")
+    text = models.TextField(blank=True, help_text="The words sent in defence (empty for an acceptance).")
+    # Who answered, as the audit log names them: an API key or a staff user.
+    answered_by = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            # One answer per dispute: a processor takes one (Stripe's `submit`, Adyen's accept or defence).
+            models.UniqueConstraint(fields=["dispute"], name="dispute_answer_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} ({self.get_outcome_display()})"
+
+
+class DisputeEvidenceFile(models.Model):
+    """A document sent with a defence, kept as sent (its bytes and their SHA-256), so what the bank saw can be shown."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    answer = models.ForeignKey(DisputeAnswer, on_delete=models.CASCADE, related_name="files")
+    position = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=255)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveIntegerField()
+    sha256 = models.CharField(max_length=64)
+    content = models.BinaryField()
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["answer", "position"], name="dispute_evidence_file_position")]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,29 +1,45 @@
-"""The one place a processor's word on a dispute is applied (docs/disputes.md).
+"""The one place a processor's word on a dispute is applied, and the one place a dispute is answered (docs/disputes.md).
 
 Each processor's notifications module reads its dispute notifications into a `NotifiedDispute`; `paymentservices`
 hands every verified notification to `dispute_apply_processor_event` (registered from this app's `ready()`), inside
 the transaction that records the notification once. Facts may come twice or out of order: the transaction's row lock
 serializes them, and a fact changes the dispute only when it is later (by the processor's clock) than the one that
 set its state, and never reopens a closed dispute, so a `closed` before its `created` still ends closed.
+
+`dispute_answer` accepts or defends a dispute at its processor (the seam's `DisputeAnswers`), from the API and the desk
+alike. The answer is kept only when the processor took it; the dispute's state still moves only by the processor's
+next notification.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import replace
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
-from disputes.models import STATE_RANK, Dispute
+from disputes.evidence import evidence_refusal
+from disputes.models import STATE_RANK, Dispute, DisputeAnswer, DisputeEvidenceFile
 from payments.choices import DisputeState
+from payments.errors import Conflict, DomainError, ServiceUnavailable
 from payments.outbox import outbox_publish
 from paymentservices.notifications import ProcessorEvent
-from paymentservices.processors.seam import NotifiedDispute
+from paymentservices.processors import processor_get
+from paymentservices.processors.seam import (
+    AnswerOutcome,
+    DisputeAnswers,
+    DisputeUnanswered,
+    Evidence,
+    NotifiedDispute,
+)
+from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
 from transactions.models import Transaction
 from transactions.notifications import TRANSACTION_TARGET
 from transactions.selectors import transaction_of_event
-from transactions.services.state import SYSTEM, record_event
+from transactions.services.state import SYSTEM, Actor, record_event
 
 logger = logging.getLogger(__name__)
 
@@ -180,3 +196,107 @@ def _record(txn: Transaction, dispute: Dispute, *, event: str, from_state: str |
     outbox_publish(
         merchant_account_id=txn.merchant_account_id, name=event, target_type=TRANSACTION_TARGET, target_id=str(txn.pk)
     )
+
+
+class AnswerRefused(Conflict):
+    """The processor did not take the answer: its reason is the message. Nothing was recorded as sent."""
+
+
+def dispute_answer(*, dispute_id: Any, action: str, evidence: Evidence | None, actor: Actor) -> DisputeAnswer:
+    """Accept (`action="accept"`) or defend (`"defend"`, with `evidence`) the dispute at its processor, and keep what
+    the processor took. Refused (a 4xx, nothing sent nor kept): a dispute closed, already answered or past its due
+    date, a processor that answers its disputes only in its own dashboard, evidence it would not take (too long, too
+    many or too large files, a type it does not take), and an answer the processor refused (its reason).
+
+    The dispute's row is locked while the processor is asked, so two answers of one dispute never both reach it: the
+    second waits, then finds the first. The dispute's state is left to the processor's next notification."""
+    with transaction.atomic():
+        dispute = (
+            Dispute.objects.select_for_update().select_related("transaction", "payment_service").get(pk=dispute_id)
+        )
+        answers = _answerable(dispute)
+        if action == DisputeAnswer.Action.DEFEND:
+            assert evidence is not None  # noqa: S101  (the inputs make one for a defence)
+            refusal = evidence_refusal(evidence, answers)
+            if refusal is not None:
+                raise DomainError(refusal.message, pointer=refusal.pointer)
+        outcome = _ask(dispute, answers, action=action, evidence=evidence)
+        answer = _keep(dispute, action=action, outcome=outcome, evidence=evidence, actor=actor)
+        txn = dispute.transaction
+        record_event(
+            txn,
+            name="dispute_answered",
+            actor=actor,
+            from_status=txn.status,
+            dispute=str(dispute.pk),
+            answer=action,
+            outcome=outcome,
+        )
+        return answer
+
+
+def _answerable(dispute: Dispute) -> DisputeAnswers:
+    """The processor's way of answering the dispute, when the dispute may still be answered; else a refusal naming
+    why."""
+    if not dispute.open:
+        raise Conflict(f"The dispute is closed ({dispute.state}): there is nothing left to answer.")
+    if dispute.answers.exists():
+        raise Conflict("The dispute was already answered: the processor takes one answer.")
+    if dispute.due_at is not None and dispute.due_at <= timezone.now():
+        raise Conflict(f"The answer was due by {dispute.due_at.isoformat()}: the processor no longer takes one.")
+    processor = processor_get(dispute.payment_service.definition_id)
+    if processor is None or processor.disputes is None:
+        name = processor.display_name if processor else dispute.payment_service.definition_id
+        raise Conflict(f"{name} disputes are answered in {name}'s dashboard.")
+    return processor.disputes
+
+
+def _ask(dispute: Dispute, answers: DisputeAnswers, *, action: str, evidence: Evidence | None) -> str:
+    """The processor's word on the answer (accepted, under review); its refusal, or no word at all, raises."""
+    try:
+        credentials = payment_service_connector_credentials(service=dispute.payment_service)
+    except CredentialsUnusable:
+        raise ServiceUnavailable("The payment service's credentials cannot be used: nothing was sent.") from None
+    reference = dispute.transaction.payment_service_transaction_id or ""
+    try:
+        if action == DisputeAnswer.Action.ACCEPT:
+            said = answers.accept(
+                credentials=credentials, dispute_id=dispute.processor_dispute_id, payment_reference=reference
+            )
+        else:
+            assert evidence is not None  # noqa: S101
+            said = answers.defend(
+                credentials=credentials,
+                dispute_id=dispute.processor_dispute_id,
+                payment_reference=reference,
+                evidence=evidence,
+            )
+    except DisputeUnanswered as error:
+        logger.warning("Dispute %s: the processor gave no answer (%s)", dispute.pk, error)
+        raise ServiceUnavailable(f"The processor gave no answer: {error}") from None
+    if said.outcome == AnswerOutcome.REFUSED:
+        logger.warning("Dispute %s: the processor refused the answer (%s)", dispute.pk, said.reason)
+        raise AnswerRefused(f"The processor refused the answer: {said.reason or 'it gave no reason'}.")
+    return said.outcome
+
+
+def _keep(dispute: Dispute, *, action: str, outcome: str, evidence: Evidence | None, actor: Actor) -> DisputeAnswer:
+    """The answer as the processor took it: the words and documents sent, and what it said."""
+    answer = DisputeAnswer.objects.create(
+        dispute=dispute,
+        action=action,
+        outcome=outcome,
+        text=evidence.text if evidence else "",
+        answered_by=f"{actor.type}:{actor.id}" if actor.id else actor.type,
+    )
+    for position, file in enumerate(evidence.files if evidence else ()):
+        DisputeEvidenceFile.objects.create(
+            answer=answer,
+            position=position,
+            name=file.name,
+            content_type=file.content_type,
+            size=len(file.content),
+            sha256=hashlib.sha256(file.content).hexdigest(),
+            content=file.content,
+        )
+    return answer

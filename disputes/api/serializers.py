@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+from typing import Any
+
 from rest_framework import serializers
 
-from disputes.models import STATE_CHOICES
-from payments.rest.fields import TimestampField
+from disputes.models import STATE_CHOICES, DisputeAnswer
+from payments.rest.fields import RequestSerializer, StrictCharField, StrictSerializer, TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer
+from paymentservices.processors.seam import Evidence, EvidenceFile
 
 
 class DisputeOutput(OutputSerializer):
@@ -35,3 +40,53 @@ class DisputesOutput(OutputSerializer):
     taken_back_amount = serializers.IntegerField(
         help_text="What lost or accepted disputes took back of the payment, in minor units of its currency."
     )
+
+
+class EvidenceFileInput(StrictSerializer):
+    """A document of a defence: its name, media type and bytes (standard base64)."""
+
+    name = StrictCharField(max_length=255)
+    content_type = StrictCharField(max_length=100, help_text="`application/pdf`, `image/jpeg`, `image/png`...")
+    content = StrictCharField(help_text="The document's bytes, base64 encoded.", trim_whitespace=False)
+
+    def validate_content(self, value: str) -> bytes:
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError):
+            raise serializers.ValidationError("Must be the document's bytes in standard base64.") from None
+
+
+class DisputeDefendInput(RequestSerializer[Evidence]):
+    """Body of `POST /transactions/{id}/disputes/{dispute_id}/defend`: the words and documents sent to the processor.
+    What each processor takes (types, sizes, how many) is checked before anything is sent."""
+
+    text = StrictCharField(required=False, default="", allow_blank=True, trim_whitespace=False)
+    files = EvidenceFileInput(many=True, required=False, default=list)
+
+    def to_request(self, data: dict[str, Any]) -> Evidence:
+        files = tuple(EvidenceFile(f["name"], f["content_type"], f["content"]) for f in data["files"])
+        return Evidence(text=data["text"], files=files)
+
+
+class EvidenceFileOutput(OutputSerializer):
+    """A document sent with the defence, as sent (its bytes are kept, not served here)."""
+
+    name = serializers.CharField()
+    content_type = serializers.CharField()
+    size = serializers.IntegerField(help_text="Its size in bytes.")
+    sha256 = serializers.CharField(help_text="The SHA-256 of its bytes, hexadecimal.")
+
+
+class DisputeAnswerOutput(OutputSerializer):
+    """An answer the processor took: accepted, or defended with the words and documents sent, and what the processor
+    said (`outcome`: `accepted`, or `under_review` while the bank decides). The dispute's own `state` moves with the
+    processor's next notification."""
+
+    type = ConstantField("dispute-answer")
+    id = serializers.UUIDField()
+    dispute_id = serializers.UUIDField()
+    action = serializers.ChoiceField(choices=DisputeAnswer.Action.choices)
+    outcome = serializers.ChoiceField(choices=DisputeAnswer.Outcome.choices)
+    text = serializers.CharField()
+    files = EvidenceFileOutput(many=True)
+    created_at = TimestampField()

@@ -6,8 +6,9 @@ a service of it takes, each with its rule, which secret field holds the notifica
 `connection_options` sets it reads), connects (`connect(credentials, deadline)`), checks credentials (`verify`), reads
 its notifications (`parse_notification`, refusing with a pointer of its own) and may name a page where the buyer runs
 its own authentication (`buyer_page`), and may declare its settlement records (`settlements`, a
-`paymentservices.processors.settling.Settlements`), and may pay out to cards (`payouts`, a
-`paymentservices.processors.paying_out.CardPayouts`). The services and the API ask only this seam; the payment service
+`paymentservices.processors.settling.Settlements`), may pay out to cards (`payouts`, a
+`paymentservices.processors.paying_out.CardPayouts`), and may answer its disputes (`disputes`, a `DisputeAnswers`:
+accept one, or defend it with evidence). The services and the API ask only this seam; the payment service
 definitions (`paymentservices.definitions`) are derived from the registry.
 """
 
@@ -161,6 +162,67 @@ class ParsedNotification:
     payout: NotifiedPayout | None = None
 
 
+@dataclass(frozen=True)
+class EvidenceFile:
+    """A document sent in defence of a dispute: its name, media type (`application/pdf`, `image/jpeg`...) and bytes."""
+
+    name: str
+    content_type: str
+    content: bytes
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the merchant says in defence of a dispute: its words, and the documents that back them."""
+
+    text: str
+    files: tuple[EvidenceFile, ...] = ()
+
+
+class AnswerOutcome:
+    """What a processor answered when a dispute was answered, in words every processor shares."""
+
+    ACCEPTED = "accepted"  # the merchant conceded: the buyer keeps the money
+    UNDER_REVIEW = "under_review"  # the defence was taken: the bank decides
+    REFUSED = "refused"  # the processor did not take the answer (`DisputeAnswer.reason` says why)
+    ALL = (ACCEPTED, UNDER_REVIEW, REFUSED)
+
+
+@dataclass(frozen=True)
+class DisputeAnswer:
+    """A processor's word on an answer: its outcome and, when refused, its reason (safe to show: the processor's own
+    message, never a key)."""
+
+    outcome: str
+    reason: str | None = None
+
+
+class DisputeUnanswered(Exception):
+    """The processor could not be asked (unreachable, no answer in time, our key refused): nothing is known to have
+    been taken. The message is safe to show."""
+
+
+class DisputeAnswers:
+    """How a processor answers its disputes (`Processor.disputes`). Each call is given the service's credentials, the
+    processor's id of the dispute and of the payment; it answers a `DisputeAnswer`, or raises `DisputeUnanswered`.
+    What the processor takes of evidence is declared, so a file it would refuse is refused before anything is sent."""
+
+    # The media types of the documents it takes, the largest one (bytes), and how many one defence may carry.
+    file_types: ClassVar[frozenset[str]] = frozenset()
+    max_file_bytes: ClassVar[int] = 0
+    max_files: ClassVar[int] = 0
+    # The longest text it takes (characters).
+    max_text: ClassVar[int] = 20000
+
+    def accept(self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str) -> DisputeAnswer:
+        raise NotImplementedError
+
+    def defend(
+        self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str, evidence: Evidence
+    ) -> DisputeAnswer:
+        raise NotImplementedError
+
+
 class Processor(ABC):
     """A processor this server pays through: its definition and what it does (see the module docstring). One instance
     per processor is registered; it holds no credentials (each call is given a service's)."""
@@ -197,6 +259,9 @@ class Processor(ABC):
     # Money sent to a card (`paymentservices.processors.paying_out`); None when the processor cannot pay out. Its
     # features say `payouts` exactly when it has one (the registry test holds the two equal).
     payouts: ClassVar[CardPayouts | None] = None
+    # How its disputes are answered (accepted, defended with evidence); None when they are answered only at the
+    # processor (its dashboard).
+    disputes: ClassVar[DisputeAnswers | None] = None
 
     @abstractmethod
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

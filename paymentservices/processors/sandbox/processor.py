@@ -10,6 +10,7 @@ from payments.connectors.base import PaymentConnector
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.sandbox.connector import SandboxConnector
 from paymentservices.processors.sandbox.payouts import SandboxPayouts
+from paymentservices.processors.sandbox.disputes import SandboxDisputes
 from paymentservices.processors.sandbox.settlements import SandboxSettlements
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
 
@@ -19,6 +20,7 @@ class SandboxProcessor(Processor):
     slug = "sandbox"
     settlements = SandboxSettlements()
     payouts = SandboxPayouts()
+    disputes = SandboxDisputes()
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
     fields = (DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),)
