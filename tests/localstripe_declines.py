@@ -3,7 +3,8 @@ cards Stripe documents declining when charged as Stripe does, each with the code
 Stripe's objects carry of a capture (a PaymentIntent's `amount_received`, a charge's `amount_captured`). Unchanged,
 localstripe declines those cards only when they are attached to a customer, every decline as `card_declined` without
 a `decline_code`, and says nothing of what a (partial) capture took; nothing else of it changes. Its balance gets
-Stripe's fee and automatic payouts from tests/localstripe_balance.py.
+Stripe's fee and automatic payouts from tests/localstripe_balance.py; disputes, which it lacks, come from
+tests/localstripe_disputes.py.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from localstripe import resources
 from localstripe.server import start
 
-from tests import localstripe_balance
+from tests import localstripe_balance, localstripe_disputes
 
 # Stripe's decline test cards: the card number, its error `code` and its `decline_code` (None: Stripe gives none).
 DECLINES: dict[str, tuple[str, str | None]] = {
@@ -100,4 +101,5 @@ resources.PaymentIntent.last_payment_error = property(last_payment_error)
 
 if __name__ == "__main__":
     localstripe_balance.install()
+    localstripe_disputes.install()
     start()

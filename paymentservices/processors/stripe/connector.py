@@ -42,8 +42,10 @@ STRIPE_HOOKS_ORIGIN = "https://hooks.stripe.com"
 # How far back `lookup` reads (pages of 100, newest first): recovery runs minutes after a crash, not days.
 LOOKUP_PAGES = 5
 REFERENCE_KEY = "reference"
-# Stripe's API host: no call goes anywhere else but STRIPE_API_BASE as the operator configured it.
-STRIPE_DOMAINS = ("api.stripe.com",)
+# Stripe's API host, and its files host (a dispute's evidence is uploaded there): no call goes anywhere else but
+# STRIPE_API_BASE as the operator configured it.
+STRIPE_DOMAINS = ("api.stripe.com", "files.stripe.com")
+STRIPE_FILES_BASE = "https://files.stripe.com"
 
 
 _sessions = threading.local()
@@ -83,11 +85,21 @@ def account_client(secret_key: str, *, timeout: float | None = None) -> stripe.S
     own = processor_settings("stripe")
     return stripe.StripeClient(
         secret_key,
-        base_addresses={"api": own["API_BASE"]},
+        # Files go to Stripe's files host, or under STRIPE_API_BASE when the operator points Stripe elsewhere (a proxy,
+        # the tests' fake), which then serves both.
+        base_addresses={
+            "api": own["API_BASE"],
+            "files": STRIPE_FILES_BASE if _is_stripes(own["API_BASE"]) else own["API_BASE"],
+        },
         # Retries are ours to decide (failover to the next service): one call, one bounded wait.
         max_network_retries=0,
         http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=_session()),
     )
+
+
+def _is_stripes(base: str) -> bool:
+    """Whether the configured API base is Stripe's own API host."""
+    return base.rstrip("/") == STRIPE_API_ORIGIN
 
 
 def value_of(obj: Any, key: str) -> Any:

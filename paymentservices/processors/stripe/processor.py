@@ -12,6 +12,7 @@ from paymentservices.processors.fields import FieldRule
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 from paymentservices.processors.stripe import notifications
 from paymentservices.processors.stripe.connector import StripeConnector
+from paymentservices.processors.stripe.disputes import StripeDisputes
 from paymentservices.processors.stripe.settlements import StripeSettlements
 
 
@@ -38,6 +39,7 @@ class StripeProcessor(Processor):
     id = "stripe-card"
     slug = "stripe"
     settlements = StripeSettlements()
+    disputes = StripeDisputes()
     display_name = "Stripe"
     fields = (
         DefinitionField("secret_key", "Secret key", required=True, secret=True, verifiable=True, rule=SECRET_KEY),
