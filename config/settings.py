@@ -487,6 +487,9 @@ PROCESSORS: dict[str, dict[str, Any]] = {
         # Where reports are downloaded: empty means only Adyen's own report hosts (ca-test, ca-live); the tests point
         # it at their stand-in. A report URL anywhere else is never kept nor fetched.
         "REPORT_BASE": env.str("ADYEN_REPORT_BASE", default=""),
+        # The Disputes API (v30): empty means Adyen's own (its Customer Area host, test or live by the service's
+        # `live_url_prefix`); the tests point it at their mock.
+        "DISPUTES_BASE": env.str("ADYEN_DISPUTES_BASE", default=""),
     },
     "paypal": {
         # The REST API host PayPal's library calls: PayPal's live host by default; its sandbox is

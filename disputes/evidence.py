@@ -30,6 +30,10 @@ def evidence_refusal(evidence: Evidence, answers: DisputeAnswers) -> EvidenceRef
     """None when the processor takes `evidence` as it is; else the first thing it would refuse."""
     if not evidence.text.strip() and not evidence.files:
         return EvidenceRefusal("/text", "A defence needs words or documents: both are empty.")
+    if evidence.reason and not answers.takes_reason:
+        return EvidenceRefusal("/reason", "The processor takes no defence reason: leave it out.")
+    if evidence.text and not answers.max_text:
+        return EvidenceRefusal("/text", "The processor takes no text: its defence is documents.")
     if len(evidence.text) > answers.max_text:
         return EvidenceRefusal("/text", f"The processor takes at most {answers.max_text} characters of text.")
     if len(evidence.files) > answers.max_files:

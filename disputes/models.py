@@ -75,6 +75,7 @@ class DisputeAnswer(TimestampedModel):
     action = models.CharField(max_length=8, choices=Action.choices)
     outcome = models.CharField(max_length=16, choices=Outcome.choices, help_text="What the processor answered.")
     text = models.TextField(blank=True, help_text="The words sent in defence (empty for an acceptance).")
+    reason = models.CharField(max_length=100, null=True, blank=True, help_text="The processor's code of the defence.")
     # Who answered, as the audit log names them: an API key or a staff user.
     answered_by = models.CharField(max_length=200)
 

@@ -287,6 +287,7 @@ def _keep(dispute: Dispute, *, action: str, outcome: str, evidence: Evidence | N
         action=action,
         outcome=outcome,
         text=evidence.text if evidence else "",
+        reason=evidence.reason if evidence else None,
         answered_by=f"{actor.type}:{actor.id}" if actor.id else actor.type,
     )
     for position, file in enumerate(evidence.files if evidence else ()):

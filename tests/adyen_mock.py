@@ -345,14 +345,85 @@ def prism_adyen() -> Iterator[AdyenMock]:
             mock.stop()
 
 
-def _wait_until_answering(mock: AdyenMock) -> None:
+# The Disputes API (v30), served by a Prism of its own from the project's contract of it (contracts/adyen/disputes-v30.json),
+# with the answers written here: each operation's success, and Adyen's refusal in its `disputeServiceResult` (a
+# 200 whose `success` is false, with its `errorMessage`).
+DISPUTE_PSP = "SIMDISPUTE000001"
+DEFENSE_REASONS = {
+    "defenseReasons": [
+        {
+            "defenseReasonCode": "SupplyDefenseMaterial",
+            "satisfied": False,
+            "defenseDocumentTypes": [
+                {"defenseDocumentTypeCode": "DefenseMaterial", "requirementLevel": "Required", "available": False},
+                {"defenseDocumentTypeCode": "TIDorInvoice", "requirementLevel": "Optional", "available": False},
+            ],
+        },
+        {
+            "defenseReasonCode": "GoodsWereAsDescribed",
+            "satisfied": False,
+            "defenseDocumentTypes": [
+                {"defenseDocumentTypeCode": "GoodsWereAsDescribed", "requirementLevel": "Required", "available": False},
+                {"defenseDocumentTypeCode": "TIDorInvoice", "requirementLevel": "Required", "available": False},
+            ],
+        },
+    ],
+    "disputeServiceResult": {"success": True},
+}
+SERVICE_SUCCESS = {"disputeServiceResult": {"success": True}}
+SERVICE_REFUSED = {"disputeServiceResult": {"success": False, "errorMessage": "Dispute is already defended"}}
+DISPUTE_ANSWERS: dict[str, dict[str, dict[str, Any]]] = {
+    "/retrieveApplicableDefenseReasons": {"reasons": DEFENSE_REASONS, "refused": SERVICE_REFUSED},
+    "/supplyDefenseDocument": {"success": SERVICE_SUCCESS, "refused": SERVICE_REFUSED},
+    "/defendDispute": {"success": SERVICE_SUCCESS, "refused": SERVICE_REFUSED},
+    "/acceptDispute": {"success": SERVICE_SUCCESS, "refused": SERVICE_REFUSED},
+}
+
+
+def disputes_document() -> dict[str, Any]:
+    """Adyen's Disputes contract with the mock's answers (the first of each is what a request naming none gets);
+    request schemas untouched."""
+    document: dict[str, Any] = json.loads(contracts.ADYEN_DISPUTES.read_text())
+    for path, item in document["paths"].items():
+        for status, response in item["post"]["responses"].items():
+            media = response.get("content", {}).get("application/json")
+            if media is None:
+                continue
+            if status == "200" and path in DISPUTE_ANSWERS:
+                media["examples"] = {name: {"value": body} for name, body in DISPUTE_ANSWERS[path].items()}
+            elif status in ERRORS:
+                media["examples"] = {"generic": {"value": ERRORS[status]}}
+    return document
+
+
+@contextmanager
+def prism_adyen_disputes() -> Iterator[AdyenMock]:
+    """Prism on a free port serving `disputes_document()`, refusing requests that break it (`--errors`)."""
+    if not PRISM.exists():
+        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    from tests.servers import free_port
+
+    port = free_port()
+    with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
+        document = Path(directory) / "adyen-disputes-v30.json"
+        document.write_text(json.dumps(disputes_document()))
+        process = start_prism(document, port, log)
+        mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
+        try:
+            _wait_until_answering(mock, probe="/acceptDispute")
+            yield mock
+        finally:
+            mock.stop()
+
+
+def _wait_until_answering(mock: AdyenMock, probe: str = "/paymentMethods") -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if mock.process.poll() is not None:
             raise RuntimeError(f"Prism exited: {mock.output()[-2000:]}")
         try:
             # Any answer will do (this one is Prism's 401: no API key): the server is up.
-            urllib.request.urlopen(mock.url + "/paymentMethods", timeout=2)  # noqa: S310 - loopback
+            urllib.request.urlopen(mock.url + probe, timeout=2)  # noqa: S310 - loopback
             return
         except urllib.error.HTTPError:
             return

@@ -62,10 +62,16 @@ class DisputeDefendInput(RequestSerializer[Evidence]):
 
     text = StrictCharField(required=False, default="", allow_blank=True, trim_whitespace=False)
     files = EvidenceFileInput(many=True, required=False, default=list)
+    reason = StrictCharField(
+        required=False,
+        allow_null=True,
+        max_length=100,
+        help_text="The processor's code of the defence, for a processor that asks for one (Adyen's defence reason).",
+    )
 
     def to_request(self, data: dict[str, Any]) -> Evidence:
         files = tuple(EvidenceFile(f["name"], f["content_type"], f["content"]) for f in data["files"])
-        return Evidence(text=data["text"], files=files)
+        return Evidence(text=data["text"], files=files, reason=data.get("reason") or None)
 
 
 class EvidenceFileOutput(OutputSerializer):
@@ -88,5 +94,6 @@ class DisputeAnswerOutput(OutputSerializer):
     action = serializers.ChoiceField(choices=DisputeAnswer.Action.choices)
     outcome = serializers.ChoiceField(choices=DisputeAnswer.Outcome.choices)
     text = serializers.CharField()
+    reason = serializers.CharField(allow_null=True, help_text="The processor's code of the defence, when it takes one.")
     files = EvidenceFileOutput(many=True)
     created_at = TimestampField()

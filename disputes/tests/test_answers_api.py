@@ -61,6 +61,7 @@ def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispu
         "action": "defend",
         "outcome": "under_review",
         "text": "The buyer signed for the parcel.",
+        "reason": None,
         "files": [
             {
                 "name": "receipt.pdf",
@@ -156,6 +157,7 @@ def test_a_processor_that_answers_only_in_its_dashboard_is_refused_by_name(write
         ),
         ({"files": [{"name": "a.pdf"}]}, "/files/0/content"),
         ({"text": "Delivered.", "unknown": 1}, "/unknown"),
+        ({"text": "Delivered.", "reason": "GoodsWereAsDescribed"}, "/reason"),
     ],
 )
 def test_evidence_the_processor_would_not_take_is_a_400_before_anything_is_sent(

@@ -173,10 +173,12 @@ class EvidenceFile:
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the merchant says in defence of a dispute: its words, and the documents that back them."""
+    """What the merchant says in defence of a dispute: its words, the documents that back them, and the processor's
+    code of the defence they make, for a processor that asks for one (Adyen's defence reason)."""
 
     text: str
     files: tuple[EvidenceFile, ...] = ()
+    reason: str | None = None
 
 
 class AnswerOutcome:
@@ -211,8 +213,10 @@ class DisputeAnswers:
     file_types: ClassVar[frozenset[str]] = frozenset()
     max_file_bytes: ClassVar[int] = 0
     max_files: ClassVar[int] = 0
-    # The longest text it takes (characters).
+    # The longest text it takes (characters; 0: it takes documents only).
     max_text: ClassVar[int] = 20000
+    # Whether a defence names the processor's code of the defence it makes (`Evidence.reason`).
+    takes_reason: ClassVar[bool] = False
 
     def accept(self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str) -> DisputeAnswer:
         raise NotImplementedError

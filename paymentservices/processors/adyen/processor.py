@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from paymentservices.processors.adyen import notifications
 from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.adyen.disputes import AdyenDisputes
 from paymentservices.processors.adyen.payouts import AdyenPayouts
 from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT, REPORT_API_KEY
 from paymentservices.processors.adyen.settlements import AdyenSettlements
@@ -22,6 +23,7 @@ class AdyenProcessor(Processor):
     settlements = AdyenSettlements()
     # Instant card payouts through its Payout API (payouts.py).
     payouts = AdyenPayouts()
+    disputes = AdyenDisputes()
     display_name = "Adyen"
     fields = (
         DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=API_KEY),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from paymentservices.processors.tests.overrides import override_processor
-from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen, prism_adyen_payout
+from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen, prism_adyen_disputes, prism_adyen_payout
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +34,12 @@ def adyen_payout_prism() -> Iterator[AdyenMock]:
         yield mock
 
 
+@pytest.fixture(scope="session")
+def adyen_disputes_prism() -> Iterator[AdyenMock]:
+    with prism_adyen_disputes() as mock:
+        yield mock
+
+
 @pytest.fixture
 def adyen_payout_mock(adyen_payout_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
     """Point the adyen-card connector's payouts at Prism serving Adyen's Payout contract, through the same transport;
@@ -44,3 +50,15 @@ def adyen_payout_mock(adyen_payout_prism, settings, monkeypatch) -> Iterator[Ady
     monkeypatch.setattr(AdyenTransport, "mock", adyen_payout_prism)
     yield adyen_payout_prism
     assert adyen_payout_prism.violations() == []
+
+
+@pytest.fixture
+def adyen_disputes_mock(adyen_disputes_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
+    """Point Adyen's Disputes API calls at their validating mock (`DISPUTES_BASE`), as `adyen_mock` does the
+    Checkout API's; afterwards, every request the library sent must have been valid by Adyen's document."""
+    override_processor(settings, "adyen", DISPUTES_BASE=adyen_disputes_prism.url, TIMEOUT_SECONDS=5)
+    adyen_disputes_prism.reset()
+    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr(AdyenTransport, "mock", adyen_disputes_prism)
+    yield adyen_disputes_prism
+    assert adyen_disputes_prism.violations() == []
