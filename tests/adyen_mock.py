@@ -345,9 +345,9 @@ def prism_adyen() -> Iterator[AdyenMock]:
             mock.stop()
 
 
-# The Disputes API (v30), served by a Prism of its own from the project's contract of it (contracts/adyen/disputes-v30.json),
-# with the answers written here: each operation's success, and Adyen's refusal in its `disputeServiceResult` (a
-# 200 whose `success` is false, with its `errorMessage`).
+# The Disputes API (v30), served by a Prism of its own from the project's contract of it
+# (contracts/adyen/disputes-v30.json), with the answers written here: each operation's success, and Adyen's refusal in
+# its `disputeServiceResult` (a 200 whose `success` is false, with its `errorMessage`).
 DISPUTE_PSP = "SIMDISPUTE000001"
 DEFENSE_REASONS = {
     "defenseReasons": [
