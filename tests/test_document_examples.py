@@ -9,8 +9,10 @@ from rest_framework.test import APIClient
 
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
+from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
+from payments.choices import DisputeState
 from paymentservices.models import PaymentService
 from reports.tests.factories import ReportExecutionFactory
 from threedsecure.tests.factories import ThreeDSConfigurationFactory, scenario_for
@@ -49,6 +51,8 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "shipping_details_id": str(ShippingDetailsFactory(buyer=buyer).id),
         "session_id": str(CheckoutSessionFactory(merchant_account=merchant_account).id),
         "transaction_id": str(txn.id),
+        # Closed: an answer built from the examples is checked, then refused (409) before any processor is asked.
+        "dispute_id": str(DisputeFactory(transaction=txn, state=DisputeState.WON).id),
         "refund_id": str(RefundFactory(transaction=txn).id),
         "gift_card_id": str(GiftCardFactory(merchant_account=merchant_account).id),
         "payment_method_id": str(PaymentMethodFactory(merchant_account=merchant_account).id),
