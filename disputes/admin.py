@@ -1,23 +1,37 @@
 """Disputes on the support desk: the queue of open disputes, the soonest answer due first, each with its amount,
-reason, buyer and transaction. Read-only: only the processors' notifications write disputes."""
+reason, buyer and transaction; a dispute's page with the answer sent and what the processor said of it. Only the
+processors' notifications write a dispute's state; the Payments operator role may answer one (`answer_dispute`),
+through the same service as the API, each answer in the audit log."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import uuid
+from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.urls import reverse
-from django.utils.html import format_html
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 
-from disputes.models import Dispute
+from disputes.forms import DisputeAnswerForm
+from disputes.models import Dispute, DisputeAnswer
+from disputes.services import dispute_answer
+from payments.audit.services import audited_staff_write
 from payments.choices import DisputeState
+from payments.errors import DomainError
 from payments.money import format_money
 from payments.staff.dates import desk_datetime
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from paymentservices.processors import processor_get
 from transactions.badges import dispute_badge
+from transactions.services.state import Actor
+
+ANSWER_PERMISSION = "disputes.answer_dispute"
 
 if TYPE_CHECKING:
     DisputeAdminBase = admin.ModelAdmin[Dispute]
@@ -71,6 +85,7 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
         "payment_service",
         "processor_dispute_id",
         "state_shown",
+        "answer_shown",
         "reason",
         "amount_shown",
         "due",
@@ -84,6 +99,85 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
     class Media:
         # The transactions' badges (the dispute badge is theirs) and their list on a phone.
         css = {"all": ("transactions/admin/transaction-list.css",)}
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view(self.answer_view)
+        return [path("<uuid:object_id>/answer/", view, name="disputes_dispute_answer"), *super().get_urls()]
+
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        dispute = self.get_object(request, object_id)
+        extra: dict[str, Any] = dict(extra_context or {})
+        answerable = dispute is not None and dispute.open and request.user.has_perm(ANSWER_PERMISSION)
+        if answerable and dispute is not None and not dispute.answers.exists():
+            extra["answer_url"] = reverse("admin:disputes_dispute_answer", args=[dispute.pk])
+        return super().change_view(request, object_id, form_url, extra)
+
+    def answer_view(self, request: HttpRequest, object_id: uuid.UUID) -> HttpResponse:
+        """GET: the dispute and the form; POST: the answer sent through the service (the API's), its outcome said,
+        back to the dispute's page, which shows what the processor answered."""
+        if not request.user.has_perm(ANSWER_PERMISSION):
+            raise PermissionDenied
+        dispute = get_object_or_404(Dispute.objects.select_related("payment_service"), pk=object_id)
+        form = DisputeAnswerForm(request.POST or None, request.FILES or None)
+        if request.method != "POST" or not form.is_valid():
+            return self._answer_page(request, dispute, form)
+        with audited_staff_write(
+            user=request.user,  # type: ignore[arg-type]
+            merchant_account_id=dispute.merchant_account_id,
+            view_action="create",
+            resource_model=DisputeAnswer,
+        ):
+            try:
+                answer = dispute_answer(
+                    dispute_id=dispute.pk,
+                    action=form.cleaned_data["action"],
+                    evidence=form.evidence(),
+                    actor=Actor.admin(request.user.get_username()),
+                )
+            except DomainError as exc:
+                form.add_error(None, f"Nothing was sent. {exc.message}")
+                return self._answer_page(request, dispute, form)
+        self.message_user(request, f"The processor answered: {answer.get_outcome_display().lower()}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:disputes_dispute_change", args=[dispute.pk]))
+
+    def _answer_page(self, request: HttpRequest, dispute: Dispute, form: DisputeAnswerForm) -> TemplateResponse:
+        processor = processor_get(dispute.payment_service.definition_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Answer dispute {dispute.processor_dispute_id}",
+            "opts": self.model._meta,
+            "original": dispute,
+            "processor": processor.display_name if processor else dispute.payment_service.definition_id,
+            "amount": format_money(dispute.amount, dispute.currency),
+            "due": desk_datetime(dispute.due_at) if dispute.due_at else None,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/disputes/dispute/answer.html", context)
+
+    @admin.display(description="Answer")
+    def answer_shown(self, dispute: Dispute) -> str:
+        """What was sent and what the processor said of it; nothing sent yet says so."""
+        answer = dispute.answers.prefetch_related("files").first()
+        if answer is None:
+            return "Not answered"
+        files = format_html_join(
+            "",
+            "<li>{} ({}, {} bytes, SHA-256 {})</li>",
+            ((f.name, f.content_type, f.size, f.sha256) for f in answer.files.all()),
+        )
+        return format_html(
+            '<div class="dispute-answer-shown"><p><strong>{}</strong>: the processor answered <strong>{}</strong>'
+            " ({}, by {})</p>{}{}{}</div>",
+            answer.get_action_display(),
+            answer.get_outcome_display().lower(),
+            desk_datetime(answer.created_at),
+            answer.answered_by,
+            format_html("<p>Defence reason: {}</p>", answer.reason) if answer.reason else "",
+            format_html("<blockquote>{}</blockquote>", answer.text) if answer.text else "",
+            format_html("<ul>{}</ul>", files) if files else "",
+        )
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         # A buyer's page links to the buyer's disputes (disputes.pivots).

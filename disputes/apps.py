@@ -6,6 +6,8 @@ class DisputesConfig(config.StaffAppConfig):
 
     name = "disputes"
     desk_position = 30
+    # Accepting or defending a dispute speaks for the merchant to the bank: the Payments operator role may.
+    operator_permissions = ("answer_dispute",)
 
     def ready(self) -> None:
         from disputes import pivots

@@ -44,6 +44,8 @@ class Dispute(TimestampedModel):
             models.CheckConstraint(condition=Q(state__in=DisputeState.ALL), name="dispute_state_known"),
             models.CheckConstraint(condition=Q(amount__gte=0), name="dispute_amount_not_negative"),
         ]
+        # Who may answer a dispute at its processor from the desk (the Payments operator role).
+        permissions = [("answer_dispute", "Can answer a dispute at its processor")]
         indexes = [
             # The desk's queue: open disputes, the soonest due first.
             models.Index(fields=["due_at"], condition=Q(state__in=DisputeState.OPEN), name="dispute_open_due"),

@@ -1,0 +1,42 @@
+"""The desk's form to answer a dispute: accept it, or defend it with words, a document and (for a processor that asks
+for one) its defence reason. What the processor takes is checked by the service, the one place its rules live."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+
+from disputes.models import DisputeAnswer
+from paymentservices.processors.seam import Evidence, EvidenceFile
+
+
+class DisputeAnswerForm(forms.Form):
+    action = forms.ChoiceField(
+        choices=DisputeAnswer.Action.choices,
+        widget=forms.RadioSelect,
+        help_text="Accept: the buyer keeps the money. Defend: the evidence below goes to the bank.",
+    )
+    text = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        label="Evidence",
+        help_text="What the merchant says in defence (sent as written).",
+    )
+    document = forms.FileField(required=False, help_text="A document that backs it (PDF or image).")
+    reason = forms.CharField(
+        required=False, max_length=100, help_text="The processor's defence reason code, when it asks for one (Adyen)."
+    )
+
+    def evidence(self) -> Evidence | None:
+        """The evidence of a defence (None for an acceptance)."""
+        data: dict[str, Any] = self.cleaned_data
+        if data["action"] != DisputeAnswer.Action.DEFEND:
+            return None
+        upload = data.get("document")
+        files = (
+            (EvidenceFile(upload.name, upload.content_type or "application/octet-stream", upload.read()),)
+            if upload
+            else ()
+        )
+        return Evidence(text=data.get("text") or "", files=files, reason=(data.get("reason") or "").strip() or None)
