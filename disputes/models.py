@@ -4,6 +4,8 @@ One row per dispute the processor names (its id, unique per payment service), ke
 processor's facts says (`disputes.services.dispute_apply`). Only the services write these rows.
 """
 
+from __future__ import annotations
+
 import uuid
 
 from django.db import models
@@ -57,6 +59,11 @@ class Dispute(TimestampedModel):
     @property
     def open(self) -> bool:
         return self.state in DisputeState.OPEN
+
+    @property
+    def answer(self) -> DisputeAnswer | None:
+        """The answer the processor took, if any (read from a prefetch when there is one)."""
+        return next(iter(self.answers.all()), None)
 
 
 class DisputeAnswer(TimestampedModel):

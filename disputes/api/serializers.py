@@ -14,34 +14,6 @@ from payments.rest.outputs import ConstantField, OutputSerializer
 from paymentservices.processors.seam import Evidence, EvidenceFile
 
 
-class DisputeOutput(OutputSerializer):
-    """One dispute of the transaction, as its processor's latest fact says (docs/disputes.md)."""
-
-    type = ConstantField("dispute")
-    id = serializers.UUIDField()
-    merchant_account_id = serializers.CharField()
-    transaction_id = serializers.UUIDField()
-    payment_service_id = serializers.UUIDField()
-    payment_service_dispute_id = serializers.CharField(source="processor_dispute_id")
-    state = serializers.ChoiceField(choices=STATE_CHOICES)
-    reason = serializers.CharField(allow_null=True, help_text="The processor's reason code.")
-    amount = serializers.IntegerField(help_text="The disputed amount, in minor units.")
-    currency = serializers.CharField()
-    due_at = TimestampField(allow_null=True, help_text="When the answer is due at the processor.")
-    closed_at = TimestampField(allow_null=True)
-    created_at = TimestampField()
-    updated_at = TimestampField()
-
-
-class DisputesOutput(OutputSerializer):
-    """Every dispute of the transaction, newest first, and what those decided for the buyer took back of it."""
-
-    items = DisputeOutput(many=True)
-    taken_back_amount = serializers.IntegerField(
-        help_text="What lost or accepted disputes took back of the payment, in minor units of its currency."
-    )
-
-
 class EvidenceFileInput(StrictSerializer):
     """A document of a defence: its name, media type and bytes (standard base64)."""
 
@@ -97,3 +69,32 @@ class DisputeAnswerOutput(OutputSerializer):
     reason = serializers.CharField(allow_null=True, help_text="The processor's code of the defence, when it takes one.")
     files = EvidenceFileOutput(many=True)
     created_at = TimestampField()
+
+
+class DisputeOutput(OutputSerializer):
+    """One dispute of the transaction, as its processor's latest fact says (docs/disputes.md)."""
+
+    type = ConstantField("dispute")
+    id = serializers.UUIDField()
+    merchant_account_id = serializers.CharField()
+    transaction_id = serializers.UUIDField()
+    payment_service_id = serializers.UUIDField()
+    payment_service_dispute_id = serializers.CharField(source="processor_dispute_id")
+    state = serializers.ChoiceField(choices=STATE_CHOICES)
+    reason = serializers.CharField(allow_null=True, help_text="The processor's reason code.")
+    amount = serializers.IntegerField(help_text="The disputed amount, in minor units.")
+    currency = serializers.CharField()
+    due_at = TimestampField(allow_null=True, help_text="When the answer is due at the processor.")
+    closed_at = TimestampField(allow_null=True)
+    answer = DisputeAnswerOutput(allow_null=True, help_text="The answer the processor took, if any.")
+    created_at = TimestampField()
+    updated_at = TimestampField()
+
+
+class DisputesOutput(OutputSerializer):
+    """Every dispute of the transaction, newest first, and what those decided for the buyer took back of it."""
+
+    items = DisputeOutput(many=True)
+    taken_back_amount = serializers.IntegerField(
+        help_text="What lost or accepted disputes took back of the payment, in minor units of its currency."
+    )

@@ -3,7 +3,7 @@ dispute resource; docs/disputes.md, docs/api-contracts.md)."""
 
 from __future__ import annotations
 
-from django.db.models import prefetch_related_objects
+from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.utils import extend_schema
 from rest_framework import viewsets
 from rest_framework.request import Request
@@ -11,11 +11,13 @@ from rest_framework.response import Response
 
 from buyers.access import buyer_access
 from disputes.api.serializers import DisputesOutput
-from disputes.models import Dispute
+from disputes.models import Dispute, DisputeEvidenceFile
 from payments.errors import NotFound
 from payments.rest.permissions import request_merchant_account, request_principal
 from transactions.disputes import DISPUTES, transaction_taken_back
 from transactions.selectors import transaction_get
+
+DOCUMENTS = DisputeEvidenceFile.objects.defer("content")
 
 
 class DisputeViewSet(viewsets.GenericViewSet):
@@ -37,6 +39,7 @@ class DisputeViewSet(viewsets.GenericViewSet):
         txn = transaction_get(merchant_account=request_merchant_account(request), id=transaction_id)
         if not buyer_access(request_principal(request), resource="transactions").owns(txn.buyer):
             raise NotFound("The transaction could not be found.")
-        prefetch_related_objects([txn], DISPUTES)  # read once, for the list and what it took back
+        # Read once, for the list and what it took back; each one's answer and its documents (not their bytes).
+        prefetch_related_objects([txn], DISPUTES, Prefetch(f"{DISPUTES}__answers__files", DOCUMENTS))
         disputes = sorted(txn.disputes.all(), key=lambda dispute: (dispute.created_at, dispute.pk), reverse=True)
         return Response(DisputesOutput({"items": disputes, "taken_back_amount": transaction_taken_back(txn)}).data)

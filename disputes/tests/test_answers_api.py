@@ -47,7 +47,7 @@ def _url(dispute, action: str) -> str:
     return f"/transactions/{dispute.transaction_id}/disputes/{dispute.pk}/{action}"
 
 
-def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispute):
+def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispute, api_client):
     body = {"text": "The buyer signed for the parcel.", "files": [_file(), _file(PNG, "image/png", "proof.png")]}
 
     response = writer.post(_url(dispute, "defend"), body, format="json")
@@ -79,6 +79,8 @@ def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispu
         "created_at": response.json()["created_at"],
     }
     assert bytes(answer.files.all()[0].content) == PDF
+    listed = api_client(scopes=["disputes.read"]).get(f"/transactions/{dispute.transaction_id}/disputes").json()
+    assert listed["items"][0]["answer"] == response.json()
     dispute.refresh_from_db()
     assert dispute.state == S.NEEDS_RESPONSE  # the processor's next notification moves it
     assert TransactionEvent.objects.filter(transaction=dispute.transaction, name="dispute_answered").count() == 1

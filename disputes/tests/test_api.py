@@ -74,7 +74,7 @@ def test_a_transactions_disputes_are_listed_with_what_the_bank_took_back(
     client = api_client(scopes=["disputes.read"])
     client.get(f"/transactions/{txn.pk}/disputes")  # warms the key and account caches
 
-    with django_assert_num_queries(2):  # the transaction, its disputes
+    with django_assert_num_queries(3):  # the transaction, its disputes, their answers (none: no documents read)
         response = client.get(f"/transactions/{txn.pk}/disputes")
 
     body = response.json()
@@ -97,6 +97,7 @@ def test_a_transactions_disputes_are_listed_with_what_the_bank_took_back(
         "currency": "USD",
         "due_at": "2026-11-27T12:00:00.000000+00:00",
         "closed_at": None,
+        "answer": None,
         "created_at": body["items"][0]["created_at"],
         "updated_at": body["items"][0]["updated_at"],
     }
