@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from disputes.models import DisputeAnswer
 from disputes.tests.factories import DisputeFactory
-from paymentservices.processors.sandbox.disputes import SandboxDisputes
+from paymentservices.processors import processor_get
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.tests.test_concurrency import in_parallel
 
@@ -26,14 +26,15 @@ def test_two_answers_at_once_one_reaches_the_processor(token_for, merchant_accou
         due_at=timezone.now() + timedelta(days=7),
     )
     asked: list[str] = []
-    answer = SandboxDisputes._answer
+    sandbox = type(processor_get("mock-card").disputes)
+    answer = sandbox._answer
 
     def slowly(dispute_id: str, outcome: str):
         asked.append(outcome)
         time.sleep(0.5)  # long enough for the other request to arrive while this one is at the processor
         return answer(dispute_id, outcome)
 
-    monkeypatch.setattr(SandboxDisputes, "_answer", staticmethod(slowly))
+    monkeypatch.setattr(sandbox, "_answer", staticmethod(slowly))
     url = f"/transactions/{dispute.transaction_id}/disputes/{dispute.pk}/accept"
 
     answers = in_parallel(2, lambda client: client.post(url), token_for(["disputes.write"]))
