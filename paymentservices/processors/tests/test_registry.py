@@ -146,6 +146,7 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "ADYEN_API_BASE": "http://127.0.0.1:2",
         "ADYEN_REPORT_BASE": "http://127.0.0.1:3",
         "ADYEN_PAYOUT_API_BASE": "http://127.0.0.1:4",
+        "ADYEN_DISPUTES_BASE": "http://127.0.0.1:5",
     }
     printed = subprocess.run(  # noqa: S603 (our own interpreter and script)
         [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=True
@@ -158,6 +159,7 @@ def test_a_processor_s_environment_variables_fill_its_block():
         "TIMEOUT_SECONDS": 10.0,
         "REPORT_BASE": "http://127.0.0.1:3",
         "PAYOUT_API_BASE": "http://127.0.0.1:4",
+        "DISPUTES_BASE": "http://127.0.0.1:5",
     }
 
 
