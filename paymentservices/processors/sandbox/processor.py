@@ -9,8 +9,8 @@ from typing import ClassVar, cast
 from payments.connectors.base import PaymentConnector
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.sandbox.connector import SandboxConnector
-from paymentservices.processors.sandbox.payouts import SandboxPayouts
 from paymentservices.processors.sandbox.disputes import SandboxDisputes
+from paymentservices.processors.sandbox.payouts import SandboxPayouts
 from paymentservices.processors.sandbox.settlements import SandboxSettlements
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
 
