@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('disputes', '0001_initial'),
+        ('disputes', '0002_desk_labels'),
     ]
 
     operations = [
