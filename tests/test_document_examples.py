@@ -12,6 +12,8 @@ from checkout.tests.factories import CheckoutSessionFactory
 from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
+from payments.accounts.keys import generate_private_key, public_pem
+from payments.accounts.services import api_key_register
 from payments.choices import DisputeState
 from paymentservices.models import PaymentService
 from reports.tests.factories import ReportExecutionFactory
@@ -62,8 +64,17 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "three_ds_scenario_id": str(scenario_for(merchant_account, amount=1).id),
         "payment_service_id": str(PaymentService.objects.get(merchant_account=merchant_account).id),
         "payment_service_definition_id": "stripe-card",
+        # Another key of the account's: the examples' update must not change the key that signs the requests.
+        "api_key_pair_id": str(
+            api_key_register(public_key_pem=public_pem(generate_private_key()[0]), merchant_account=merchant_account).id
+        ),
         **_report_values(merchant_account),
     }
+
+
+def _another_key(merchant_account):
+    private_key, _ = generate_private_key()
+    return api_key_register(public_key_pem=public_pem(private_key), merchant_account=merchant_account)
 
 
 def _report_values(merchant_account) -> dict[str, str]:

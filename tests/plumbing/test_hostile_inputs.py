@@ -17,6 +17,7 @@ from buyers.models import Buyer, ShippingDetails
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
+from disputes.tests.factories import DisputeFactory
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
 from payments.accounts.models import ApiKey, MerchantAccount
@@ -89,6 +90,7 @@ BODY_OPERATIONS = [
     ("post", "/api-key-pairs", {}),
     ("put", "/api-key-pairs/{api_key_pair_id}", {}),
     ("post", "/payouts", {}),
+    ("post", "/transactions/{transaction_id}/disputes/{dispute_id}/defend", {}),
     ("post", "/payment-links", {}),
 ]
 
@@ -101,7 +103,8 @@ def objects(merchant_account, api_key, settings):
         "buyer_id": buyer.id,
         "shipping_details_id": ShippingDetailsFactory(buyer=buyer).id,
         "session_id": CheckoutSessionFactory(merchant_account=merchant_account).id,
-        "transaction_id": TransactionFactory(merchant_account=merchant_account, captured=True).id,
+        "transaction_id": (txn := TransactionFactory(merchant_account=merchant_account, captured=True)).id,
+        "dispute_id": DisputeFactory(transaction=txn).id,
         "subscription_id": subscription_for(merchant_account, "http://127.0.0.1:9/payments").id,
         "payment_method_id": PaymentMethodFactory(merchant_account=merchant_account).id,
         "merchant_account_id": merchant_account.id,
