@@ -4,6 +4,7 @@ Resource apps import the two they build on from here: `MerchantAccount` and `Tim
 
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.audit.models import AuditLogEntry
+from payments.bins.models import BinRange
 from payments.connectors.models import SandboxOperation
 from payments.jobs.models import BackgroundTask, ScheduledRun
 from payments.outbox.models import OutboxEvent
@@ -16,6 +17,7 @@ __all__ = [
     "ApiKey",
     "AuditLogEntry",
     "BackgroundTask",
+    "BinRange",
     "IdempotencyRecord",
     "MerchantAccount",
     "OutboxEvent",
