@@ -86,6 +86,10 @@ class Transaction(TimestampedModel):
     card_last4 = models.CharField(max_length=4, null=True, blank=True)
     card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
     card_fingerprint = models.CharField(max_length=64, null=True, blank=True)
+    # What the BIN table said of the card (the vaulted card's facts, copied: the card row is purged, these stay).
+    card_type = models.CharField(max_length=16, null=True, blank=True)
+    card_country = models.CharField(max_length=2, null=True, blank=True)
+    card_issuer_name = models.CharField(max_length=200, null=True, blank=True)
     checkout_session_id = models.UUIDField(null=True, blank=True)
     # The payment link this transaction pays (by id alone: links sit above transactions and are found from here).
     payment_link_id = models.UUIDField(null=True, blank=True)

@@ -20,10 +20,12 @@ from checkout.selectors import checkout_session_get
 from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_for_payment
 from payments.accounts.models import MerchantAccount
+from payments.bins.facts import CardFacts
 from payments.connectors import CardDetails, PaymentDetails
 from payments.errors import DomainError
 from payments.vault import cards
 from payments.vault.models import VaultedCard
+from payments.vault.services import vaulted_card_facts
 
 MAX_GIFT_CARDS = 10
 # What a checkout session may declare for the transactions that pay with it.
@@ -49,6 +51,15 @@ class PaymentCard:
     security_code: str | None = field(default=None, repr=False)
     # ... or typed through Secure Fields: sealed in the vault until this payment's authorization consumes it.
     sealed_security_code_id: UUID | None = None
+    # What the BIN table says of a card sent inline, looked up once here and kept by the vault when it seals it.
+    facts: CardFacts | None = None
+
+    @property
+    def country(self) -> str | None:
+        """The card's issuing country, where the BIN table knows it."""
+        if self.facts is not None:
+            return self.facts.country
+        return self.vaulted.country if self.vaulted is not None else None
 
 
 class PaymentMethodRequest(Protocol):
@@ -85,7 +96,7 @@ class CardRequest:
             expiration_year=self.expiration_year,
             security_code=self.security_code,
         )
-        return PaymentCard(details=details)
+        return PaymentCard(details=details, facts=vaulted_card_facts(number=self.number))
 
 
 @dataclass(frozen=True)

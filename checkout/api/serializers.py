@@ -24,7 +24,7 @@ from payments.rest.fields import (
     validated,
 )
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
-from payments.shapes.cards import CardDetailsSerializer, SecurityCodeField
+from payments.shapes.cards import BinField, CardDetailsSerializer, SecurityCodeField
 from payments.shapes.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 
 
@@ -125,12 +125,13 @@ _NULL_STRING = {"type": "string", "nullable": True}
 
 
 class CardSummaryDetailsOutput(OutputSerializer):
-    """The vault knows the BIN but has no BIN table: type, country and issuer are unknown, as the schema allows."""
+    """The card's BIN, and its type, issuing country and issuer as the BIN table said when the vault stored it (null
+    where the table does not say; docs/card-details.md)."""
 
     bin = serializers.CharField()
-    card_type = ConstantField(None, schema=_NULL_STRING)
-    card_country = ConstantField(None, schema=_NULL_STRING)
-    card_issuer_name = ConstantField(None, schema=_NULL_STRING)
+    card_type = serializers.CharField(allow_null=True)
+    card_country = serializers.CharField(source="country", allow_null=True)
+    card_issuer_name = serializers.CharField(source="issuer_name", allow_null=True)
 
 
 class CardSummaryOutput(OutputSerializer):
@@ -162,3 +163,19 @@ class CheckoutSessionOutput(OutputSerializer):
     currency = serializers.CharField(allow_null=True)
     payment_service_id = serializers.UUIDField(allow_null=True)
     payment_method = CardSummaryOutput(source="held_payment_method", allow_null=True)
+
+
+class CheckoutSessionCardDetailsInput(StrictSerializer):
+    """Body of `POST /checkout/sessions/{id}/card-details`: the first 6 to 8 digits of the card the buyer types."""
+
+    bin = BinField()
+
+
+class CheckoutSessionCardDetailsOutput(OutputSerializer):
+    """The upstream `CheckoutSessionCardDetails`: what the BIN table says of the card (docs/card-details.md)."""
+
+    bin = serializers.CharField()
+    card_type = serializers.CharField(allow_null=True)
+    scheme = serializers.CharField(allow_null=True)
+    scheme_icon_url = ConstantField(None, schema=_NULL_STRING)
+    additional_schemes = ConstantField([], schema={"type": "array", "items": {"type": "string"}})

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from checkout.api.views import CheckoutSessionFieldsView, CheckoutSessionViewSet
+from checkout.api.views import CheckoutSessionCardDetailsView, CheckoutSessionFieldsView, CheckoutSessionViewSet
 from payments.rest.routers import ApiRouter
 
 router = ApiRouter()
@@ -13,5 +13,10 @@ urlpatterns = [
         "checkout/sessions/<uuid:session_id>/fields",
         CheckoutSessionFieldsView.as_view(),
         name="checkout-session-fields",
+    ),
+    path(
+        "checkout/sessions/<uuid:session_id>/card-details",
+        CheckoutSessionCardDetailsView.as_view(),
+        name="checkout-session-card-details",
     ),
 ]

@@ -7,7 +7,13 @@ from rest_framework import mixins, status, viewsets
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from checkout.api.serializers import CheckoutSessionInput, CheckoutSessionOutput, SecureFieldsInput
+from checkout.api.serializers import (
+    CheckoutSessionCardDetailsInput,
+    CheckoutSessionCardDetailsOutput,
+    CheckoutSessionInput,
+    CheckoutSessionOutput,
+    SecureFieldsInput,
+)
 from checkout.api.throttles import CheckoutSessionThrottle
 from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_get, checkout_session_get_by_id, checkout_session_merchant_account_id
@@ -18,10 +24,12 @@ from checkout.services import (
     checkout_session_store_payment_method,
     checkout_session_update,
 )
+from payments.bins.selectors import bin_lookup
 from payments.ratelimits.throttles import RateLimitedMixin
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account
 from payments.rest.query import KnownQueryParameters
+from payments.vault.cards import card_scheme
 
 
 class CheckoutSessionViewSet(mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet):
@@ -137,3 +145,31 @@ class CheckoutSessionFieldsView(RateLimitedMixin, APIView):
         exist or is another merchant account's.
         """
         return self.put(request, session_id)
+
+
+class CheckoutSessionCardDetailsView(RateLimitedMixin, APIView):
+    """What the card the buyer is typing is, for a session's form: the session id is the credential, as for Secure
+    Fields, and the same per-session budget limits both, so the form cannot be used to walk the BIN table."""
+
+    authentication_classes = []
+    permission_classes = [KnownQueryParameters]
+    rate_limits = {"post": (CheckoutSessionThrottle,)}
+
+    def rate_limit_merchant_account_id(self) -> str | None:
+        return checkout_session_merchant_account_id(id=self.kwargs["session_id"])
+
+    @extend_schema(request=CheckoutSessionCardDetailsInput, responses={200: CheckoutSessionCardDetailsOutput}, auth=[])
+    def post(self, request, session_id: uuid.UUID):
+        """Get checkout session card details
+
+        The scheme and type (credit, debit or prepaid) of the card whose first 6 to 8 digits (`bin`) the buyer has
+        typed, from this server's BIN table; a BIN the table does not know answers its scheme by prefix. No bearer
+        token: the session id is the credential. Limited per session, with Secure Fields.
+
+        404: The session does not exist or has expired.
+        """
+        checkout_session_get_by_id(id=session_id)
+        bin = validated(CheckoutSessionCardDetailsInput(data=request.data))["bin"]
+        facts = bin_lookup(bin)
+        answer = {"bin": bin, "card_type": facts.card_type, "scheme": facts.scheme or card_scheme(bin)}
+        return Response(CheckoutSessionCardDetailsOutput(answer).data)

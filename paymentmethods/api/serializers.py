@@ -113,11 +113,12 @@ class BuyerPaymentMethodsQuery(serializers.Serializer):
 
 
 class PaymentMethodDetailsOutput(OutputSerializer):
-    """The upstream `PaymentMethodDetailsCard`: the BIN (no BIN table, so no card type or issuer)."""
+    """The upstream `PaymentMethodDetailsCard`: the BIN, and the card's type and issuer as the BIN table said when the
+    card was stored (null where it does not say; docs/card-details.md)."""
 
     bin = serializers.CharField(source="card.bin")
-    card_type = ConstantField(None, schema=_NULL_STRING)
-    card_issuer_name = ConstantField(None, schema=_NULL_STRING)
+    card_type = serializers.CharField(source="card.card_type", allow_null=True)
+    card_issuer_name = serializers.CharField(source="card.issuer_name", allow_null=True)
 
 
 class PaymentMethodSummaryOutput(OutputSerializer):
@@ -134,8 +135,9 @@ class PaymentMethodSummaryOutput(OutputSerializer):
     expiration_date = serializers.CharField(help_text="MM/YY")
     fingerprint = serializers.CharField()
     details = PaymentMethodDetailsOutput(source="*")
-    # Usable in any country and currency; nothing to approve.
-    country = ConstantField(None, schema=_NULL_STRING)
+    # The card's issuing country from the BIN table (null where it does not say); usable in any currency; nothing to
+    # approve.
+    country = serializers.CharField(source="card.country", allow_null=True)
     currency = ConstantField(None, schema=_NULL_STRING)
     approval_url = ConstantField(None, schema=_NULL_STRING)
     additional_schemes = ConstantField(None, schema={"type": "array", "items": {"type": "string"}, "nullable": True})

@@ -12,6 +12,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from payments.bins.facts import MAX_BIN_LENGTH, MIN_BIN_LENGTH
 from payments.rest.fields import StrictSerializer
 from payments.vault import cards
 
@@ -78,6 +79,26 @@ class SecurityCodeField(_CardInputField):
         if not 3 <= len(value) <= 4:
             raise cards.CardDataError("Security code must be 3 or 4 digits long.", code="invalid_length")
         return value
+
+
+class BinField(serializers.CharField):
+    """The first 6 to 8 digits of a card number (upstream's `bin`): a string of ASCII digits, never more of the number;
+    anything else is refused without quoting it."""
+
+    default_error_messages = {
+        "invalid": f"Must be {MIN_BIN_LENGTH} to {MAX_BIN_LENGTH} digits: a card number's first digits, never more."
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("help_text", f"The first {MIN_BIN_LENGTH} to {MAX_BIN_LENGTH} digits of a card number.")
+        super().__init__(trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: object) -> str:
+        if not (isinstance(data, str) and data.isascii() and data.isdigit()):
+            self.fail("invalid")
+        if not MIN_BIN_LENGTH <= len(data) <= MAX_BIN_LENGTH:
+            self.fail("invalid")
+        return data
 
 
 class CardDetailsSerializer(StrictSerializer):

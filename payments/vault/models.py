@@ -26,6 +26,11 @@ class VaultedCard(models.Model):
     scheme = models.CharField(max_length=32, null=True, blank=True)
     bin = models.CharField(max_length=8)
     last4 = models.CharField(max_length=4)
+    # What the BIN table said of the card when it was stored (`payments.bins`), kept with it so every reader shows
+    # the same facts without a lookup of its own; None where the table did not say.
+    card_type = models.CharField(max_length=16, null=True, blank=True)
+    country = models.CharField(max_length=2, null=True, blank=True)
+    issuer_name = models.CharField(max_length=200, null=True, blank=True)
     expiration_month = models.PositiveSmallIntegerField()
     expiration_year = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)

@@ -27,6 +27,8 @@ from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
+from payments.bins.facts import MAX_BIN_LENGTH, UNKNOWN, CardFacts
+from payments.bins.selectors import bin_lookup
 from payments.connectors.base import CardDetails
 from payments.errors import NotFound
 from payments.vault import cards, crypto
@@ -56,8 +58,11 @@ def vaulted_card_store(
     expiration_year: int,
     security_code: str | None = None,
     expires_at: datetime,
+    facts: CardFacts | None = None,
 ) -> VaultedCard:
-    """Seal a validated card until `expires_at`; its security code lives at most `SECURITY_CODE_MAX_AGE`.
+    """Seal a validated card until `expires_at`; its security code lives at most `SECURITY_CODE_MAX_AGE`. What the
+    BIN table says of the card (type, country, issuer) is kept with it: `facts` when the caller already looked it up
+    (`vaulted_card_facts`), else one lookup of its first 8 digits.
 
     `number` must already have passed `payments.vault.cards` validation (13-19 digits, Luhn) and `security_code`
     the length check for the card's scheme; anything else raises `CardDataError`.
@@ -78,11 +83,24 @@ def vaulted_card_store(
         expiration_year=expiration_year,
         expires_at=expires_at,
     )
+    _set_facts(card, facts if facts is not None else vaulted_card_facts(number=number))
     _seal(card, number=number, security_code=security_code)
     if security_code is not None:
         card.security_code_expires_at = min(expires_at, timezone.now() + SECURITY_CODE_MAX_AGE)
     card.save(force_insert=True)
     return card
+
+
+def vaulted_card_facts(*, number: str) -> CardFacts:
+    """What the BIN table says of a card number: only its first 8 digits leave the vault, for one lookup."""
+    return bin_lookup(number[:MAX_BIN_LENGTH]) if cards.luhn_valid(number) else UNKNOWN
+
+
+def _set_facts(card: VaultedCard, facts: CardFacts) -> None:
+    # The scheme stays the vault's own (it decides the security code's length); the table adds what it cannot know.
+    card.card_type = facts.card_type
+    card.country = facts.country
+    card.issuer_name = facts.issuer_name
 
 
 def _seal(card: VaultedCard, *, number: str, security_code: str | None) -> None:

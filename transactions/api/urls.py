@@ -1,6 +1,7 @@
 from django.urls import path
 
 from payments.rest.routers import ApiRouter
+from transactions.api.card_details import CardDetailsViewSet
 from transactions.api.views import (
     PaymentOptionsViewSet,
     RefundViewSet,
@@ -32,6 +33,7 @@ urlpatterns = [
         TransactionEventViewSet.as_view({"get": "list"}),
         name="transaction-event-list",
     ),
+    path("card-details", CardDetailsViewSet.as_view({"get": "list"}), name="card-details"),
     path("payment-options", PaymentOptionsViewSet.as_view({"post": "create"}), name="payment-options"),
     path("refunds/<str:refund_id>", RefundViewSet.as_view({"get": "retrieve"}), name="refund-detail"),
 ]

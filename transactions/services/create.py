@@ -97,6 +97,9 @@ def _set_card(txn: Transaction, vaulted: VaultedCard) -> None:
     txn.card_last4 = vaulted.last4
     txn.card_expiration_date = vaulted.expiration_date
     txn.card_fingerprint = vaulted.fingerprint
+    txn.card_type = vaulted.card_type
+    txn.card_country = vaulted.country
+    txn.card_issuer_name = vaulted.issuer_name
 
 
 def _redeem(txn: Transaction, gift_cards: Sequence[GiftCardCharge], actor: Actor) -> None:
@@ -146,6 +149,7 @@ def _open(
             expiration_month=details.expiration_month,
             expiration_year=details.expiration_year,
             expires_at=timezone.now() + CARD_RETENTION,
+            facts=card.facts if card is not None else None,
         )
     elif vaulted is not None:
         details = vaulted_card_reveal(card=vaulted, consume_security_code=True)
@@ -232,7 +236,8 @@ def transaction_create(
         route(
             merchant_account=merchant_account,
             currency=request.currency,
-            country=request.country or (card.session_hints.get("country") if card else None),
+            # The payment's country, else the session's, else the card's issuing country (docs/card-details.md).
+            country=request.country or (card.session_hints.get("country") or card.country if card else None),
             payment_service_id=request.payment_service_id,
         )
         if card is not None

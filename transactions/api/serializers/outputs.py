@@ -82,11 +82,12 @@ class GiftCardRedemptionOutput(OutputSerializer):
 
 
 class CardDetailsOutput(OutputSerializer):
-    """What is known of a card beyond its number: the BIN (no BIN table, so no type or issuer)."""
+    """What is known of a card beyond its number: the BIN, and its type and issuer as the BIN table said when the
+    payment was made (null where it does not say; docs/card-details.md)."""
 
     bin = serializers.CharField(source="card_bin")
-    card_type = ConstantField(None, schema=NULL_STRING)
-    card_issuer_name = ConstantField(None, schema=NULL_STRING)
+    card_type = serializers.CharField(allow_null=True)
+    card_issuer_name = serializers.CharField(allow_null=True)
 
 
 class TransactionPaymentMethodOutput(OutputSerializer):
@@ -110,7 +111,7 @@ class TransactionPaymentMethodOutput(OutputSerializer):
     )
     # The 3-D Secure challenge page while the transaction waits for the buyer (TransactionSummaryOutput fills it).
     approval_url = ConstantField(None, schema=NULL_STRING)
-    country = ConstantField(None, schema=NULL_STRING)
+    country = serializers.CharField(source="card_country", allow_null=True, help_text="The card's issuing country.")
     currency = ConstantField(None, schema=NULL_STRING)
     external_identifier = ConstantField(None, schema=NULL_STRING)
 
