@@ -127,7 +127,8 @@ def add_examples(result: dict[str, Any], generator: object, **kwargs: Any) -> di
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             for parameter in operation.get("parameters", []):
-                if parameter["in"] == "query" and "example" not in parameter:
+                unsupported = parameter.get("schema", {}).get("x-unsupported")  # as for fields: only null fits
+                if parameter["in"] == "query" and "example" not in parameter and not unsupported:
                     example = QUERY_EXAMPLES.get(parameter["name"], EXAMPLES.get(parameter["name"]))
                     if example is not None and _fits(parameter.get("schema", {}), example):
                         parameter["example"] = example

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import re
 import uuid
+from io import StringIO
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.core.management import call_command
 from django.test import Client
 
 from checkout.tests.factories import CheckoutSessionFactory
 from giftcards.tests.factories import IssuedGiftCardFactory
+from paymentmethods.tests.factories import PaymentMethodFactory
 from paymentservices.models import PaymentService
 from paymentservices.services import payment_service_update
 from tests.conformance.world import (
@@ -31,6 +35,9 @@ from tests.conformance.world import (
     _transaction,
 )
 from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
+
+USD = {"currency": "USD"}
+BIN_SAMPLE = Path(__file__).resolve().parents[2] / "payments" / "bins" / "data" / "sample-ranges.csv"
 
 
 def _capture_path(world: World, path: Any) -> Any:
@@ -408,7 +415,74 @@ SCENARIOS += [
         "embed-pin-differs",
         lambda w: w.embed.post("/payment-options", {"currency": "EUR"}, format="json"),
     ),
+    # card details (docs/card-details.md)
+    (
+        "/card-details",
+        "GET",
+        "from-the-table",
+        lambda w: (_bin_table(), w.client.get("/card-details", {"currency": "USD", "bin": "41111111"}))[1],
+    ),
+    (
+        "/card-details",
+        "GET",
+        "unknown-bin",
+        lambda w: w.client.get("/card-details", {"currency": "USD", "bin": "999999"}),
+    ),
+    (
+        "/card-details",
+        "GET",
+        "stored-method",
+        lambda w: (
+            _bin_table(),
+            w.client.get(
+                "/card-details",
+                {"currency": "USD", "payment_method_id": str(PaymentMethodFactory(merchant_account=w.account).pk)},
+            ),
+        )[1],
+    ),
+    ("/card-details", "GET", "embed", lambda w: w.embed.get("/card-details", {"currency": "USD", "bin": "411111"})),
+    ("/card-details", "GET", "invalid", lambda w: w.client.get("/card-details", {"currency": "USD", "bin": "4111"})),
+    (
+        "/card-details",
+        "GET",
+        "wrong-scope",
+        lambda w: w.read_only.get("/card-details", {"currency": "USD", "bin": "411111"}),
+    ),
+    (
+        "/checkout/sessions/{session_id}/card-details",
+        "POST",
+        "from-the-table",
+        lambda w: (
+            _bin_table(),
+            w.anonymous.post(
+                f"/checkout/sessions/{CheckoutSessionFactory(merchant_account=w.account).pk}/card-details",
+                {"bin": "41111111"},
+                format="json",
+            ),
+        )[1],
+    ),
+    (
+        "/checkout/sessions/{session_id}/card-details",
+        "POST",
+        "invalid",
+        lambda w: w.anonymous.post(
+            f"/checkout/sessions/{CheckoutSessionFactory(merchant_account=w.account).pk}/card-details",
+            {"bin": "4111111111111111"},
+            format="json",
+        ),
+    ),
+    (
+        "/checkout/sessions/{session_id}/card-details",
+        "POST",
+        "missing",
+        lambda w: w.anonymous.post(f"/checkout/sessions/{uuid.uuid4()}/card-details", {"bin": "411111"}, format="json"),
+    ),
 ]
+
+
+def _bin_table() -> None:
+    """The BIN table with the sample file's ranges (docs/card-details.md)."""
+    call_command("refresh_bin_table", str(BIN_SAMPLE), stdout=StringIO())
 
 
 # --- 3-D Secure run by this server (docs/three-d-secure.md) ----------------------------------------------------

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from buyers.access import buyer_access
 from paymentmethods.selectors import payment_method_get
 from payments.bins.facts import CardFacts
+from payments.bins.models import BinRange
 from payments.bins.selectors import bin_lookup
 from payments.choices import PaymentIntent, PaymentSource
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
@@ -85,6 +86,7 @@ def card_detail(bin: str, facts: CardFacts, *, scheme: str | None = None) -> dic
 class CardDetailsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
     """`GET /card-details`."""
 
+    queryset = BinRange.objects.none()  # names the table it reads, for the schema; reads go through the lookup
     scope_resource = "bin-checker"
     embed_actions = ("list",)
     # Card details are asked from the browser as the buyer types: per embed token, like every embed call.
