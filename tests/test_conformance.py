@@ -110,5 +110,9 @@ def test_every_implemented_operation_is_covered_with_a_success(client):
     }
     covered = {(path, method) for path, method, name, _ in SCENARIOS if name not in REFUSALS}
 
-    always_refused = payment_service_scenarios.ALWAYS_REFUSED | network_token_scenarios.ALWAYS_REFUSED
+    always_refused = (
+        payment_service_scenarios.ALWAYS_REFUSED
+        | network_token_scenarios.ALWAYS_REFUSED
+        | transaction_scenarios.ALWAYS_REFUSED
+    )
     assert covered | always_refused == implemented

@@ -1,6 +1,11 @@
 from django.urls import path
 
-from checkout.api.views import CheckoutSessionCardDetailsView, CheckoutSessionFieldsView, CheckoutSessionViewSet
+from checkout.api.views import (
+    CheckoutSessionAcquirerView,
+    CheckoutSessionCardDetailsView,
+    CheckoutSessionFieldsView,
+    CheckoutSessionViewSet,
+)
 from payments.rest.routers import ApiRouter
 
 router = ApiRouter()
@@ -18,5 +23,10 @@ urlpatterns = [
         "checkout/sessions/<uuid:session_id>/card-details",
         CheckoutSessionCardDetailsView.as_view(),
         name="checkout-session-card-details",
+    ),
+    path(
+        "checkout/sessions/<uuid:session_id>/acquirer",
+        CheckoutSessionAcquirerView.as_view(),
+        name="checkout-session-acquirer",
     ),
 ]

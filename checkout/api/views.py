@@ -25,6 +25,7 @@ from checkout.services import (
     checkout_session_update,
 )
 from payments.bins.selectors import bin_lookup
+from payments.errors import DomainError
 from payments.ratelimits.throttles import RateLimitedMixin
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account
@@ -173,3 +174,34 @@ class CheckoutSessionCardDetailsView(RateLimitedMixin, APIView):
         facts = bin_lookup(bin)
         answer = {"bin": bin, "card_type": facts.card_type, "scheme": facts.scheme or card_scheme(bin)}
         return Response(CheckoutSessionCardDetailsOutput(answer).data)
+
+
+class AcquirerDataRefused(DomainError):
+    """Upstream's acquirer data of a checkout session: no processor here has it."""
+
+
+class CheckoutSessionAcquirerView(RateLimitedMixin, APIView):
+    """`GET /checkout/sessions/{session_id}/acquirer`: the session id is the credential, as for its card details."""
+
+    authentication_classes = []
+    permission_classes = [KnownQueryParameters]
+    rate_limits = {"get": (CheckoutSessionThrottle,)}
+
+    def rate_limit_merchant_account_id(self) -> str | None:
+        return checkout_session_merchant_account_id(id=self.kwargs["session_id"])
+
+    @extend_schema(responses={200: {"type": "object"}}, auth=[])
+    def get(self, request, session_id: uuid.UUID):
+        """Get a checkout session's acquirer data
+
+        Not supported: no processor of this server has acquirer data for a checkout session (what a 3-D Secure
+        client SDK would be given), so this is always a 400 naming the operation once the session is found. No
+        bearer token: the session id is the credential; limited per session, with Secure Fields.
+
+        404: The session does not exist or has expired.
+        """
+        checkout_session_get_by_id(id=session_id)
+        raise AcquirerDataRefused(
+            "GET /checkout/sessions/{session_id}/acquirer is not supported: no processor of this server has acquirer"
+            " data for a checkout session."
+        )

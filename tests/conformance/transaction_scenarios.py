@@ -480,6 +480,41 @@ SCENARIOS += [
 ]
 
 
+# Operations this server implements only to refuse by name: no processor here has what they return.
+ALWAYS_REFUSED = {
+    ("/transactions/{transaction_id}/session", "POST"),
+    ("/checkout/sessions/{session_id}/acquirer", "GET"),
+}
+SCENARIOS += [
+    (
+        "/transactions/{transaction_id}/session",
+        "POST",
+        "unsupported",
+        lambda w: w.post(f"/transactions/{TransactionFactory(merchant_account=w.account).pk}/session", {}),
+    ),
+    (
+        "/transactions/{transaction_id}/session",
+        "POST",
+        "missing",
+        lambda w: w.post(f"/transactions/{uuid.uuid4()}/session", {}),
+    ),
+    (
+        "/checkout/sessions/{session_id}/acquirer",
+        "GET",
+        "unsupported",
+        lambda w: w.anonymous.get(
+            f"/checkout/sessions/{CheckoutSessionFactory(merchant_account=w.account).pk}/acquirer"
+        ),
+    ),
+    (
+        "/checkout/sessions/{session_id}/acquirer",
+        "GET",
+        "missing",
+        lambda w: w.anonymous.get(f"/checkout/sessions/{uuid.uuid4()}/acquirer"),
+    ),
+]
+
+
 def _bin_table() -> None:
     """The BIN table with the sample file's ranges (docs/card-details.md)."""
     call_command("refresh_bin_table", str(BIN_SAMPLE), stdout=StringIO())

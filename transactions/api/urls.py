@@ -2,6 +2,7 @@ from django.urls import path
 
 from payments.rest.routers import ApiRouter
 from transactions.api.card_details import CardDetailsViewSet
+from transactions.api.sessions import TransactionSessionViewSet
 from transactions.api.views import (
     PaymentOptionsViewSet,
     RefundViewSet,
@@ -32,6 +33,11 @@ urlpatterns = [
         "transactions/<str:transaction_id>/events",
         TransactionEventViewSet.as_view({"get": "list"}),
         name="transaction-event-list",
+    ),
+    path(
+        "transactions/<str:transaction_id>/session",
+        TransactionSessionViewSet.as_view({"post": "create"}),
+        name="transaction-session",
     ),
     path("card-details", CardDetailsViewSet.as_view({"get": "list"}), name="card-details"),
     path("payment-options", PaymentOptionsViewSet.as_view({"post": "create"}), name="payment-options"),
