@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0017_sandbox_increments'),
+        ('payments', '0018_sandbox_payouts'),
     ]
 
     operations = [
