@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0017_increment_pending_index'),
+        ('transactions', '0019_desk_labels'),
     ]
 
     operations = [

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('payments', '0018_sandbox_payouts'),
+        ('payments', '0020_desk_labels'),
     ]
 
     operations = [
