@@ -91,6 +91,8 @@ BODY_OPERATIONS = [
     ("put", "/api-key-pairs/{api_key_pair_id}", {}),
     ("post", "/payouts", {}),
     ("post", "/transactions/{transaction_id}/disputes/{dispute_id}/defend", {}),
+    ("post", "/checkout/sessions/{session_id}/card-details", {}),
+    ("post", "/transactions/{transaction_id}/session", {}),
     ("post", "/payment-links", {}),
 ]
 
