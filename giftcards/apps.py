@@ -13,13 +13,20 @@ class GiftCardsConfig(config.StaffAppConfig):
         from giftcards import pivots
         from giftcards.api.targets import gift_card_balance_target
         from giftcards.demo import seed_demo_gift_cards
+        from giftcards.issuances import ISSUANCE_URL, gift_card_issuances_purge_expired
         from giftcards.models import IssuedGiftCard
         from giftcards.services import BALANCE_TARGET
         from payments import outbox
         from payments.audit.services import audit_register_resource
-        from payments.ops import demo
+        from payments.ops import demo, purge
+        from payments.rest import idempotency
 
         audit_register_resource(self.get_model("GiftCard"), "gift-card")
+        # An activation changes the program's card; the answer names it by that id unless it stored the card.
+        audit_register_resource(self.get_model("IssuedGiftCard"), "gift-card")
+        audit_register_resource(self.get_model("GiftCardIssuance"), "gift-card-issuance")
+        purge.register("gift-card-issuances", gift_card_issuances_purge_expired)
+        idempotency.register_live_field("gift-card-issuance", ISSUANCE_URL)
         pivots.register()
         outbox.register_target(BALANCE_TARGET, gift_card_balance_target)
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO
 
+from giftcards.models import IssuedGiftCard
 from giftcards.services import BULK_SIZE, IssuedCardSecret, issued_cards_create_batch
 from payments.accounts.models import MerchantAccount
 from payments.errors import DomainError
@@ -30,6 +31,7 @@ def issued_cards_export(
     amount: int,
     currency: str,
     expires_at: datetime | None = None,
+    status: str = IssuedGiftCard.Status.ACTIVE,
 ) -> int:
     """Issue `count` cards into a new CSV at `path` (mode 0600), batch by batch, each batch committed before its
     rows are written; return how many were issued. A failure raises `ExportError` naming what the file holds."""
@@ -45,6 +47,7 @@ def issued_cards_export(
                     amount=amount,
                     currency=currency,
                     expires_at=expires_at,
+                    status=status,
                 )
                 writer.writerows(_row(secret) for secret in batch)
                 handle.flush()

@@ -26,6 +26,9 @@ class GiftCardService(TimestampedModel):
     merchant_account = models.OneToOneField(MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_service")
     provider = models.CharField(max_length=64, choices=Provider.choices, default=Provider.BUILTIN)
     display_name = models.CharField(max_length=200, default="Gift cards")
+    # The theme codes `POST /gift-cards/issuances` accepts, as the merchant configured them; empty: any theme is
+    # taken and kept on the issuance as given (docs/gift-cards.md, "Themes").
+    themes = models.JSONField(default=list, blank=True)
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.merchant_account_id})"
@@ -50,6 +53,9 @@ class IssuedGiftCard(TimestampedModel):
     # The last instant the card can be used; null: it never expires.
     expires_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    # A pre-printed card, issued inactive, that `POST /gift-cards/activations` may make active; a card staff
+    # deactivated is inactive too, but never awaits activation, so the API cannot bring it back.
+    awaiting_activation = models.BooleanField(default=False, editable=False)
     # Set when failed checks of this number use up their budget (RATELIMIT_GIFTCARD_PIN_FAILURES): until
     # then every check answers like a wrong PIN. Kept on the row that every check reads anyway.
     locked_until = models.DateTimeField(null=True, blank=True, editable=False)
@@ -165,3 +171,37 @@ class GiftCard(TimestampedModel):
 
     def __str__(self) -> str:
         return f"Stored gift card {self.id}"
+
+
+class GiftCardIssuance(TimestampedModel):
+    """A card issued over the API (`GiftCardIssuance`): its terms, and for a bounded time the card's number and PIN
+    sealed by the vault, shown once on the issuance's page and then forgotten (docs/gift-cards.md, "Issuing over
+    the API")."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_issuances"
+    )
+    issued_card = models.OneToOneField(IssuedGiftCard, on_delete=models.PROTECT, related_name="issuance")
+    theme = models.CharField(max_length=200)
+    amount = models.BigIntegerField()
+    currency = models.CharField(max_length=3)
+    external_identifier = models.CharField(max_length=200, null=True, blank=True)
+    # The vault's ciphertext of the number and PIN; null once shown, or once `reveal_until` passed and the purge ran.
+    sealed_secret = models.TextField(null=True, blank=True, editable=False)
+    reveal_until = models.DateTimeField(editable=False)
+    revealed_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = "gift card issuance"
+        indexes = [
+            # The purge job's scan: only rows still holding a sealed copy.
+            models.Index(
+                fields=["reveal_until"],
+                condition=models.Q(sealed_secret__isnull=False),
+                name="gift_card_issuance_sealed",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Gift card issuance {self.id}"

@@ -42,7 +42,7 @@ from giftcards.hashing import display_digits, number_hash, pin_hash
 from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.providers import provider_for
 from payments.accounts.models import MerchantAccount
-from payments.errors import DomainError, DuplicateRecord
+from payments.errors import Conflict, DomainError, DuplicateRecord
 from payments.outbox import outbox_publish
 from payments.validators import MAX_AMOUNT, validate_payment_currency
 from payments.vault.cards import luhn_valid
@@ -56,6 +56,8 @@ MIN_NUMBER_LENGTH = 16
 MAX_NUMBER_LENGTH = 19
 MAX_PIN_LENGTH = 64
 ISSUE_REFERENCE = "issue"
+# The reference of the credit an activation loads onto a pre-printed card.
+ACTIVATION_REFERENCE = "activation"
 # Rows per INSERT when issuing in bulk.
 BULK_SIZE = 1000
 
@@ -112,28 +114,38 @@ def issued_cards_create_batch(
     amount: int,
     currency: str,
     expires_at: datetime | None = None,
+    status: str = IssuedGiftCard.Status.ACTIVE,
 ) -> list[IssuedCardSecret]:
-    """Issue `count` cards with random numbers and PINs, all or none, with bulk inserts."""
+    """Issue `count` cards with random numbers and PINs, all or none, with bulk inserts; pre-printed cards are
+    issued `inactive` and wait for `issued_card_activate`."""
     if not isinstance(count, int) or count < 1:
         raise DomainError("Count must be a positive whole number.", pointer="/count")
     _require_issue_terms(amount=amount, currency=currency, expires_at=expires_at)
     service = gift_card_service_get_or_create(merchant_account=merchant_account)
     pairs = [(number, _new_pin()) for number in _unused_numbers(service, count)]
-    return _issue(service, pairs, amount=amount, currency=currency, expires_at=expires_at)
+    return _issue(service, pairs, amount=amount, currency=currency, expires_at=expires_at, status=status)
 
 
 @transaction.atomic
 def issued_card_deactivate(*, card: IssuedGiftCard) -> IssuedGiftCard:
     """Make the card unusable for checks and redemptions; its balance and ledger stay as they are."""
     card = _locked(card)
-    if card.status != IssuedGiftCard.Status.INACTIVE:
+    if card.status != IssuedGiftCard.Status.INACTIVE or card.awaiting_activation:
         card.status = IssuedGiftCard.Status.INACTIVE
-        card.save(update_fields=["status", "updated_at"])
+        # Staff deactivated it: the activation API must never make it active again.
+        card.awaiting_activation = False
+        card.save(update_fields=["status", "awaiting_activation", "updated_at"])
     return card
 
 
 def _issue(
-    service: GiftCardService, pairs: list[tuple[str, str]], *, amount: int, currency: str, expires_at: datetime | None
+    service: GiftCardService,
+    pairs: list[tuple[str, str]],
+    *,
+    amount: int,
+    currency: str,
+    expires_at: datetime | None,
+    status: str = IssuedGiftCard.Status.ACTIVE,
 ) -> list[IssuedCardSecret]:
     cards = [
         IssuedGiftCard(
@@ -144,6 +156,8 @@ def _issue(
             currency=currency,
             balance=amount,
             expires_at=expires_at,
+            status=status,
+            awaiting_activation=status == IssuedGiftCard.Status.INACTIVE,
             **display_digits(number),
         )
         for number, pin in pairs
@@ -327,11 +341,99 @@ def _locked(card: IssuedGiftCard) -> IssuedGiftCard:
     return IssuedGiftCard.objects.select_for_update(of=("self",)).select_related("service").get(pk=card.pk)
 
 
+_PROGRAM_REFERENCES = {ISSUE_REFERENCE, ACTIVATION_REFERENCE}
+
+
 def _require_movement(*, amount: int, reference: str) -> None:
     if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
         raise InvalidAmount("The amount must be a whole number of at least 1.")
-    if not isinstance(reference, str) or not reference or len(reference) > 255 or reference == ISSUE_REFERENCE:
+    if not isinstance(reference, str) or not reference or len(reference) > 255 or reference in _PROGRAM_REFERENCES:
         raise ValueError("A reference of 1 to 255 characters naming the redemption is required.")
+
+
+# --- activating pre-printed cards -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Activation:
+    """A card just activated, and the stored gift card made for it when the request asked to store it."""
+
+    card: IssuedGiftCard
+    stored: GiftCard | None
+
+
+def issued_card_activate(
+    *,
+    merchant_account: MerchantAccount,
+    number: str,
+    pin: str | None = None,
+    amount: int | None = None,
+    currency: str | None = None,
+    store: bool = False,
+    buyer_id: uuid.UUID | None = None,
+    buyer_external_identifier: str | None = None,
+    endpoint: str = DEFAULT_CHECK_ENDPOINT,
+    access: BuyerAccess = UNRESTRICTED,
+) -> Activation:
+    """Make a pre-printed card active, crediting `amount` in its own `currency` when given, and store it (for the
+    named buyer, if any) when `store`; all or nothing. The number and PIN are checked as every check is (one answer
+    for both, the PIN-failure limit), and before the check nothing about the card is said."""
+    _require_activation_terms(
+        pin=pin, amount=amount, currency=currency, store=store, buyer_named=(buyer_id, buyer_external_identifier)
+    )
+    assert pin is not None  # noqa: S101 - required just above
+    buyer = buyer_named(
+        merchant_account=merchant_account,
+        buyer_id=buyer_id,
+        buyer_external_identifier=buyer_external_identifier,
+        access=access,
+    )
+    # Outside the transaction below: a failed check is counted even though the request fails.
+    card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin, endpoint=endpoint)
+    with transaction.atomic():
+        card = _activate(card, amount=amount or 0, currency=currency)
+        stored = _stored_get_or_create(merchant_account=merchant_account, buyer=buyer, card=card) if store else None
+    return Activation(card=card, stored=stored)
+
+
+def _require_activation_terms(
+    *, pin: str | None, amount: int | None, currency: str | None, store: bool, buyer_named: tuple[object, object]
+) -> None:
+    if pin is None:
+        raise DomainError("The program checks the card's PIN on activation: send `pin`.", pointer="/pin")
+    if (amount is None) != (currency is None):
+        missing = "/currency" if currency is None else "/amount"
+        raise DomainError("Give amount and currency together, or neither.", pointer=missing)
+    if not store and any(value is not None for value in buyer_named):
+        pointer = "/buyer_id" if buyer_named[0] is not None else "/buyer_external_identifier"
+        raise DomainError("A buyer is named only when the activated card is stored (`store: true`).", pointer=pointer)
+
+
+def _activate(card: IssuedGiftCard, *, amount: int, currency: str | None) -> IssuedGiftCard:
+    card = _locked(card)
+    if card.status == IssuedGiftCard.Status.ACTIVE:
+        raise Conflict("The gift card is already active.", pointer="/number")
+    if not card.awaiting_activation:
+        # Deactivated by staff (lost, stolen, refunded): only staff may decide about it again.
+        raise GiftCardInactive("The gift card was deactivated and cannot be activated.", pointer="/number")
+    if card.is_expired():
+        raise GiftCardExpired()
+    if currency is not None and currency != card.currency:
+        raise IncorrectCurrency(f"The gift card holds {card.currency}.", pointer="/currency")
+    if card.balance + amount > MAX_AMOUNT:
+        raise InvalidAmount(f"A card holds at most {MAX_AMOUNT} minor units.", pointer="/amount")
+    card.status, card.awaiting_activation = IssuedGiftCard.Status.ACTIVE, False
+    if amount:
+        card.balance += amount
+        LedgerEntry.objects.create(
+            card=card,
+            kind=LedgerEntry.Kind.ISSUE,
+            amount=amount,
+            balance_after=card.balance,
+            reference=ACTIVATION_REFERENCE,
+        )
+    card.save(update_fields=["status", "awaiting_activation", "balance", "updated_at"])
+    return card
 
 
 # --- stored gift cards ----------------------------------------------------------------------------------

@@ -7,8 +7,16 @@ Error messages never repeat the number or the PIN.
 from rest_framework import serializers
 
 from buyers.outputs import BuyerOutput
+from giftcards.issuances import page_url
 from giftcards.services import MAX_NUMBER_LENGTH, MAX_PIN_LENGTH, MIN_NUMBER_LENGTH
-from payments.rest.fields import StrictSerializer, TimestampField, optional_text
+from payments.rest.fields import (
+    AmountField,
+    PaymentCurrencyField,
+    StrictCharField,
+    StrictSerializer,
+    TimestampField,
+    optional_text,
+)
 from payments.rest.outputs import ConstantField, OutputSerializer
 
 MAX_BALANCE_ITEMS = 10
@@ -93,6 +101,35 @@ class GiftCardBalancesInput(StrictSerializer):
     )
 
 
+class GiftCardIssuanceCreateInput(StrictSerializer):
+    """Body of `POST /gift-cards/issuances` (upstream `GiftCardIssuanceCreate`)."""
+
+    theme = StrictCharField(min_length=1, max_length=200, trim_whitespace=False)
+    amount = AmountField()
+    currency = PaymentCurrencyField()
+    external_identifier = optional_text(200)
+
+
+class GiftCardActivationCreateInput(StrictSerializer):
+    """Body of `POST /gift-cards/activations` (upstream `GiftCardActivationCreate`)."""
+
+    number = GiftCardNumberField()
+    pin = PinField(required=False, allow_null=True)
+    amount = AmountField(required=False, allow_null=True)
+    currency = PaymentCurrencyField(required=False, allow_null=True)
+    external_identifier = optional_text(200)
+    store = serializers.BooleanField(required=False, default=False)
+    buyer_id = serializers.UUIDField(required=False, allow_null=True)
+    buyer_external_identifier = optional_text(200)
+
+    def validate(self, attrs: dict) -> dict:
+        if attrs.get("buyer_id") is not None and attrs.get("buyer_external_identifier") is not None:
+            raise serializers.ValidationError(
+                {"buyer_external_identifier": ["Give either buyer_id or buyer_external_identifier, not both."]}
+            )
+        return attrs
+
+
 class GiftCardServiceOutput(OutputSerializer):
     """The upstream `GiftCardService` a stored card belongs to."""
 
@@ -167,3 +204,25 @@ class BuyerGiftCardsQuery(serializers.Serializer):
             pointer = "buyer_external_identifier" if len(given) == 2 else "buyer_id"
             raise serializers.ValidationError({pointer: ["Give exactly one of buyer_id or buyer_external_identifier."]})
         return attrs
+
+
+class GiftCardIssuanceOutput(OutputSerializer):
+    """The upstream `GiftCardIssuance`: the card's terms and the address of the page that shows it once; never its
+    number or PIN."""
+
+    type = ConstantField("gift-card-issuance")
+    id = serializers.UUIDField()
+    merchant_account_id = serializers.CharField()
+    gift_card_service = GiftCardServiceOutput(source="issued_card.service")
+    # The program is the service: its id for the card it issued.
+    gift_card_service_payment_issuance_id = serializers.CharField(source="issued_card_id")
+    url = serializers.SerializerMethodField()
+    amount = serializers.IntegerField()
+    currency = serializers.CharField()
+    external_identifier = serializers.CharField(allow_null=True)
+    created_at = TimestampField()
+    updated_at = TimestampField()
+
+    def get_url(self, issuance) -> str:
+        return page_url(issuance.pk, self.context.get("request"))
+

@@ -13,17 +13,23 @@ from rest_framework.response import Response
 from buyers.access import BuyerAccess, buyer_access
 from giftcards.api.serializers import (
     BuyerGiftCardsQuery,
+    GiftCardActivationCreateInput,
+    GiftCardIssuanceCreateInput,
+    GiftCardIssuanceOutput,
     GiftCardBalancesInput,
     GiftCardCreateInput,
     GiftCardOutput,
     GiftCardSummariesOutput,
 )
-from giftcards.models import GiftCard
+from giftcards.issuances import gift_card_issuance_create
+from giftcards.models import GiftCard, GiftCardIssuance, IssuedGiftCard
 from giftcards.selectors import gift_card_balances, gift_card_get, gift_card_list, gift_card_summaries_for_buyer
-from giftcards.services import gift_card_delete, gift_card_store
+from giftcards.services import Activation, gift_card_delete, gift_card_store, issued_card_activate
+from payments.errors import Forbidden
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
+from payments.rest.idempotency import idempotency_reserved_id, idempotent
 from payments.rest.permissions import request_merchant_account, request_principal
 from payments.rest.query import query_values
 
@@ -153,3 +159,74 @@ class BuyerGiftCardViewSet(viewsets.GenericViewSet):
             merchant_account=request_merchant_account(request), access=_access(request), **query.validated_data
         )
         return Response(GiftCardSummariesOutput({"items": balances}).data)
+
+
+class GiftCardIssuanceViewSet(viewsets.GenericViewSet):
+    """`POST /gift-cards/issuances`: a new card of the program, shown once at the answer's `url`."""
+
+    queryset = GiftCardIssuance.objects.none()  # the model, for the schema and the audit log
+    scope_resource = "gift-cards"
+
+    @extend_schema(request=GiftCardIssuanceCreateInput, responses={201: GiftCardIssuanceOutput})
+    @idempotent
+    def create(self, request):
+        """Issue a gift card
+
+        Issues one active card of the account's gift card program holding `amount`. The answer never holds the
+        card's number or PIN: `url` is a page of this server that shows them once, for three days, and then says
+        the card is no longer shown (forward it to the buyer). `theme` is kept with the card; when the account has
+        configured its themes, another is refused by name. Send an `Idempotency-Key` to retry safely.
+        """
+        data = validated(GiftCardIssuanceCreateInput(data=request.data))
+        issuance = gift_card_issuance_create(
+            merchant_account=request_merchant_account(request), id=idempotency_reserved_id(request), **data
+        )
+        return Response(
+            GiftCardIssuanceOutput(issuance, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
+
+
+class GiftCardActivationViewSet(RateLimitedMixin, viewsets.GenericViewSet):
+    """`POST /gift-cards/activations`: a pre-printed card becomes active, optionally loaded and stored."""
+
+    queryset = IssuedGiftCard.objects.none()  # the model it changes, for the audit log
+    scope_resource = "gift-cards"
+    embed_actions = ("create",)
+    rate_limits = {"create": (EmbedTokenThrottle,)}
+
+    @extend_schema(request=GiftCardActivationCreateInput, responses={201: GiftCardOutput})
+    @idempotent
+    def create(self, request):
+        """Activate a gift card
+
+        Makes a pre-printed card (issued inactive) active after checking its number and PIN, as every check is:
+        a wrong number and a wrong PIN give the same 400, and repeated wrong PINs lock the card for a while.
+        `amount` with `currency` (the card's own) loads money onto it. With `store: true` the card is also stored,
+        for the buyer named if any. An embed token may activate and store for its pinned buyer, but not load money.
+        """
+        data = validated(GiftCardActivationCreateInput(data=request.data))
+        data.pop("external_identifier", None)  # accepted as upstream; the program keeps no activation record
+        if data.get("amount") is not None and not request_principal(request).has_scope("gift-cards.write"):
+            raise Forbidden("Only the merchant's server loads money onto a card: an embed token may not send amount.")
+        activation = issued_card_activate(
+            merchant_account=request_merchant_account(request),
+            endpoint="POST /gift-cards/activations",
+            access=_access(request),
+            **data,
+        )
+        return Response(GiftCardOutput(_shown(activation)).data, status=status.HTTP_201_CREATED)
+
+
+def _shown(activation: Activation) -> GiftCard:
+    """The stored card, or, when nothing was stored, the program's card in the `GiftCard` shape under its own id."""
+    if activation.stored is not None:
+        return activation.stored
+    card = activation.card
+    return GiftCard(
+        id=card.id,
+        merchant_account_id=card.service.merchant_account_id,
+        issued_card=card,
+        buyer=None,
+        created_at=card.created_at,
+        updated_at=card.updated_at,
+    )

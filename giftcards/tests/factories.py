@@ -14,7 +14,8 @@ class IssuedGiftCardFactory(factory.Factory):
     """Issues through `issued_card_create`, so balance and ledger agree from the start.
 
     The returned card carries its clear `number` and `pin` as plain attributes, for tests to send them.
-    `expired=True` and `status="inactive"` are applied after issuing, as time and the admin would.
+    `expired=True` and `status="inactive"` are applied after issuing, as time and the admin would;
+    `preprinted=True` is a card the command issued inactive, waiting for its activation.
     """
 
     class Meta:
@@ -29,11 +30,16 @@ class IssuedGiftCardFactory(factory.Factory):
     pin = factory.Sequence(lambda n: f"{(n * 7919 + 40213) % 10**8:08d}")
     status = IssuedGiftCard.Status.ACTIVE
     expired = False
+    preprinted = False
 
     @classmethod
-    def _create(cls, model_class, *, merchant_account, number, pin, status, expired, **terms) -> IssuedGiftCard:
+    def _create(
+        cls, model_class, *, merchant_account, number, pin, status, expired, preprinted, **terms
+    ) -> IssuedGiftCard:
         card = issued_card_create(merchant_account=merchant_account, number=number, pin=pin, **terms).card
-        changes = {}
+        changes: dict[str, object] = {}
+        if preprinted:
+            changes |= {"status": IssuedGiftCard.Status.INACTIVE, "awaiting_activation": True}
         if status != IssuedGiftCard.Status.ACTIVE:
             changes["status"] = status
         if expired:

@@ -7,6 +7,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from giftcards.export import ExportError, issued_cards_export
+from giftcards.models import IssuedGiftCard
 from payments.accounts.selectors import merchant_account_get
 
 
@@ -23,6 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--currency", required=True, help="ISO 4217 code, e.g. USD.")
         parser.add_argument(
             "--expires", type=date.fromisoformat, help="YYYY-MM-DD: the last day (UTC) the cards can be used."
+        )
+        parser.add_argument(
+            "--inactive",
+            action="store_true",
+            help="Pre-printed cards: issue them inactive, to be activated by POST /gift-cards/activations.",
         )
         parser.add_argument("--out", required=True, type=Path, help="CSV file to create; must not exist.")
 
@@ -43,6 +49,7 @@ class Command(BaseCommand):
                 amount=options["amount"],
                 currency=options["currency"],
                 expires_at=datetime.combine(expires, time.max, tzinfo=UTC) if expires else None,
+                status=IssuedGiftCard.Status.INACTIVE if options["inactive"] else IssuedGiftCard.Status.ACTIVE,
             )
         except ExportError as exc:
             raise CommandError(exc.message) from exc
