@@ -68,3 +68,40 @@ def test_paging_with_next_visits_every_card_once_and_stops(sdk, merchant_account
         page = page.next()
 
     assert sorted(seen) == sorted(expected)
+
+
+def test_issue_a_card_then_open_its_page_once(sdk, merchant_account, buyer):
+    issuance = sdk.gift_cards.issuances.create(
+        theme="birthday", amount=2500, currency="EUR", external_identifier="order-1", idempotency_key="sdk-issue"
+    )
+
+    assert isinstance(issuance, models.GiftCardIssuance)
+    assert (issuance.amount, issuance.currency, issuance.external_identifier) == (2500, "EUR", "order-1")
+    assert issuance.gift_card_service.gift_card_service_definition_id == "mock-gift-card"
+    again = sdk.gift_cards.issuances.create(
+        theme="birthday", amount=2500, currency="EUR", external_identifier="order-1", idempotency_key="sdk-issue"
+    )
+    assert (again.id, again.url) == (issuance.id, issuance.url)
+
+    shown = buyer.post(issuance.url)
+    assert shown.status_code == 200
+    card = IssuedGiftCard.objects.get()
+    assert card.last4 in shown.text.replace(" ", "")
+    assert buyer.post(issuance.url).status_code == 404
+
+
+def test_activate_a_pre_printed_card_and_store_it(sdk, merchant_account):
+    card = IssuedGiftCardFactory(amount=1000, currency="USD", preprinted=True)
+    buyer = BuyerFactory(merchant_account=merchant_account)
+
+    activated = sdk.gift_cards.activations.create(
+        number=card.number, pin=card.pin, amount=500, currency="USD", store=True, buyer_id=str(buyer.id)
+    )
+
+    assert isinstance(activated, models.GiftCard)
+    assert activated.id == str(GiftCard.objects.get().id)
+    assert activated.buyer.id == str(buyer.id)
+    card.refresh_from_db()
+    assert (card.status, card.balance) == ("active", 1500)
+    with pytest.raises(errors.Error409):
+        sdk.gift_cards.activations.create(number=card.number, pin=card.pin)

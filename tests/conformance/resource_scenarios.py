@@ -19,6 +19,14 @@ from tests.conformance.world import (
     _shipping_path,
 )
 
+ISSUANCE = {"theme": "birthday", "amount": 2500, "currency": "EUR"}
+
+
+def _preprinted(world):
+    """A card the command issued inactive, waiting for its activation."""
+    return IssuedGiftCardFactory(merchant_account=world.account, preprinted=True)
+
+
 SCENARIOS: list[tuple[str, str, str, Scenario]] = [
     # buyers
     ("/buyers", "GET", "page", lambda w: (BuyerFactory(merchant_account=w.account), w.client.get("/buyers"))[1]),
@@ -184,6 +192,44 @@ SCENARIOS: list[tuple[str, str, str, Scenario]] = [
         ),
     ),
     ("/buyers/gift-cards", "GET", "invalid", lambda w: w.client.get("/buyers/gift-cards")),
+    (
+        "/gift-cards/issuances",
+        "POST",
+        "issued",
+        lambda w: w.post("/gift-cards/issuances", ISSUANCE, HTTP_IDEMPOTENCY_KEY="conformance-issue"),
+    ),
+    ("/gift-cards/issuances", "POST", "invalid", lambda w: w.post("/gift-cards/issuances", {**ISSUANCE, "amount": 0})),
+    ("/gift-cards/issuances", "POST", "wrong-scope", lambda w: w.read_only.post("/gift-cards/issuances", ISSUANCE)),
+    (
+        "/gift-cards/activations",
+        "POST",
+        "activated",
+        lambda w: w.post(
+            "/gift-cards/activations",
+            {**_number_and_pin(_preprinted(w)), "amount": 500, "currency": "USD", "external_identifier": "order-1"},
+        ),
+    ),
+    (
+        "/gift-cards/activations",
+        "POST",
+        "stored",
+        lambda w: w.post(
+            "/gift-cards/activations", {**_number_and_pin(_preprinted(w)), "store": True, "buyer_id": str(_buyer(w))}
+        ),
+    ),
+    (
+        "/gift-cards/activations",
+        "POST",
+        "wrong-pin",
+        lambda w: w.post("/gift-cards/activations", {"number": _preprinted(w).number, "pin": "0"}),
+    ),
+    (
+        "/gift-cards/activations",
+        "POST",
+        "conflict",
+        lambda w: w.post("/gift-cards/activations", _number_and_pin(IssuedGiftCardFactory(merchant_account=w.account))),
+    ),
+    ("/gift-cards/activations", "POST", "invalid", lambda w: w.post("/gift-cards/activations", {"number": "12"})),
     # checkout sessions
     ("/checkout/sessions", "POST", "empty", lambda w: w.client.post("/checkout/sessions")),
     (
