@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpRequest
-from rest_framework.request import Request
 from django.urls import reverse
 from django.utils import timezone
+from rest_framework.request import Request
 
 from giftcards.errors import InvalidAmount
 from giftcards.models import GiftCardIssuance, GiftCardService
@@ -36,7 +36,7 @@ from payments.vault import crypto
 # How long an issued card's number and PIN wait to be shown: long enough to reach the buyer by email, short enough
 # that a sealed copy does not linger. After it, the page says the card is no longer shown.
 REVEAL_FOR = timedelta(days=3)
-_TOKEN_PURPOSE = "giftcards.issuance.page"
+_TOKEN_PURPOSE = "giftcards.issuance.page"  # noqa: S105 - an HKDF label, not a secret
 
 
 def _context(issuance_id: uuid.UUID) -> str:
@@ -77,8 +77,9 @@ def gift_card_issuance_create(
 ) -> GiftCardIssuance:
     """Issue one active card holding `amount`, and seal its number and PIN for its page; an issuance already made
     under `id` (an `Idempotency-Key` resumed) is returned as it is."""
-    if id is not None and (existing := GiftCardIssuance.objects.filter(pk=id, merchant_account=merchant_account).first()) is not None:
-        return existing
+    resumed = GiftCardIssuance.objects.filter(pk=id, merchant_account=merchant_account).first() if id else None
+    if resumed is not None:
+        return resumed
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= MAX_AMOUNT:
         raise InvalidAmount(f"A card is issued holding 1 to {MAX_AMOUNT} minor units.", pointer="/amount")
     service = gift_card_service_get_or_create(merchant_account=merchant_account)
@@ -151,7 +152,6 @@ def gift_card_issuances_purge_expired(*, now: datetime, batch_size: int) -> int:
         ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
         GiftCardIssuance.objects.filter(pk__in=ids).update(sealed_secret=None)
     return len(ids)
-
 
 
 def _url_withhold(answer: dict[str, Any]) -> dict[str, Any]:

@@ -179,9 +179,7 @@ class GiftCardIssuance(TimestampedModel):
     the API")."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(
-        MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_issuances"
-    )
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_issuances")
     issued_card = models.OneToOneField(IssuedGiftCard, on_delete=models.PROTECT, related_name="issuance")
     theme = models.CharField(max_length=200)
     amount = models.BigIntegerField()

@@ -4,6 +4,7 @@
 Error messages never repeat the number or the PIN.
 """
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from buyers.outputs import BuyerOutput
@@ -110,6 +111,11 @@ class GiftCardIssuanceCreateInput(StrictSerializer):
     external_identifier = optional_text(200)
 
 
+@extend_schema_field({"type": "boolean", "default": False, "example": True})
+class StoreField(serializers.BooleanField):
+    """`store`; the document's example stores, since its example body names a buyer, which only a stored card has."""
+
+
 class GiftCardActivationCreateInput(StrictSerializer):
     """Body of `POST /gift-cards/activations` (upstream `GiftCardActivationCreate`)."""
 
@@ -118,7 +124,7 @@ class GiftCardActivationCreateInput(StrictSerializer):
     amount = AmountField(required=False, allow_null=True)
     currency = PaymentCurrencyField(required=False, allow_null=True)
     external_identifier = optional_text(200)
-    store = serializers.BooleanField(required=False, default=False)
+    store = StoreField(required=False, default=False)
     buyer_id = serializers.UUIDField(required=False, allow_null=True)
     buyer_external_identifier = optional_text(200)
 
@@ -225,4 +231,3 @@ class GiftCardIssuanceOutput(OutputSerializer):
 
     def get_url(self, issuance) -> str:
         return page_url(issuance.pk, self.context.get("request"))
-

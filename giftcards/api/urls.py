@@ -20,8 +20,6 @@ router.register("gift-cards", GiftCardViewSet, basename="gift-card")
 urlpatterns = [
     path("buyers/gift-cards", BuyerGiftCardViewSet.as_view({"get": "list"}), name="buyer-gift-card-list"),
     # The page that shows an issued card's number and PIN once (HTML, not the API).
-    path(
-        "gift-card-issuances/<uuid:issuance_id>/<str:token>", pages.issuance_page, name="gift-card-issuance-page"
-    ),
+    path("gift-card-issuances/<uuid:issuance_id>/<str:token>", pages.issuance_page, name="gift-card-issuance-page"),
     *router.urls,
 ]

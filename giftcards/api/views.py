@@ -14,10 +14,10 @@ from buyers.access import BuyerAccess, buyer_access
 from giftcards.api.serializers import (
     BuyerGiftCardsQuery,
     GiftCardActivationCreateInput,
-    GiftCardIssuanceCreateInput,
-    GiftCardIssuanceOutput,
     GiftCardBalancesInput,
     GiftCardCreateInput,
+    GiftCardIssuanceCreateInput,
+    GiftCardIssuanceOutput,
     GiftCardOutput,
     GiftCardSummariesOutput,
 )

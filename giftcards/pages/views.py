@@ -65,7 +65,12 @@ def issuance_page(request: HttpRequest, issuance_id: uuid.UUID, token: str) -> H
         if revealed is not None:
             return _render(
                 request,
-                {"state": "shown", "number": _grouped(revealed.number), "pin": revealed.pin, **_terms(revealed.issuance)},
+                {
+                    "state": "shown",
+                    "number": _grouped(revealed.number),
+                    "pin": revealed.pin,
+                    **_terms(revealed.issuance),
+                },
             )
     else:
         return HttpResponseNotAllowed(["GET", "POST"])
