@@ -13,13 +13,19 @@ class GiftCardsConfig(config.StaffAppConfig):
         from giftcards import pivots
         from giftcards.api.targets import gift_card_balance_target
         from giftcards.demo import seed_demo_gift_cards
-        from giftcards.issuances import ISSUANCE_URL, gift_card_issuances_purge_expired
+        from giftcards.issuances import (
+            ISSUANCE_URL,
+            gift_card_issuances_count_stale,
+            gift_card_issuances_purge_expired,
+            gift_card_issuances_rotate_batch,
+        )
         from giftcards.models import IssuedGiftCard
         from giftcards.services import BALANCE_TARGET
         from payments import outbox
         from payments.audit.services import audit_register_resource
         from payments.ops import demo, purge
         from payments.rest import idempotency
+        from payments.vault import rotation
 
         audit_register_resource(self.get_model("GiftCard"), "gift-card")
         # An activation changes the program's card; the answer names it by that id unless it stored the card.
@@ -27,6 +33,7 @@ class GiftCardsConfig(config.StaffAppConfig):
         audit_register_resource(self.get_model("GiftCardIssuance"), "gift-card-issuance")
         purge.register("gift-card-issuances", gift_card_issuances_purge_expired)
         idempotency.register_live_field("gift-card-issuance", ISSUANCE_URL)
+        rotation.register("gift-card-issuances", gift_card_issuances_rotate_batch, gift_card_issuances_count_stale)
         pivots.register()
         outbox.register_target(BALANCE_TARGET, gift_card_balance_target)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
@@ -32,6 +33,7 @@ from payments.errors import DomainError
 from payments.rest.idempotency import LiveField
 from payments.validators import MAX_AMOUNT
 from payments.vault import crypto
+from payments.vault.services import RotationBatch, sealed_rows_rotate_batch
 
 # How long an issued card's number and PIN wait to be shown: long enough to reach the buyer by email, short enough
 # that a sealed copy does not linger. After it, the page says the card is no longer shown.
@@ -152,6 +154,30 @@ def gift_card_issuances_purge_expired(*, now: datetime, batch_size: int) -> int:
         ids = list(due.select_for_update(skip_locked=True).values_list("pk", flat=True)[:batch_size])
         GiftCardIssuance.objects.filter(pk__in=ids).update(sealed_secret=None)
     return len(ids)
+
+
+def _stale() -> QuerySet[GiftCardIssuance]:
+    current = f"{crypto.FORMAT_VERSION}.{crypto.current_key_id()}."
+    return GiftCardIssuance.objects.filter(sealed_secret__isnull=False).exclude(sealed_secret__startswith=current)
+
+
+def gift_card_issuances_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
+    """Re-seal under the current key up to `batch_size` waiting cards sealed under another (`rotate_card_keys`), so
+    a key can be retired while cards still wait to be shown."""
+    return sealed_rows_rotate_batch(
+        _stale(), batch_size=batch_size, after=after, reseal=_reseal, fields=["sealed_secret"]
+    )
+
+
+def _reseal(issuance: GiftCardIssuance) -> None:
+    assert issuance.sealed_secret is not None  # noqa: S101 - only sealed rows are stale
+    opened = crypto.decrypt(issuance.sealed_secret, context=_context(issuance.pk))
+    issuance.sealed_secret = crypto.encrypt(opened, context=_context(issuance.pk))
+
+
+def gift_card_issuances_count_stale() -> int:
+    """How many waiting cards are sealed under a key other than the current one."""
+    return _stale().count()
 
 
 def _url_withhold(answer: dict[str, Any]) -> dict[str, Any]:

@@ -1,19 +1,25 @@
 """`POST /gift-cards/issuances` and the page that shows an issued card once (docs/gift-cards.md, "Issuing over the
 API"): the answer, themes, limits, bad input, idempotency, the audit log, the page's states and the purge."""
 
+import io
 import logging
 import re
 from datetime import timedelta
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
+from rest_framework.test import APIClient
 
-from giftcards.issuances import gift_card_issuances_purge_expired, page_token
+from conftest import TEST_CARD_KEYS
+from giftcards.issuances import gift_card_issuances_count_stale, gift_card_issuances_purge_expired, page_token
 from giftcards.models import GiftCardIssuance, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check
 from payments.audit.models import AuditLogEntry
+from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from payments.validators import MAX_AMOUNT
+from payments.vault import crypto
 
 pytestmark = pytest.mark.django_db
 
@@ -210,8 +216,6 @@ def test_only_gift_cards_write_issues(api_client, merchant_account, scopes):
 
 
 def test_no_token_is_a_401(merchant_account):
-    from rest_framework.test import APIClient
-
     assert_error(issue(APIClient()), 401)
 
 
@@ -231,8 +235,6 @@ def test_an_idempotency_key_replays_the_issuance_and_issues_one_card(client):
 
 
 def test_the_stored_answer_holds_no_page_address(client):
-    from payments.rest.models import IdempotencyRecord
-
     url = issue(client, HTTP_IDEMPOTENCY_KEY="issue-2").json()["url"]
 
     stored = IdempotencyRecord.objects.get().response_body
@@ -257,3 +259,16 @@ def test_another_accounts_key_issues_into_its_own_account(api_client, merchant_a
     # A key bound to `default` may not reach another account.
     assert issue(client).status_code in (401, 403)
     assert not GiftCardIssuance.objects.exists()
+
+
+def test_rotate_card_keys_reseals_cards_waiting_to_be_shown(client, settings):
+    url = issue(client).json()["url"]
+    new = "new:" + crypto.generate_key_spec("x").split(":", 1)[1]
+    settings.CARD_ENCRYPTION_KEYS = [new, TEST_CARD_KEYS[0]]
+    assert gift_card_issuances_count_stale() == 1
+
+    call_command("rotate_card_keys", stdout=io.StringIO())
+
+    settings.CARD_ENCRYPTION_KEYS = [new]  # the old key can go now
+    assert gift_card_issuances_count_stale() == 0
+    assert reveal(url, type(client)())[1]
