@@ -152,5 +152,5 @@ class GiftCardAdmin(PivotsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
 @admin.register(GiftCardService)
 class GiftCardServiceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("display_name", "merchant_account", "provider", "created_at")
-    fields = ("id", "display_name", "merchant_account", "provider", "created_at", "updated_at")
+    fields = ("id", "display_name", "merchant_account", "provider", "themes", "created_at", "updated_at")
     readonly_fields = fields

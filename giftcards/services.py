@@ -82,6 +82,24 @@ def gift_card_service_get_or_create(*, merchant_account: MerchantAccount) -> Gif
     return service
 
 
+MAX_THEME_LENGTH = 200
+
+
+@transaction.atomic
+def gift_card_service_set_themes(*, merchant_account: MerchantAccount, themes: list[str]) -> GiftCardService:
+    """Set the theme codes the account's issuances accept (in the order given, each once); an empty list accepts any
+    theme. A code is 1 to 200 characters, as upstream's `theme`."""
+    for index, theme in enumerate(themes):
+        if not isinstance(theme, str) or not 1 <= len(theme) <= MAX_THEME_LENGTH or theme != theme.strip():
+            raise DomainError(
+                f"A theme is 1 to {MAX_THEME_LENGTH} characters without surrounding spaces.", pointer=f"/themes/{index}"
+            )
+    service = gift_card_service_get_or_create(merchant_account=merchant_account)
+    service.themes = list(dict.fromkeys(themes))
+    service.save(update_fields=["themes", "updated_at"])
+    return service
+
+
 @transaction.atomic
 def issued_card_create(
     *,

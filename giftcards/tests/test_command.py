@@ -1,6 +1,7 @@
 """`manage.py issue_gift_cards`: cards issued in bulk, and a CSV that is the only record of numbers and PINs."""
 
 import csv
+import io
 import stat
 from datetime import UTC, datetime, time, timedelta
 
@@ -8,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from giftcards.models import IssuedGiftCard, LedgerEntry
+from giftcards.models import GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +106,29 @@ def test_missing_hash_key_is_a_clear_error_and_leaves_no_file(tmp_path, merchant
 
     assert not (tmp_path / "cards.csv").exists()
     assert not IssuedGiftCard.objects.exists()
+
+
+def test_inactive_issues_pre_printed_cards_waiting_for_activation(tmp_path, merchant_account):
+    path = issue(tmp_path, "--inactive", count=2)
+
+    number, pin = read_csv(path)[1][:2]
+    card = issued_card_check(merchant_account=merchant_account, number=number, pin=pin)
+    assert (card.status, card.awaiting_activation) == ("inactive", True)
+    assert IssuedGiftCard.objects.filter(status="inactive", awaiting_activation=True).count() == 2
+
+
+def test_set_gift_card_themes_sets_and_clears_the_accounts_themes(merchant_account):
+    out = io.StringIO()
+    call_command("set_gift_card_themes", "--merchant-account=default", "--theme=birthday", "--theme=thanks", stdout=out)
+    assert GiftCardService.objects.get().themes == ["birthday", "thanks"]
+    assert "birthday, thanks" in out.getvalue()
+
+    call_command("set_gift_card_themes", "--merchant-account=default", stdout=io.StringIO())
+    assert GiftCardService.objects.get().themes == []
+
+
+@pytest.mark.parametrize("args", [["--merchant-account=nope"], ["--merchant-account=default", "--theme= padded "]])
+def test_set_gift_card_themes_refuses_bad_input(merchant_account, args):
+    with pytest.raises(CommandError):
+        call_command("set_gift_card_themes", *args)
+    assert all(service.themes == [] for service in GiftCardService.objects.all())
