@@ -10,7 +10,6 @@ from giftcards.pages import views as pages
 from payments.rest.routers import ApiRouter
 
 router = ApiRouter()
-# Before `gift-cards`, whose `gift-cards/{gift_card_id}` would otherwise take these words for an id.
 router.register("gift-cards/issuances", GiftCardIssuanceViewSet, basename="gift-card-issuance")
 router.register("gift-cards/activations", GiftCardActivationViewSet, basename="gift-card-activation")
 router.register("gift-cards", GiftCardViewSet, basename="gift-card")
