@@ -28,8 +28,8 @@ class GiftCardsConfig(config.StaffAppConfig):
         from payments.vault import rotation
 
         audit_register_resource(self.get_model("GiftCard"), "gift-card")
-        # An activation changes the program's card; the answer names it by that id unless it stored the card.
-        audit_register_resource(self.get_model("IssuedGiftCard"), "gift-card")
+        # An activation changes the program's card (not a stored one): named apart, so the desk links the right page.
+        audit_register_resource(self.get_model("IssuedGiftCard"), "issued-gift-card")
         audit_register_resource(self.get_model("GiftCardIssuance"), "gift-card-issuance")
         purge.register("gift-card-issuances", gift_card_issuances_purge_expired)
         idempotency.register_live_field("gift-card-issuance", ISSUANCE_URL)

@@ -214,4 +214,4 @@ def test_the_audit_log_records_the_activation(client, card):
     activate(client, {"number": card.number, "pin": card.pin})
 
     entry = AuditLogEntry.objects.get()
-    assert (entry.action, entry.resource_type, entry.resource_id) == ("updated", "gift-card", str(card.id))
+    assert (entry.action, entry.resource_type, entry.resource_id) == ("updated", "issued-gift-card", str(card.id))

@@ -277,6 +277,8 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "checkout.checkoutsession": "checkout-session",
         "disputes.disputeanswer": "dispute-answer",
         "giftcards.giftcard": "gift-card",
+        "giftcards.giftcardissuance": "gift-card-issuance",
+        "giftcards.issuedgiftcard": "issued-gift-card",
         "paymentlinks.paymentlink": "payment-link",
         "paymentmethods.paymentmethod": "payment-method",
         "paymentservices.paymentservice": "payment-service",
