@@ -6,10 +6,17 @@ import pytest
 
 from buyers.tests.factories import BuyerFactory
 from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
-from giftcards.services import ACTIVATION_REFERENCE, issued_card_deactivate, issued_cards_create_batch
+from giftcards.services import (
+    ACTIVATION_REFERENCE,
+    Activation,
+    issued_card_activate,
+    issued_card_deactivate,
+    issued_cards_create_batch,
+)
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.audit.models import AuditLogEntry
 from payments.tests.assertions import assert_error
+from payments.tests.races import at_once
 from payments.validators import MAX_AMOUNT
 
 pytestmark = pytest.mark.django_db
@@ -215,3 +222,23 @@ def test_the_audit_log_records_the_activation(client, card):
 
     entry = AuditLogEntry.objects.get()
     assert (entry.action, entry.resource_type, entry.resource_id) == ("updated", "issued-gift-card", str(card.id))
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_activations_load_the_card_once(merchant_account):
+    card = IssuedGiftCardFactory(amount=1000, currency="USD", preprinted=True)
+
+    results = at_once(
+        [
+            lambda: issued_card_activate(
+                merchant_account=merchant_account, number=card.number, pin=card.pin, amount=500, currency="USD"
+            )
+        ]
+        * 10,
+        refusals=True,
+    )
+
+    assert sum(isinstance(result, Activation) for result in results) == 1
+    assert all(type(result).__name__ == "Conflict" for result in results if not isinstance(result, Activation))
+    assert state(card)[:2] == ("active", 1500)

@@ -12,12 +12,18 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from conftest import TEST_CARD_KEYS
-from giftcards.issuances import gift_card_issuances_count_stale, gift_card_issuances_purge_expired, page_token
+from giftcards.issuances import (
+    gift_card_issuance_reveal,
+    gift_card_issuances_count_stale,
+    gift_card_issuances_purge_expired,
+    page_token,
+)
 from giftcards.models import GiftCardIssuance, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check
 from payments.audit.models import AuditLogEntry
 from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
+from payments.tests.races import at_once
 from payments.validators import MAX_AMOUNT
 from payments.vault import crypto
 
@@ -272,3 +278,14 @@ def test_rotate_card_keys_reseals_cards_waiting_to_be_shown(client, settings):
     settings.CARD_ENCRYPTION_KEYS = [new]  # the old key can go now
     assert gift_card_issuances_count_stale() == 0
     assert reveal(url, type(client)())[1]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_concurrent_openings_show_the_card_once(client):
+    issuance = GiftCardIssuance.objects.get(pk=issue(client).json()["id"])
+    token = page_token(issuance.id)
+
+    results = at_once([lambda: gift_card_issuance_reveal(issuance_id=issuance.id, token=token)] * 10)
+
+    assert sum(result is not None for result in results) == 1
