@@ -9,7 +9,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from giftcards.hashing import number_hash
-from giftcards.models import GiftCard, GiftCardService, IssuedGiftCard, LedgerEntry
+from giftcards.models import GiftCard, GiftCardIssuance, GiftCardService, IssuedGiftCard, LedgerEntry
 from giftcards.services import MAX_NUMBER_LENGTH, MIN_NUMBER_LENGTH, gift_card_delete, issued_card_deactivate
 from payments.money import format_money
 from payments.staff.mixins import ReadOnlyAdminMixin
@@ -154,3 +154,35 @@ class GiftCardServiceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("display_name", "merchant_account", "provider", "created_at")
     fields = ("id", "display_name", "merchant_account", "provider", "themes", "created_at", "updated_at")
     readonly_fields = fields
+
+
+@admin.register(GiftCardIssuance)
+class GiftCardIssuanceAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """Issuances over the API: their terms and whether the card was shown; never the sealed number and PIN."""
+
+    list_display = ("id", "merchant_account", "theme", "amount_shown", "external_identifier", "shown", "created_at")
+    list_filter = ("merchant_account",)
+    search_fields = ("=id", "=external_identifier")
+    fields = (
+        "id",
+        "merchant_account",
+        "issued_card",
+        "theme",
+        "amount_shown",
+        "external_identifier",
+        "shown",
+        "reveal_until",
+        "revealed_at",
+        "created_at",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="amount")
+    def amount_shown(self, obj: GiftCardIssuance) -> str:
+        return format_money(obj.amount, obj.currency)
+
+    @admin.display(description="card shown")
+    def shown(self, obj: GiftCardIssuance) -> str:
+        if obj.revealed_at is not None:
+            return "shown"
+        return "waiting" if obj.sealed_secret is not None else "no longer available"

@@ -5,7 +5,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import Permission, User
 from django.urls import reverse
 
-from giftcards.models import IssuedGiftCard
+from giftcards.models import GiftCardIssuance, IssuedGiftCard
 from giftcards.tests.factories import GiftCardFactory, IssuedGiftCardFactory
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +94,19 @@ def test_deactivate_needs_its_permission(client, support, merchant_account):
     card.refresh_from_db()
     assert card.status == IssuedGiftCard.Status.ACTIVE
     assert not LogEntry.objects.exists()
+
+
+def test_issuances_show_their_terms_never_the_sealed_card(client, api_client, merchant_account):
+    writer = api_client(scopes=["gift-cards.write"])
+    body = {"theme": "birthday", "amount": 2500, "currency": "EUR"}
+    assert writer.post("/gift-cards/issuances", body, format="json").status_code == 201
+    issuance = GiftCardIssuance.objects.get()
+    staff(client, "view_giftcardissuance")
+
+    listing = client.get(reverse("admin:giftcards_giftcardissuance_changelist")).content.decode()
+    page = client.get(reverse("admin:giftcards_giftcardissuance_change", args=[issuance.pk])).content.decode()
+
+    for html in (listing, page):
+        assert "birthday" in html
+        assert "waiting" in html
+        assert issuance.sealed_secret not in html
