@@ -242,3 +242,15 @@ def test_ten_concurrent_activations_load_the_card_once(merchant_account):
     assert sum(isinstance(result, Activation) for result in results) == 1
     assert all(type(result).__name__ == "Conflict" for result in results if not isinstance(result, Activation))
     assert state(card)[:2] == ("active", 1500)
+
+
+def test_an_embed_token_is_refused_past_its_budget_and_the_refusal_checks_nothing(api_client, card, settings):
+    settings.RATELIMIT_EMBED = "2/d"
+    embed = api_client(scopes=["embed"], embed={"amount": 100, "currency": "USD"})
+
+    answers = [activate(embed, {"number": card.number, "pin": "0"}).status_code for _ in range(2)]
+    refused = activate(embed, {"number": card.number, "pin": card.pin})
+
+    assert answers == [400, 400]
+    assert_error(refused, 429)
+    assert state(card)[0] == "inactive"  # the right PIN, refused before any check
