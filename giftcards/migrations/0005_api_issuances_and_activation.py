@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('giftcards', '0003_ledger_entry_name'),
+        ('giftcards', '0004_desk_labels'),
         ('payments', '0017_sandbox_increments'),
     ]
 
