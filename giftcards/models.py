@@ -178,7 +178,7 @@ class GiftCardIssuance(TimestampedModel):
     sealed by the vault, shown once on the issuance's page and then forgotten (docs/gift-cards.md, "Issuing over
     the API")."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="gift_card_issuances")
     issued_card = models.OneToOneField(IssuedGiftCard, on_delete=models.PROTECT, related_name="issuance")
     theme = models.CharField(max_length=200)

@@ -18,12 +18,12 @@ def test_unknown_url_is_a_404_envelope(path, anonymous_client):
     assert_error(anonymous_client.get(path), 404)
 
 
-# Upstream paths this server does not serve (gift card issuance and activation, a buyer's or a transaction's
+# Paths this server does not serve (beside gift card issuance and activation, a buyer's or a transaction's
 # sub-resources): no route matches, whatever the method, where a detail route used to catch them and answer 405.
 UNSERVED = [
     ("post", "/gift-cards/issue"),
     ("post", "/gift-cards/activate"),
-    ("put", "/gift-cards/activations"),
+    ("put", "/gift-cards/balance"),
     ("post", "/gift-cards/bulk"),
     ("post", "/buyers/import"),
     ("post", "/transactions/sync"),

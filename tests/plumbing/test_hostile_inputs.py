@@ -93,6 +93,8 @@ BODY_OPERATIONS = [
     ("post", "/transactions/{transaction_id}/disputes/{dispute_id}/defend", {}),
     ("post", "/checkout/sessions/{session_id}/card-details", {}),
     ("post", "/transactions/{transaction_id}/session", {}),
+    ("post", "/gift-cards/issuances", {}),
+    ("post", "/gift-cards/activations", {}),
     ("post", "/payment-links", {}),
 ]
 
