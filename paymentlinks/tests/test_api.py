@@ -228,7 +228,7 @@ def test_list_is_a_fixed_number_of_queries(writer, django_assert_num_queries):
         ({"buyer_search": "ada@example"}, {"open"}),
         ({"buyer_search": ["nobody", "Grace"]}, {"paid"}),
     ],
-    ids=str,
+    ids=lambda value: str(value) if isinstance(value, dict) else None,  # a set has no stable order
 )
 def test_list_filters(writer, query, expected):
     made = {
