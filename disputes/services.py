@@ -26,7 +26,7 @@ from disputes.models import STATE_RANK, Dispute, DisputeAnswer, DisputeEvidenceF
 from payments.choices import DisputeState
 from payments.errors import Conflict, DomainError, ServiceUnavailable
 from payments.outbox import outbox_publish
-from paymentservices.notifications import ProcessorEvent
+from paymentservices.notifications import Matched, ProcessorEvent
 from paymentservices.processors import processor_get
 from paymentservices.processors.seam import (
     AnswerOutcome,
@@ -54,12 +54,12 @@ CLOSED_EVENTS = {
 }
 
 
-def dispute_apply_processor_event(event: ProcessorEvent) -> None:
+def dispute_apply_processor_event(event: ProcessorEvent) -> Matched:
     """Apply the dispute a verified notification tells of to the service's transaction it names. A notification about
     a payment that is not one of this service's changes nothing (logged; the notification stays recorded and is
-    answered, so the processor stops sending it)."""
+    answered, so the processor stops sending it, and shown on the desk as unmatched)."""
     if event.dispute is None:
-        return
+        return None
     txn = transaction_of_event(event=event)
     if txn is None:
         logger.warning(
@@ -68,9 +68,10 @@ def dispute_apply_processor_event(event: ProcessorEvent) -> None:
             event.payment_service.pk,
             event.payment_reference,
         )
-        return
+        return False
     noted = {"notification": event.event_type, "notification_id": event.event_id}
     dispute_apply(txn=txn, payment_service_id=event.payment_service.pk, fact=event.dispute, noted=noted)
+    return True
 
 
 def dispute_apply(

@@ -74,14 +74,20 @@ class InboundNotification(models.Model):
     resent notification is acknowledged and not handled twice."""
 
     id = models.BigAutoField(primary_key=True)
-    payment_service = models.ForeignKey(PaymentService, on_delete=models.CASCADE, related_name="notifications")
-    event_id = models.CharField(max_length=255)
-    event_type = models.CharField(max_length=255)
+    payment_service = models.ForeignKey(
+        PaymentService, on_delete=models.CASCADE, related_name="notifications", verbose_name="payment service"
+    )
+    event_id = models.CharField("processor's event ID", max_length=255)
+    event_type = models.CharField("event type", max_length=255)
     # The processor's id of the object the event is about (a Stripe PaymentIntent id), for support.
-    object_id = models.CharField(max_length=255, blank=True, default="")
-    received_at = models.DateTimeField(auto_now_add=True)
+    object_id = models.CharField("processor's object ID", max_length=255, blank=True, default="")
+    # Whether a handler found what the event names (paymentservices.notifications): False is one to look into, None
+    # an event no handler was concerned with.
+    matched = models.BooleanField("matched", null=True, blank=True, default=None, db_index=True)
+    received_at = models.DateTimeField("received", auto_now_add=True)
 
     class Meta:
+        verbose_name = "processor notification"
         constraints = [
             models.UniqueConstraint(fields=["payment_service", "event_id"], name="inbound_notification_once")
         ]

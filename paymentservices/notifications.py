@@ -9,6 +9,12 @@ handler from its `AppConfig.ready`:
 A handler is called as `handler(event)` with a `ProcessorEvent`, inside the transaction that records the
 notification: if it raises, nothing is recorded and the processor's retry brings the notification again. A
 notification already recorded (the processor resent it) is acknowledged and not handed to the handlers again.
+
+A handler answers whether the event named something of ours (`Matched`): True when it found the payment, dispute,
+payout or report the event is about, False when the event is its kind but names nothing we hold, None when the event
+is not its concern. The record keeps the answer (`InboundNotification.matched`: True when any handler found its
+object, False when one looked and none found anything, None when no handler was concerned), so a notification we
+cannot match is kept and shown to the operator on the desk, never dropped.
 """
 
 from __future__ import annotations
@@ -43,7 +49,9 @@ class ProcessorEvent(ParsedNotification):
         return cls(payment_service=payment_service, **said)
 
 
-Handler = Callable[[ProcessorEvent], None]
+# A handler's answer: found what the event names (True), looked and found nothing (False), not its concern (None).
+Matched = bool | None
+Handler = Callable[[ProcessorEvent], Matched]
 _HANDLERS: list[Handler] = []
 
 
@@ -88,16 +96,24 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
 def _record(event: ProcessorEvent) -> bool:
     try:
         with transaction.atomic():
-            InboundNotification.objects.create(
+            record = InboundNotification.objects.create(
                 payment_service=event.payment_service,
                 event_id=event.event_id,
                 event_type=event.event_type,
                 object_id=event.object_id[:255],
             )
-            for handler in list(_HANDLERS):
-                handler(event)
+            record.matched = _matched([handler(event) for handler in list(_HANDLERS)])
+            if record.matched is not None:
+                record.save(update_fields=["matched"])
     except IntegrityError:
         if InboundNotification.objects.filter(payment_service=event.payment_service, event_id=event.event_id).exists():
             return False  # already handled: the processor resent it
         raise
     return True
+
+
+def _matched(answers: list[Matched]) -> Matched:
+    """Matched when any handler found its object; unmatched when one looked and none found; None when none looked."""
+    if any(answer is True for answer in answers):
+        return True
+    return False if any(answer is False for answer in answers) else None

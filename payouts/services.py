@@ -29,7 +29,7 @@ from payments.vault import cards
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_delete, vaulted_card_reveal, vaulted_card_store
 from paymentservices.models import PaymentService
-from paymentservices.notifications import ProcessorEvent
+from paymentservices.notifications import Matched, ProcessorEvent
 from paymentservices.processors import processor_get
 from paymentservices.processors.calls import NO_ANSWER, no_answer
 from paymentservices.processors.paying_out import (
@@ -334,20 +334,23 @@ def payouts_recover_pending(*, now: datetime | None = None, batch_size: int = 10
     return Recovery(asked=asked, settled=settled)
 
 
-def payout_notified(event: ProcessorEvent) -> None:
+def payout_notified(event: ProcessorEvent) -> Matched:
     """What a processor's notification says became of a payout it paid out (`event.payout`), recorded once: only a
     payout of that service still pending moves (a decided payout keeps its processor's answer). Registered with
-    `paymentservices.notifications` by the app; runs inside the notification's transaction."""
+    `paymentservices.notifications` by the app; runs inside the notification's transaction. A payout that is not
+    one of the service's is answered unmatched, so the operator sees it."""
     notified = event.payout
     if notified is None:
-        return
+        return None
     try:
         key = uuid.UUID(notified.reference)
     except ValueError:
-        return  # a payout made elsewhere (the processor's dashboard): not one of ours
+        return False  # a payout made elsewhere (the processor's dashboard): not one of ours
     payout = Payout.objects.filter(pk=key, payment_service=event.payment_service).first()
-    if payout is None or payout.status != PayoutStatus.PENDING:
-        return
+    if payout is None:
+        return False
+    if payout.status != PayoutStatus.PENDING:
+        return True
     result = ConnectorResult(
         outcome=Outcome.APPROVED if notified.paid else Outcome.DECLINED,
         processor_reference=notified.processor_reference,
@@ -356,3 +359,4 @@ def payout_notified(event: ProcessorEvent) -> None:
         raw_response_description=notified.reason,
     )
     _record(payout=payout, result=result)
+    return True

@@ -19,7 +19,7 @@ from django_tasks import task
 
 from payments.accounts.models import MerchantAccount
 from paymentservices.models import PaymentService
-from paymentservices.notifications import ProcessorEvent
+from paymentservices.notifications import Matched, ProcessorEvent
 from paymentservices.processors import processor_get
 from paymentservices.processors.seam import Processor
 from paymentservices.processors.settling import SettlementUnread
@@ -61,16 +61,17 @@ def settlements_report_ingest(
     return settlement_file_ingest(merchant_account=merchant_account, payment_service=payment_service, file=file)
 
 
-def settlements_report_announced(event: ProcessorEvent) -> None:
+def settlements_report_announced(event: ProcessorEvent) -> Matched:
     """A notification handler (registered by the app): keep a settlement report the processor announced and queue
-    its download once the notification commits. Other reports and events are not ours."""
+    its download once the notification commits (a refused one is kept and shown with its reason): either way the
+    report is matched. Other reports and events are not ours."""
     report = event.report
     service = event.payment_service
     processor = _processor(service.definition_id)
     if report is None or processor is None or processor.settlements is None:
-        return
+        return None
     if not processor.settlements.takes(report):
-        return
+        return None
     allowed = processor.settlements.report_allowed(report.url)
     fetch, created = ReportFetch.objects.get_or_create(
         payment_service=service,
@@ -91,6 +92,7 @@ def settlements_report_announced(event: ProcessorEvent) -> None:
         )
     elif created:
         transaction.on_commit(lambda: fetch_announced_report.enqueue(str(fetch.pk)))
+    return True
 
 
 @task()

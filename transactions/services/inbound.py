@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from payments.connectors import ConnectorResult, OutcomeUnknown, ReadsCapturedAmount
 from paymentservices.models import PaymentService
-from paymentservices.notifications import ProcessorEvent
+from paymentservices.notifications import Matched, ProcessorEvent
 from paymentservices.processors.seam import NotifiedRefund, PaymentChange
 from paymentservices.routing import connector_for
 from paymentservices.services import CredentialsUnusable
@@ -40,15 +40,15 @@ logger = logging.getLogger(__name__)
 S = TransactionStatus
 
 
-def transaction_apply_processor_event(event: ProcessorEvent) -> None:
+def transaction_apply_processor_event(event: ProcessorEvent) -> Matched:
     """Bring the transaction the event is about up to what its processor holds. An event about a payment that is not
     ours, one our own request is still recording (pending statuses), or one already applied changes nothing, so a
-    resent or late notification is harmless."""
+    resent or late notification is harmless. Answers whether the event named one of the service's payments
+    (`paymentservices.notifications`)."""
     if event.authorization is not None:
-        _apply_authorization(event, event.authorization)
-        return
+        return _apply_authorization(event, event.authorization)
     if event.change is None:
-        return
+        return None
     txn = transaction_of_event(event=event)
     if txn is None:
         # Kept (the notification is recorded and answered) and told to the operator: a payment made outside this
@@ -60,7 +60,12 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
             event.payment_service.pk,
             event.payment_reference,
         )
-        return
+        return False
+    _apply_change(txn, event=event)
+    return True
+
+
+def _apply_change(txn: Transaction, *, event: ProcessorEvent) -> None:
     noted = {"notification": event.event_type, "notification_id": event.event_id}
     if event.change == PaymentChange.CAPTURED and txn.status == S.AUTHORIZATION_SUCCEEDED:
         _captured_at_processor(txn, event=event, noted=noted)
@@ -79,21 +84,20 @@ def transaction_apply_processor_event(event: ProcessorEvent) -> None:
         _refund_failed_at_processor(txn, event=event, noted=noted)
 
 
-def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None:
+def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> Matched:
     """The processor's decision on an authorization (Adyen's AUTHORISATION). A transaction still waiting for it at
     this service (its request died: recovery is waiting for this) takes it as the request would have; an approval for
     a payment that ended otherwise here (declined, failed over, canceled) is cancelled at the processor, so no money
     stays held for a payment we did not take."""
     txn = transaction_of_event(event=event, any_service=True)
     if txn is None:
-        return  # not one of ours: nothing to follow, nothing to release
+        return False  # not one of ours: nothing to follow, nothing to release; shown to the operator
     if txn.payment_service_id == event.payment_service.pk:
-        if txn.authorized_at is not None:
-            # Authorized here already (a payment is authorized once): this is that authorization told late, after
-            # a capture or void that renamed or ended it, and it changes nothing.
-            return
-        record_authorization(txn, result=result, card_amount=card_amount_of(txn), actor=SYSTEM)
-        return
+        if txn.authorized_at is None:
+            record_authorization(txn, result=result, card_amount=card_amount_of(txn), actor=SYSTEM)
+        # else authorized here already (a payment is authorized once): this is that authorization told late, after
+        # a capture or void that renamed or ended it, and it changes nothing.
+        return True
     if result.approved and result.processor_reference:
         record_event(
             txn, name="authorization_after_cancel", actor=SYSTEM, from_status=txn.status, outcome=result.outcome
@@ -102,9 +106,10 @@ def _apply_authorization(event: ProcessorEvent, result: ConnectorResult) -> None
             connector = connector_for(event.payment_service)
         except CredentialsUnusable as exc:  # nothing can be sent through this service until its credentials are fixed
             logger.error("Payment service %s: %s; the payment stays held there", event.payment_service.pk, exc.message)
-            return
+            return True
         psp, reference = result.processor_reference, f"{txn.pk}:void"
         transaction.on_commit(lambda: connector.void(processor_reference=psp, reference=reference))
+    return True
 
 
 def _is_uuid(value: str) -> bool:
