@@ -1,4 +1,5 @@
 """Each merchant account's payment services in routing order; operators reorder them and switch them on or off.
+The processors' notifications, read-only, with those that named nothing of ours to look into.
 
 Credentials are never shown: secret fields appear as their key and a mask. Every change goes through the services.
 """
@@ -13,8 +14,9 @@ from django.http import HttpRequest
 
 from payments.errors import DomainError
 from payments.staff.filters import recent_values_filter
+from payments.staff.mixins import ReadOnlyAdminMixin
 from paymentservices.definitions import DEFINITIONS
-from paymentservices.models import PaymentService, processor_name
+from paymentservices.models import InboundNotification, PaymentService, processor_name
 from paymentservices.services import payment_service_move, payment_service_update
 
 MASK = "••••••••"
@@ -125,3 +127,36 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
                 messages.error(request, f"{service}: {exc.message}")
                 continue
             self.log_change(request, service, "Activated." if active else "Deactivated.")
+
+
+class NotificationMatchedFilter(admin.SimpleListFilter):
+    """Notifications that named no payment, dispute or payout of ours (the operator's to look into), and the rest."""
+
+    title = "matched"
+    parameter_name = "matched"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("no", "Not matched"), ("yes", "Matched"), ("none", "Nothing to match")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[InboundNotification]) -> QuerySet[InboundNotification]:
+        if self.value() == "none":
+            return queryset.filter(matched__isnull=True)
+        if self.value() in ("no", "yes"):
+            return queryset.filter(matched=self.value() == "yes")
+        return queryset
+
+
+@admin.register(InboundNotification)
+class InboundNotificationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin[InboundNotification]):
+    desk_internal = True
+    list_display = ("received_at", "processor", "payment_service", "event_type", "object_id", "matched")
+    list_filter = (NotificationMatchedFilter,)
+    list_select_related = ("payment_service",)
+    ordering = ("-received_at", "-id")
+    search_fields = ("event_id", "object_id")
+    fields = ("payment_service", "processor", "event_type", "event_id", "object_id", "matched", "received_at")
+    readonly_fields = fields
+
+    @admin.display(description="Processor", ordering="payment_service__definition_id")
+    def processor(self, notification: InboundNotification) -> str:
+        return notification.payment_service.processor_name

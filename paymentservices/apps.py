@@ -12,8 +12,10 @@ class PaymentServicesConfig(config.StaffAppConfig):
 
     def ready(self) -> None:
         from payments.audit.services import audit_register_resource
+        from payments.staff.site import register_panel
         from payments.vault import rotation
         from paymentservices import checks, signals
+        from paymentservices.desk import unmatched_notifications_panel
         from paymentservices.services import (
             payment_service_credentials_count_stale,
             payment_service_credentials_rotate_batch,
@@ -21,6 +23,7 @@ class PaymentServicesConfig(config.StaffAppConfig):
 
         audit_register_resource(self.get_model("PaymentService"), "payment-service")
         signals.connect()
+        register_panel("notifications", unmatched_notifications_panel)
         checks.register()
         rotation.register(
             "payment-service-credentials",

@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 
 from payments.errors import NotFound
 from payments.models import MerchantAccount
-from paymentservices.models import PaymentService
+from paymentservices.models import InboundNotification, PaymentService
 
 _NOT_FOUND = "The payment service could not be found."
 
@@ -46,4 +46,13 @@ def payment_services_in_order(*, merchant_account: MerchantAccount) -> QuerySet[
     """The account's services that are not deleted, in routing order."""
     return PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False).order_by(
         "position", "created_at"
+    )
+
+
+def unmatched_notifications() -> QuerySet[InboundNotification]:
+    """Processors' notifications a handler looked into and found nothing of ours in, newest first: the operator's."""
+    return (
+        InboundNotification.objects.filter(matched=False)
+        .select_related("payment_service")
+        .order_by("-received_at", "-id")
     )
