@@ -14,9 +14,9 @@ from transactions.tests.factories import TransactionFactory
 pytestmark = pytest.mark.django_db
 
 START = "/admin/"
-# The start page: session, user, permissions (user, group), the last-24-hours panel and the settlement panel's
-# unmatched lines, lines not as captured, refused files and reports not fetched.
-PAGE = 11
+# The start page: session, user, permissions (user, group), the last-24-hours panel, the settlement panel's
+# unmatched lines, lines not as captured, refused files and reports not fetched, and the unmatched notifications' count.
+PAGE = 12
 # Then per finder one page of rows (transactions with their buyers, payment methods with card and buyer); a name,
 # a partial email or an external identifier also finds up to 500 buyer ids first, once for transactions and payment
 # methods both (payments.remembered); last 4 digits ask no buyer search at all.

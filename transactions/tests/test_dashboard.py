@@ -54,8 +54,9 @@ def test_the_start_page_shows_it_with_a_chart_and_links(support_client, day, dja
     support_client.get("/admin/")
 
     # session, user, user and group permissions, the grouped window, the newest failures, Django's recent actions,
-    # the settlement panel's unmatched lines, lines not as captured, refused files and reports not fetched
-    with django_assert_num_queries(11):
+    # the settlement panel's unmatched lines, lines not as captured, refused files and reports not fetched, the
+    # unmatched notifications' count
+    with django_assert_num_queries(12):
         html = support_client.get("/admin/").content.decode()
 
     assert "USD 130.00" in html
