@@ -148,7 +148,6 @@ class NotificationMatchedFilter(admin.SimpleListFilter):
 
 @admin.register(InboundNotification)
 class InboundNotificationAdmin(ReadOnlyAdminMixin, admin.ModelAdmin[InboundNotification]):
-    desk_internal = True
     list_display = ("received_at", "processor", "payment_service", "event_type", "object_id", "matched")
     list_filter = (NotificationMatchedFilter,)
     list_select_related = ("payment_service",)
