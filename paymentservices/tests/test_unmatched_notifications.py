@@ -91,14 +91,11 @@ def test_a_notification_no_handler_is_concerned_with_is_neither(client, service)
     [([None, None], None), ([None, False], False), ([False, True], True), ([True, None], True)],
     ids=["none-concerned", "one-found-nothing", "another-found-it", "found"],
 )
-def test_the_record_keeps_what_the_handlers_answered(client, service, answers, matched):
-    handlers = [lambda event, answer=answer: answer for answer in answers]
-    saved = list(notifications._HANDLERS)
-    notifications._HANDLERS[:] = handlers
-    try:
-        _post(client, service, intent="pi_any", reference="any")
-    finally:
-        notifications._HANDLERS[:] = saved
+def test_the_record_keeps_what_the_handlers_answered(client, service, monkeypatch, answers, matched):
+    # These handlers alone, in place of the apps' own.
+    monkeypatch.setattr(notifications, "_HANDLERS", [lambda event, answer=answer: answer for answer in answers])
+
+    _post(client, service, intent="pi_any", reference="any")
 
     assert InboundNotification.objects.get().matched is matched
 
