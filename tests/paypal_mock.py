@@ -1,8 +1,8 @@
 """A mock of PayPal's REST API for the `paypal-paypal` connector: Prism, as real processes in validating mode, serving
-the project's contracts of PayPal's Orders v2, Payments v2 and Notifications v1 documents (contracts/paypal/), so every
-request the
-official library (`paypal-server-sdk`) sends is checked against PayPal's schemas; a request the real PayPal would
-refuse shows up as a violation (Prism's `sl-violations` header, kept with each exchange).
+the project's contracts of PayPal's Orders v2, Payments v2, Notifications v1 and Customer Disputes v1 documents
+(contracts/paypal/), so every request the official library (`paypal-server-sdk`) sends is checked against PayPal's
+schemas; a request the real PayPal would refuse shows up as a violation (Prism's `sl-violations` header, kept with
+each exchange). A multipart request (Disputes v1's answers) is kept as its parts (`_body`).
 
 The library calls one host for both documents, so a small front of the suite's own takes every call and hands it to
 the Prism of the document that holds its path. Two things are the suite's own, not Prism's:
@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import base64
 import copy
+import email.parser
+import email.policy
 import fnmatch
 import hashlib
 import hmac
@@ -54,6 +56,7 @@ DOCUMENTS = {
     "/v2/checkout/": contracts.PAYPAL_ORDERS,
     "/v2/payments/": contracts.PAYPAL_PAYMENTS,
     "/v1/notifications/": contracts.PAYPAL_WEBHOOKS,
+    "/v1/customer/disputes/": contracts.PAYPAL_DISPUTES,
 }
 
 # The ids of the answers below (PayPal's are 17 upper-case letters and digits).
@@ -342,7 +345,7 @@ class _Front(BaseHTTPRequestHandler):
                 status, body, answer_headers = answer.status, answer.read(), dict(answer.headers)
         except urllib.error.HTTPError as error:
             status, body, answer_headers = error.code, error.read(), dict(error.headers)
-        sent = json.loads(data) if data else None
+        sent = _body(data, self.headers.get("Content-Type", ""))
         self.mock.exchanges.append(
             Exchange(method, path, status, answer_headers.get("sl-violations"), dict(self.headers), sent)
         )
@@ -360,6 +363,31 @@ class _Front(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self._forward("POST")
+
+
+def _body(data: bytes | None, content_type: str) -> Any:
+    """What was sent: JSON parsed; a multipart body's parts by name, in order, each as (file name, media type,
+    content: text for a part with no file name, bytes for a file)."""
+    if not data:
+        return None
+    if not content_type.startswith("multipart/"):
+        return json.loads(data)
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + data
+    )
+    parts = []
+    for part in message.iter_parts():
+        content = part.get_payload(decode=True) or b""
+        name = part.get_filename()
+        parts.append(
+            (
+                part.get_param("name", header="content-disposition"),
+                name,
+                part.get_content_type(),
+                content if name else content.decode(),
+            )
+        )
+    return parts
 
 
 @contextmanager
