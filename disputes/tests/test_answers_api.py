@@ -15,6 +15,7 @@ from disputes.tests.factories import DisputeFactory
 from payments.audit.models import AuditLogEntry
 from payments.choices import DisputeState
 from payments.tests.assertions import assert_error
+from paymentservices.processors import processor_get
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import TransactionEvent
 
@@ -130,8 +131,10 @@ def test_a_dispute_is_answered_once(writer, dispute):
     assert DisputeAnswer.objects.count() == 1
 
 
-def test_a_processor_that_answers_only_in_its_dashboard_is_refused_by_name(writer, merchant_account):
+def test_a_processor_that_answers_only_in_its_dashboard_is_refused_by_name(writer, merchant_account, monkeypatch):
+    # Every processor registered answers its disputes; one that declares no `disputes` is refused by name.
     service = PaymentServiceFactory(paypal=True, merchant_account=merchant_account)
+    monkeypatch.setattr(type(processor_get(service.definition_id)), "disputes", None)
     paypal = DisputeFactory(
         transaction__merchant_account=merchant_account,
         transaction__payment_service=service,
@@ -141,6 +144,7 @@ def test_a_processor_that_answers_only_in_its_dashboard_is_refused_by_name(write
     response = writer.post(_url(paypal, "accept"))
 
     assert assert_error(response, 409)["message"] == "PayPal disputes are answered in PayPal's dashboard."
+    assert not DisputeAnswer.objects.exists()
 
 
 @pytest.mark.parametrize(

@@ -105,7 +105,7 @@ class _Configuration(Configuration):  # type: ignore[misc] # the library is unty
         return base
 
 
-class _Refused(Exception):
+class PayPalRefused(Exception):
     """PayPal read the request and refused it (its 400, 404, 409 or 422), with its error body."""
 
     def __init__(self, status: int, body: Mapping[str, Any]) -> None:
@@ -178,7 +178,7 @@ class PayPalConnector:
     # --- calls ------------------------------------------------------------------------------------------------
 
     def _call(self, call: Callable[[dict[str, Any]], Any], options: dict[str, Any]) -> dict[str, Any]:
-        """One call through the library: PayPal's answer (2xx body), `_Refused` for PayPal's word on the request,
+        """One call through the library: PayPal's answer (2xx body), `PayPalRefused` for PayPal's word on the request,
         `NoAnswer` for anything else."""
         if self._host_refused:
             raise NoAnswer(sent=False, code=HOST_REFUSED, misconfigured=True)
@@ -200,7 +200,7 @@ class PayPalConnector:
             if status in (401, 403):
                 raise NoAnswer(sent=False, code=str(status), misconfigured=True) from None
             if status in (400, 404, 409, 422):
-                raise _Refused(status, _json(getattr(exc.response, "text", None))) from None
+                raise PayPalRefused(status, _json(getattr(exc.response, "text", None))) from None
             raise NoAnswer(sent=status >= 500, code=str(status)) from None
         return _json(getattr(response, "text", None))
 
@@ -248,7 +248,7 @@ class PayPalConnector:
             order = self._write(self._client.orders.create_order, options)
         except NoAnswer as exc:
             return _no_answer(exc)
-        except _Refused as exc:
+        except PayPalRefused as exc:
             return _refused(exc)
         link = _approval_link(order)
         if link is None:
@@ -272,7 +272,7 @@ class PayPalConnector:
             order = self._write(self._client.orders.authorize_order, options)
         except NoAnswer as exc:
             return _no_answer(exc)
-        except _Refused as exc:
+        except PayPalRefused as exc:
             return _refused(exc)
         return _authorization_result(order)
 
@@ -281,7 +281,7 @@ class PayPalConnector:
             order = self._call(self._client.orders.get_order, {"id": processor_reference})
         except NoAnswer as exc:
             return _no_answer(exc)
-        except _Refused as exc:
+        except PayPalRefused as exc:
             return _refused(exc)
         status = str(field_of(order, "status") or "")
         if _authorization(order) is None and status in WITH_BUYER:
@@ -325,7 +325,7 @@ class PayPalConnector:
             answer = self._write(call, options)
         except NoAnswer as exc:
             return _no_answer(exc)
-        except _Refused as exc:
+        except PayPalRefused as exc:
             return _refused(exc)
         said = str(field_of(answer, "status") or status)
         made = field_of(answer, "id")
@@ -352,9 +352,17 @@ class PayPalConnector:
         body = {**transmission, "webhook_id": webhook_id, "webhook_event": event}
         try:
             answer = self._call(_Notifications(self._client.global_configuration).verify_webhook_signature, body)
-        except _Refused:
+        except PayPalRefused:
             return False
         return bool(field_of(answer, "verification_status") == "SUCCESS")
+
+    # --- calls the library has no controller for -----------------------------------------------------------------
+
+    def send(self, call: Callable[[Any], Any]) -> dict[str, Any]:
+        """One call of an API `paypal-server-sdk` has no controller for (its Disputes v1: disputes.py), given the
+        library's own configuration to build it on, answered as every call here: PayPal's answer, `PayPalRefused`
+        for its word on the request, `NoAnswer` for anything else."""
+        return self._call(lambda _: call(self._client.global_configuration), {})
 
     # --- credentials ------------------------------------------------------------------------------------------
 
@@ -373,7 +381,7 @@ class PayPalConnector:
             if exc.code == HOST_REFUSED:
                 return CredentialProblem("client_id", "PAYPAL_API_BASE is not one of PayPal's hosts: nothing was sent.")
             raise ConnectionError("PayPal gave no answer.") from None
-        except _Refused:
+        except PayPalRefused:
             return CredentialProblem("client_secret", "PayPal refused this client ID and secret.")
         return None
 
@@ -467,7 +475,7 @@ def _no_answer(exc: NoAnswer) -> ConnectorResult:
     )
 
 
-def _refused(exc: _Refused) -> ConnectorResult:
+def _refused(exc: PayPalRefused) -> ConnectorResult:
     """PayPal read the request and refused it: its issue as given, in upstream's words where one fits."""
     issue = exc.issue
     return ConnectorResult(

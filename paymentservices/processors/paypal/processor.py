@@ -8,6 +8,7 @@ from typing import ClassVar
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.paypal import notifications
 from paymentservices.processors.paypal.connector import PayPalConnector
+from paymentservices.processors.paypal.disputes import PayPalDisputes
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
@@ -33,6 +34,8 @@ class PayPalProcessor(Processor):
     features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "webhooks": True}
     # Not a secret: PayPal is asked with it (and the app's credentials) whether it sent a notification.
     notification_secret_field = "webhook_id"  # noqa: S105 - a field name, not a secret
+    # Its disputes are answered through its Customer Disputes API v1 (disputes.py).
+    disputes = PayPalDisputes()
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PayPalConnector:
         return PayPalConnector(
