@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_staff_search
 from paymentmethods.services import payment_method_delete
+from payments.staff.cards import card_facts_words
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 
@@ -33,6 +34,7 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     fields = (
         "id",
         "card_masked",
+        "card_facts",
         "expiration_date",
         "buyer",
         "merchant_account",
@@ -54,6 +56,14 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="Card")
     def card_masked(self, method: PaymentMethod) -> str:
         return str(method.card)  # scheme, BIN and last 4: never the number
+
+    @admin.display(description="Card type and issuer")
+    def card_facts(self, method: PaymentMethod) -> str:
+        card = method.card  # joined by get_queryset: what the BIN table said when the vault stored it
+        return card_facts_words(card.scheme, card.card_type, card.country, card.issuer_name)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PaymentMethod]:
+        return super().get_queryset(request).select_related("card")
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[PaymentMethod], search_term: str

@@ -25,6 +25,7 @@ from django.utils.html import format_html, format_html_join
 from payments.audit.services import audited_staff_write
 from payments.errors import DomainError
 from payments.money import AmountError, format_money, parse_money
+from payments.staff.cards import card_facts_words
 from payments.staff.columns import merchant_account_id
 from payments.staff.dates import desk_date, desk_datetime
 from payments.staff.filters import recent_values_filter
@@ -346,7 +347,10 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         (None, {"fields": ("status_shown", "decline_shown", "id", "created_at", "merchant_account", "intent")}),
         ("Amounts", {"fields": ("amount_shown", "authorized", "captured", "refunded", "disputes", "settlement")}),
         ("Buyer", {"fields": ("buyer_link", "buyer_external_identifier", "buyer_email_address")}),
-        ("Payment method", {"fields": ("method", "card", "card_expiration_date", "stored_method", "session")}),
+        (
+            "Payment method",
+            {"fields": ("method", "card", "card_facts", "card_expiration_date", "stored_method", "session")},
+        ),
         (
             "Processor",
             {"fields": ("payment_service", "processor_reference", "external_identifier", "metadata")},
@@ -498,6 +502,13 @@ class TransactionAdmin(ReadOnlyAdminMixin, TransactionAdminBase):
         if txn.method != "card":
             return txn.method or "-"
         return f"{txn.card_scheme or 'card'} {txn.card_bin}… •••• {txn.card_last4}"
+
+    @admin.display(description="Card type and issuer")
+    def card_facts(self, txn: Transaction) -> str:
+        # The transaction's own copy of what the BIN table said when the card was stored: no join, no lookup.
+        if txn.method != "card":
+            return "-"
+        return card_facts_words(txn.card_scheme, txn.card_type, txn.card_country, txn.card_issuer_name)
 
     @admin.display(description="Buyer")
     def buyer_shown(self, txn: Transaction) -> str:

@@ -42,3 +42,20 @@ def test_an_operator_deletes_through_the_service_and_it_is_logged(client, staff_
     assert not VaultedCard.objects.exists()  # the card data went with it
     assert LogEntry.objects.filter(action_flag=DELETION, object_id=str(method.pk)).exists()
     assert str(method.pk) in caplog.text
+
+
+def test_the_page_says_what_the_card_is_in_words(client, staff_login, merchant_account):
+    method = PaymentMethodFactory(merchant_account=merchant_account)
+    VaultedCard.objects.filter(pk=method.card_id).update(
+        scheme="visa", card_type="debit", country="FR", issuer_name="Some Bank"
+    )
+    unknown = PaymentMethodFactory(merchant_account=merchant_account)
+    VaultedCard.objects.filter(pk=unknown.card_id).update(card_type=None, country=None, issuer_name=None)
+    staff_login("Support")
+
+    page = client.get(reverse("admin:paymentmethods_paymentmethod_change", args=[method.pk])).content.decode()
+    unknown_page = client.get(reverse("admin:paymentmethods_paymentmethod_change", args=[unknown.pk])).content.decode()
+
+    assert "Card type and issuer" in page
+    assert "Visa debit card issued in France by Some Bank" in page
+    assert "card (type —) issued in — by —" in unknown_page  # the table did not say: a dash, never a blank

@@ -418,3 +418,21 @@ def test_the_page_shows_each_capture_with_its_state_and_the_processors_reference
     for capture in (first, second):
         assert f"captured {desk_datetime(capture.captured_at)}" in page[at:]
         assert f"<code>{capture.payment_service_capture_id}</code>" in page[at:]
+
+
+def test_the_page_says_what_the_card_is_in_words(client, merchant_account, staff_login):
+    staff_login(SUPPORT)
+    known = TransactionFactory(
+        merchant_account=merchant_account,
+        card_scheme="visa",
+        card_type="debit",
+        card_country="FR",
+        card_issuer_name="Some Bank",
+    )
+    unknown = TransactionFactory(merchant_account=merchant_account, card_scheme="visa")
+
+    page = client.get(page_of(known)).content.decode()
+
+    assert "Card type and issuer" in page
+    assert "Visa debit card issued in France by Some Bank" in page
+    assert "Visa card (type —) issued in — by —" in client.get(page_of(unknown)).content.decode()
