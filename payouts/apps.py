@@ -10,10 +10,13 @@ class PayoutsConfig(config.StaffAppConfig):
     operator_permissions = ("pay_out",)
 
     def ready(self) -> None:
+        from payments import outbox
         from payments.audit.services import audit_register_resource
         from paymentservices import notifications
-        from payouts.services import payout_notified
+        from payouts.api.targets import payout_target
+        from payouts.services import PAYOUT_TARGET, payout_notified
 
         audit_register_resource(self.get_model("Payout"), "payout")
         # What a processor's notification says became of a payout (Adyen's PAYOUT_* events).
         notifications.register(payout_notified)
+        outbox.register_target(PAYOUT_TARGET, payout_target)

@@ -25,6 +25,7 @@ from payments.accounts.models import MerchantAccount
 from payments.connectors.base import ConnectorResult, Outcome, OutcomeUnknown
 from payments.errors import DomainError, NotFound
 from payments.money import format_money
+from payments.outbox import outbox_publish
 from payments.vault import cards
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_delete, vaulted_card_reveal, vaulted_card_store
@@ -46,10 +47,28 @@ from payouts.requests import PayoutCard, PayoutCreateRequest, PayoutStoredCard
 logger = logging.getLogger(__name__)
 
 SERVICE_POINTER = "/payment_service_id"
+PAYOUT_TARGET = "payout"
+# What webhook receivers are told, named after the status a payout reaches (ours: upstream names no payout events).
+PAYOUT_EVENTS: dict[str, str] = {
+    PayoutStatus.PENDING: "payout.pending",
+    PayoutStatus.SUCCEEDED: "payout.succeeded",
+    PayoutStatus.DECLINED: "payout.declined",
+    PayoutStatus.FAILED: "payout.failed",
+}
 
 
 class PayoutRefused(DomainError):
     """A payout this server will not ask for (over the limit, no service that can pay out): a 400, nothing written."""
+
+
+def _notify(payout: Payout) -> None:
+    """The payout was just created or reached its outcome: published with the change (`payments.outbox`)."""
+    outbox_publish(
+        merchant_account_id=payout.merchant_account_id,
+        name=PAYOUT_EVENTS[payout.status],
+        target_type=PAYOUT_TARGET,
+        target_id=str(payout.pk),
+    )
 
 
 def payout_limit(*, merchant_account: MerchantAccount, currency: str) -> int:
@@ -215,6 +234,7 @@ def payout_create(
             payment_method=stored,
             **_card_fields(card),
         )
+        _notify(payout)
     return payout_send(payout=payout)
 
 
@@ -306,6 +326,7 @@ def _record(*, payout: Payout, result: ConnectorResult) -> Payout:
         vaulted_card_delete(card=locked.card)
         locked.card = None
     locked.save()
+    _notify(locked)
     return locked
 
 
