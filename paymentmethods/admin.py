@@ -63,7 +63,9 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         return card_facts_words(card.scheme, card.card_type, card.country, card.issuer_name)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PaymentMethod]:
-        return super().get_queryset(request).select_related("card")
+        # The list's joins on every page (the card too for the change page): the list applies its own
+        # `list_select_related` only to a queryset that selects nothing yet.
+        return super().get_queryset(request).select_related(*self.list_select_related)
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[PaymentMethod], search_term: str
