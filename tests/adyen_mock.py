@@ -326,23 +326,31 @@ def start_prism(document: Path, port: int, log: IO[bytes]) -> subprocess.Popen:
 
 
 @contextmanager
-def prism_adyen() -> Iterator[AdyenMock]:
-    """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
+def _prism_serving(name: str, document: dict, probe: str = "/paymentMethods") -> Iterator[AdyenMock]:
+    """Prism on a free port serving `document` (written as `name`), refusing requests that break it (`--errors`);
+    each of Adyen's APIs has a Prism of its own, as each has a host of its own."""
     if not PRISM.exists():
         raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
     from tests.servers import free_port
 
     port = free_port()
     with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
-        document = Path(directory) / "adyen-checkout-v72.json"
-        document.write_text(json.dumps(mock_document()))
-        process = start_prism(document, port, log)
+        path = Path(directory) / name
+        path.write_text(json.dumps(document))
+        process = start_prism(path, port, log)
         mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
         try:
-            _wait_until_answering(mock)
+            _wait_until_answering(mock, probe=probe)
             yield mock
         finally:
             mock.stop()
+
+
+@contextmanager
+def prism_adyen() -> Iterator[AdyenMock]:
+    """Prism on a free port, serving `mock_document()` and refusing requests that break it (`--errors`)."""
+    with _prism_serving("adyen-checkout-v72.json", mock_document()) as mock:
+        yield mock
 
 
 # The Disputes API (v30), served by a Prism of its own from the project's contract of it
@@ -399,21 +407,8 @@ def disputes_document() -> dict[str, Any]:
 @contextmanager
 def prism_adyen_disputes() -> Iterator[AdyenMock]:
     """Prism on a free port serving `disputes_document()`, refusing requests that break it (`--errors`)."""
-    if not PRISM.exists():
-        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
-    from tests.servers import free_port
-
-    port = free_port()
-    with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
-        document = Path(directory) / "adyen-disputes-v30.json"
-        document.write_text(json.dumps(disputes_document()))
-        process = start_prism(document, port, log)
-        mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
-        try:
-            _wait_until_answering(mock, probe="/acceptDispute")
-            yield mock
-        finally:
-            mock.stop()
+    with _prism_serving("adyen-disputes-v30.json", disputes_document(), probe="/acceptDispute") as mock:
+        yield mock
 
 
 def _wait_until_answering(mock: AdyenMock, probe: str = "/paymentMethods") -> None:
@@ -521,21 +516,8 @@ def payout_mock_document() -> dict[str, Any]:
 @contextmanager
 def prism_adyen_payout() -> Iterator[AdyenMock]:
     """Prism on a free port, serving `payout_mock_document()` and refusing requests that break it (`--errors`)."""
-    if not PRISM.exists():
-        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
-    from tests.servers import free_port
-
-    port = free_port()
-    with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
-        document = Path(directory) / "adyen-payout-v68.json"
-        document.write_text(json.dumps(payout_mock_document()))
-        process = start_prism(document, port, log)
-        mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
-        try:
-            _wait_until_answering(mock)
-            yield mock
-        finally:
-            mock.stop()
+    with _prism_serving("adyen-payout-v68.json", payout_mock_document()) as mock:
+        yield mock
 
 
 if __name__ == "__main__":
