@@ -20,6 +20,7 @@ import random
 import re
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -29,10 +30,13 @@ from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
 from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
+from paymentlinks.tests.factories import PaymentLinkFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
-from payments.accounts.keys import mint_token
+from payments.accounts.keys import generate_private_key, mint_token, public_pem
+from payments.accounts.services import api_key_register
 from paymentservices.models import PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
+from payouts.tests.factories import PayoutFactory
 from reports.tests.factories import ReportExecutionFactory
 from settlements.tests.factories import LedgerEntryFactory
 from tests.servers import database_url, gunicorn
@@ -64,6 +68,9 @@ def _objects(account, settings) -> dict[str, list[str]]:
     shipping_details = ShippingDetailsFactory(buyer__merchant_account=account)
     settlement = LedgerEntryFactory(transaction__merchant_account=account)
     execution = ReportExecutionFactory(report__merchant_account=account)
+    dispute = DisputeFactory(transaction__merchant_account=account)
+    # Another key of the account's: the fuzzer's updates and deletes must not touch the key that signs its token.
+    other_key = api_key_register(public_key_pem=public_pem(generate_private_key()[0]), merchant_account=account)
     return {
         "buyer_id": [str(shipping_details.buyer_id), str(BuyerFactory(merchant_account=account).pk)],
         "shipping_details_id": [str(shipping_details.pk)],
@@ -75,7 +82,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
             str(refund.transaction_id),
             str(capture.transaction_id),
             str(settlement.transaction_id),
-            str(DisputeFactory(transaction__merchant_account=account).transaction_id),
+            str(dispute.transaction_id),
         ],
         "refund_id": [str(refund.pk)],
         "capture_id": [str(capture.pk)],
@@ -92,6 +99,12 @@ def _objects(account, settings) -> dict[str, list[str]]:
         "merchant_account_id": [account.pk],
         "three_ds_configuration_id": [str(ThreeDSConfigurationFactory(merchant_account=account).pk)],
         "three_ds_scenario_id": [str(scenario_for(account, amount=1, card_number="4111111111111111").pk)],
+        "dispute_id": [str(dispute.pk)],
+        "payment_link_id": [str(PaymentLinkFactory(merchant_account=account).pk)],
+        "payout_id": [str(PayoutFactory(merchant_account=account).pk)],
+        # Another key of the account's: the fuzzer's updates and deletes must not touch the key that signs its token.
+        "api_key_pair_id": [str(other_key.pk)],
+        "network_token_id": [str(uuid.uuid4())],  # none is held (no token service): each is refused or not found
     }
 
 

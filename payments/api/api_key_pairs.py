@@ -305,7 +305,8 @@ class RoleViewSet(viewsets.GenericViewSet[Any]):
     def get_queryset(self) -> Any:  # no rows: roles are code
         return ApiKey.objects.none()
 
-    @extend_schema(responses={200: RolesOutput})
+    # The item's shape: a list action's answer is documented as the pagination's page of it.
+    @extend_schema(responses={200: RoleOutput})
     def list(self, request: Request) -> Response:
         page = SequencePagination().paginate_sequence(ROLES, request)
         return Response(RolesOutput(page).data)

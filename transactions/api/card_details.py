@@ -104,6 +104,8 @@ class CardDetailsViewSet(RateLimitedMixin, viewsets.GenericViewSet):
         table. A BIN the table does not know answers its scheme by prefix and nulls. There are no checkout rules, so
         `required_fields` is null and `metadata` is refused. Needs the `bin-checker.read` or the `embed` scope; an
         embed token answers for the amount and currency it pins and is rate limited.
+
+        404: the `payment_method_id` names no stored payment method this caller may read.
         """
         query = CardDetailsQuery(data=query_values(request))
         if not query.is_valid():
