@@ -72,6 +72,10 @@ class Payout(TimestampedModel):
     card_last4 = models.CharField(max_length=4, null=True, blank=True)
     card_expiration_date = models.CharField(max_length=5, null=True, blank=True)
     card_fingerprint = models.CharField(max_length=128, null=True, blank=True)
+    # What the BIN table said of the card when the payout was made (the vaulted card's facts, copied).
+    card_type = models.CharField(max_length=16, null=True, blank=True)
+    card_country = models.CharField(max_length=2, null=True, blank=True)
+    card_issuer_name = models.CharField(max_length=200, null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -148,8 +148,11 @@ def _card_fields(card: VaultedCard) -> dict[str, Any]:
         "card_scheme": card.scheme,
         "card_bin": card.bin,
         "card_last4": card.last4,
-        "card_expiration_date": f"{card.expiration_month:02d}/{card.expiration_year % 100:02d}",
+        "card_expiration_date": card.expiration_date,
         "card_fingerprint": card.fingerprint,
+        "card_type": card.card_type,
+        "card_country": card.country,
+        "card_issuer_name": card.issuer_name,
     }
 
 

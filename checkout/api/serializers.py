@@ -23,7 +23,7 @@ from payments.rest.fields import (
     optional_text,
     validated,
 )
-from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
+from payments.rest.outputs import NULL_STRING, ConstantField, OutputSerializer, StoredJsonField
 from payments.shapes.cards import BinField, CardDetailsSerializer, SecurityCodeField
 from payments.shapes.order import AirlineSerializer, CartItemSerializer, GuestBuyerSerializer
 
@@ -121,9 +121,6 @@ class SecureFieldsInput(StrictSerializer):
     postal_code = optional_text(50)
 
 
-_NULL_STRING = {"type": "string", "nullable": True}
-
-
 class CardSummaryDetailsOutput(OutputSerializer):
     """The card's BIN, and its type, issuing country and issuer as the BIN table said when the vault stored it (null
     where the table does not say; docs/card-details.md)."""
@@ -177,5 +174,5 @@ class CheckoutSessionCardDetailsOutput(OutputSerializer):
     bin = serializers.CharField()
     card_type = serializers.CharField(allow_null=True)
     scheme = serializers.CharField(allow_null=True)
-    scheme_icon_url = ConstantField(None, schema=_NULL_STRING)
+    scheme_icon_url = ConstantField(None, schema=NULL_STRING)
     additional_schemes = ConstantField([], schema={"type": "array", "items": {"type": "string"}})

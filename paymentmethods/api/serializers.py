@@ -23,13 +23,12 @@ from payments.rest.fields import (
     UnsupportedField,
     optional_text,
 )
-from payments.rest.outputs import ConstantField, OutputSerializer
+from payments.rest.outputs import NULL_STRING, ConstantField, OutputSerializer
 from payments.shapes.cards import CardDetailsSerializer, ExpirationDateField
 from payments.shapes.processor_data import CARD_SCHEMES
 
 # The ways to store a method this server takes, by `method`.
 STORE_METHODS = ["card", "checkout-session"]
-_NULL_STRING = {"type": "string", "nullable": True}
 
 
 class _ForBuyer(StrictSerializer):
@@ -138,10 +137,10 @@ class PaymentMethodSummaryOutput(OutputSerializer):
     # The card's issuing country from the BIN table (null where it does not say); usable in any currency; nothing to
     # approve.
     country = serializers.CharField(source="card.country", allow_null=True)
-    currency = ConstantField(None, schema=_NULL_STRING)
-    approval_url = ConstantField(None, schema=_NULL_STRING)
+    currency = ConstantField(None, schema=NULL_STRING)
+    approval_url = ConstantField(None, schema=NULL_STRING)
     additional_schemes = ConstantField(None, schema={"type": "array", "items": {"type": "string"}, "nullable": True})
-    last_replaced_at = ConstantField(None, schema=_NULL_STRING)
+    last_replaced_at = ConstantField(None, schema=NULL_STRING)
     has_replacement = serializers.BooleanField()
     usage_count = serializers.IntegerField()
     last_used_at = TimestampField(allow_null=True)

@@ -25,6 +25,9 @@ Step = tuple[str, Callable[..., Any], bool]
 CONSTANT_KEY = "x-constant"
 
 
+# The schema of a field upstream declares and this server always renders as null.
+NULL_STRING = {"type": "string", "nullable": True}
+
 _JSON_TYPES: dict[type, str] = {bool: "boolean", int: "integer", str: "string", dict: "object", list: "array"}
 
 

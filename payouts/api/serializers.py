@@ -20,13 +20,12 @@ from payments.rest.fields import (
 )
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from payments.shapes.addresses import E164, AddressSerializer, BillingDetailsSerializer
+from payments.shapes.card_outputs import MaskedCardOutput
 from payments.shapes.cards import CardNumberField, ExpirationDateField
 from payments.shapes.order import GuestBuyerSerializer
 from paymentservices.definitions import definition_get
 from payouts.models import Payout, PayoutCategory, PayoutStatus
 from payouts.requests import PayoutCard, PayoutCreateRequest, PayoutStoredCard
-
-_NULL_STRING = {"type": "string", "nullable": True}
 
 
 class PayoutCardInput(StrictSerializer):
@@ -144,34 +143,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-class PayoutCardDetailsOutput(OutputSerializer):
-    """What is known of the card beyond its number: the BIN."""
-
-    bin = serializers.CharField(source="card_bin", allow_null=True)
-    card_type = ConstantField(None, schema=_NULL_STRING)
-    card_issuer_name = ConstantField(None, schema=_NULL_STRING)
-
-
-class PayoutPaymentMethodOutput(OutputSerializer):
+class PayoutPaymentMethodOutput(MaskedCardOutput):
     """Upstream's `TransactionPaymentMethod` of the card paid out to, masked: never the number."""
 
-    type = ConstantField("payment-method")
-    method = ConstantField("card")
-    mode = ConstantField("card")
-    scheme = serializers.CharField(source="card_scheme", allow_null=True)
-    label = serializers.CharField(  # type: ignore[assignment]
-        source="card_last4", allow_null=True, help_text="The card's last 4 digits."
-    )
-    expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
-    fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
-    details = PayoutCardDetailsOutput(source="*")
     id = serializers.UUIDField(
         source="payment_method_id", allow_null=True, help_text="The stored payment method paid out to, if any."
     )
-    approval_url = ConstantField(None, schema=_NULL_STRING)
-    country = ConstantField(None, schema=_NULL_STRING)
-    currency = ConstantField(None, schema=_NULL_STRING)
-    external_identifier = ConstantField(None, schema=_NULL_STRING)
 
 
 class PayoutPaymentServiceOutput(OutputSerializer):

@@ -2,11 +2,15 @@
 may make a payout there, to a stored card, through the same service as the API, recorded in the admin's history and
 the audit log."""
 
+from io import StringIO
+
 import pytest
 from django.contrib.admin.models import ADDITION, LogEntry
 from django.urls import reverse
 
 from payments.audit.models import AuditLogEntry
+from payments.bins.services import bin_table_refresh
+from payments.bins.sources import read_ranges
 from payments.connectors.models import SandboxOperation
 from payouts.models import Payout, PayoutStatus
 from payouts.tests.factories import PaymentMethodFactory, PayoutFactory
@@ -14,6 +18,10 @@ from payouts.tests.factories import PaymentMethodFactory, PayoutFactory
 pytestmark = pytest.mark.django_db
 
 ADD = "admin:payouts_payout_add"
+RANGES = (
+    "iin_start,iin_end,number_length,scheme,brand,type,prepaid,country,bank_name\n"
+    "411111,,16,VISA,,CREDIT,N,US,Example Bank of Testing\n"
+)
 
 
 def _form(method, **fields):
@@ -44,6 +52,16 @@ def test_support_lists_and_reads_payouts_masked_and_cannot_make_one(client, staf
         assert "4111111111111111" not in text
     assert "12.99" in listing.content.decode()  # the amount in major units
     assert Payout.objects.count() == 1
+
+
+def test_the_payout_page_says_what_the_card_is(client, staff_login, merchant_account):
+    bin_table_refresh(ranges=read_ranges(StringIO(RANGES)))
+    payout = PayoutFactory(merchant_account=merchant_account)
+    staff_login("Support")
+
+    page = client.get(reverse("admin:payouts_payout_change", args=[payout.pk]))
+
+    assert "Visa credit card issued in United States by Example Bank of Testing" in page.content.decode()
 
 
 def test_an_operator_pays_out_to_a_stored_card_through_the_service_audited(client, staff_login, merchant_account):

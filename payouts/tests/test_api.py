@@ -4,10 +4,13 @@ nothing written, the scope matrix and the account boundary."""
 from __future__ import annotations
 
 import uuid
+from io import StringIO
 
 import pytest
 
 from buyers.tests.factories import BuyerFactory
+from payments.bins.services import bin_table_refresh
+from payments.bins.sources import read_ranges
 from payments.connectors.models import SandboxOperation
 from payments.vault.models import VaultedCard
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -16,6 +19,10 @@ from payouts.tests.factories import PaymentMethodFactory, PayoutFactory
 
 pytestmark = pytest.mark.django_db
 
+_RANGES = (
+    "iin_start,iin_end,number_length,scheme,brand,type,prepaid,country,bank_name\n"
+    "411111,,16,VISA,,CREDIT,N,US,Example Bank of Testing\n"
+)
 CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39"}
 MERCHANT = {
     "name": "Acme Games",
@@ -57,6 +64,20 @@ def test_a_payout_to_a_card_given_once_succeeds_and_leaves_no_card_data(client, 
     # The card given once leaves the vault as soon as the payout is decided.
     assert Payout.objects.get().card is None
     assert not VaultedCard.objects.exists()
+
+
+def test_a_payout_shows_what_the_bin_table_says_of_the_card(client, sandbox_service):
+    bin_table_refresh(ranges=read_ranges(StringIO(_RANGES)))
+
+    response = client.post("/payouts", _body(sandbox_service), format="json")
+
+    assert response.status_code == 201, response.content
+    method = response.json()["payment_method"]
+    assert method["country"] == "US"
+    assert method["details"] == {"bin": "411111", "card_type": "credit", "card_issuer_name": "Example Bank of Testing"}
+    # Read back from the payout's own copy: the card given once has left the vault.
+    again = client.get(f"/payouts/{response.json()['id']}").json()["payment_method"]
+    assert (again["country"], again["details"]["card_type"]) == ("US", "credit")
 
 
 def test_a_payout_to_a_stored_card_of_a_named_buyer(client, sandbox_service, merchant_account):

@@ -23,7 +23,7 @@ from payments.choices import PaymentIntent, PaymentSource
 from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import CountryField, PaymentCurrencyField, UnsupportedField
-from payments.rest.outputs import ConstantField, OutputSerializer
+from payments.rest.outputs import NULL_STRING, ConstantField, OutputSerializer
 from payments.rest.permissions import request_merchant_account, request_principal
 from payments.rest.query import query_values
 from payments.shapes.cards import BinField
@@ -32,7 +32,6 @@ from payments.vault import cards
 from transactions.api.pinning import pinned_checkout_values
 
 _FLAG = ("true", "false")
-_NULL_STRING = {"type": "string", "nullable": True}
 
 
 class CardDetailsQuery(serializers.Serializer[Any]):
@@ -67,7 +66,7 @@ class CardDetailOutput(OutputSerializer):
     additional_schemes_details = ConstantField(
         None, schema={"type": "array", "items": {"type": "object"}, "nullable": True}
     )
-    scheme_icon_url = ConstantField(None, schema=_NULL_STRING)
+    scheme_icon_url = ConstantField(None, schema=NULL_STRING)
     country = serializers.CharField(allow_null=True)
     required_fields = ConstantField(None, schema={"type": "object", "nullable": True})
 

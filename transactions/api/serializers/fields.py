@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from payments.rest.fields import StrictCharField
+from payments.rest.outputs import NULL_STRING as NULL_STRING
 
 MAX_METADATA_KEYS = 20
 MAX_METADATA_KEY_LENGTH = 40
@@ -37,5 +38,4 @@ class ConnectionOptionsField(serializers.DictField):
         super().__init__(child=serializers.DictField(allow_null=True), required=False, allow_null=True, **kwargs)
 
 
-NULL_STRING = {"type": "string", "nullable": True}
 NULL_OBJECT = {"type": "object", "nullable": True}

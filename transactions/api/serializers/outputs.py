@@ -13,6 +13,7 @@ from payments.choices import PaymentIntent, PaymentSource
 from payments.rest.fields import TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer, StoredJsonField
 from payments.shapes.addresses import BillingDetailsSerializer
+from payments.shapes.card_outputs import MaskedCardOutput
 from payments.shapes.order import AirlineSerializer, CartItemSerializer, ShippingDetailsOutput
 from payments.shapes.processor_data import (
     RecipientSerializer,
@@ -81,29 +82,9 @@ class GiftCardRedemptionOutput(OutputSerializer):
     gift_card = TransactionGiftCardOutput(source="*")
 
 
-class CardDetailsOutput(OutputSerializer):
-    """What is known of a card beyond its number: the BIN, and its type and issuer as the BIN table said when the
-    payment was made (null where it does not say; docs/card-details.md)."""
-
-    bin = serializers.CharField(source="card_bin")
-    card_type = serializers.CharField(allow_null=True)
-    card_issuer_name = serializers.CharField(allow_null=True)
-
-
-class TransactionPaymentMethodOutput(OutputSerializer):
+class TransactionPaymentMethodOutput(MaskedCardOutput):
     """The upstream `TransactionPaymentMethod` of a card payment, masked: never the number or security code."""
 
-    type = ConstantField("payment-method")
-    method = ConstantField("card")
-    mode = ConstantField("card")
-    scheme = serializers.CharField(source="card_scheme", allow_null=True)
-    # A field named like Field.label: DRF's metaclass moves declared fields off the class, so nothing is shadowed.
-    label = serializers.CharField(  # type: ignore[assignment]
-        source="card_last4", allow_null=True, help_text="The card's last 4 digits."
-    )
-    expiration_date = serializers.CharField(source="card_expiration_date", allow_null=True, help_text="MM/YY")
-    fingerprint = serializers.CharField(source="card_fingerprint", allow_null=True)
-    details = CardDetailsOutput(source="*")
     id = serializers.UUIDField(
         source="payment_method_id",
         allow_null=True,
@@ -111,9 +92,6 @@ class TransactionPaymentMethodOutput(OutputSerializer):
     )
     # The 3-D Secure challenge page while the transaction waits for the buyer (TransactionSummaryOutput fills it).
     approval_url = ConstantField(None, schema=NULL_STRING)
-    country = serializers.CharField(source="card_country", allow_null=True, help_text="The card's issuing country.")
-    currency = ConstantField(None, schema=NULL_STRING)
-    external_identifier = ConstantField(None, schema=NULL_STRING)
 
 
 class TransactionBuyerOutput(OutputSerializer):
