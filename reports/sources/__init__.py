@@ -47,6 +47,8 @@ class ReportSource(Protocol):
     # The fields a report may be sorted by (`params.sort`), each with the column it is ordered on; a field computed
     # from others is not here.
     sortable: Mapping[str, str]
+    # The date-time filter a period applies to (the support desk's "Period": today, this week, this month).
+    date_filter: str
 
     def check(self, filters: Mapping[str, Any], run: Run) -> None:
         """Raise ParamsError for a filter value the model cannot use."""

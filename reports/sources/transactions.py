@@ -212,6 +212,7 @@ class TransactionsSource:
     filters = FILTERS
     fields_selectable = True
     sortable: Mapping[str, str] = SORTABLE
+    date_filter = "created_at"
 
     def check(self, filters: Mapping[str, Any], run: Run) -> None:
         _filterset(filters, run)
