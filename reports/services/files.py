@@ -21,6 +21,7 @@ from django.core.files.storage import Storage, storages
 from django.db import transaction
 from django.utils import timezone
 
+from payments.spreadsheets import spreadsheet_cell
 from reports.models import ExecutionStatus, FileFormat, ReportExecution
 
 STORAGE_ALIAS = "reports"
@@ -35,17 +36,6 @@ def report_storage() -> Storage:
     return storages[STORAGE_ALIAS]
 
 
-def _csv_safe(value: Any) -> Any:
-    """A text cell a spreadsheet would run as a formula (=, +, -, @ first) is quoted with a leading apostrophe."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return value
-
-
 def write_csv(out: IO[bytes], header: Sequence[str], rows: Iterable[Sequence[Any]]) -> int:
     """Write the rows as UTF-8 CSV (RFC 4180, CRLF); returns how many rows."""
     text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
@@ -53,7 +43,7 @@ def write_csv(out: IO[bytes], header: Sequence[str], rows: Iterable[Sequence[Any
     writer.writerow(header)
     count = 0
     for row in rows:
-        writer.writerow([_csv_safe(value) for value in row])
+        writer.writerow([spreadsheet_cell(value) for value in row])
         count += 1
     text.flush()
     text.detach()
