@@ -1,7 +1,8 @@
 """Disputes on the support desk: the queue of open disputes, the soonest answer due first, each with its amount,
 reason, buyer and transaction; a dispute's page with the answer sent and what the processor said of it. Only the
 processors' notifications write a dispute's state; the Payments operator role may answer one (`answer_dispute`),
-through the same service as the API, each answer in the audit log."""
+through the same service as the API, each answer in the audit log. The same role opens test disputes on sandbox
+payments and decides them (`disputes.sandbox`), as a processor's test mode lets one."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
-from disputes.forms import DisputeAnswerForm
+from disputes.forms import DisputeAnswerForm, SandboxDisputeForm
 from disputes.models import Dispute, DisputeAnswer
+from disputes.sandbox import DECISIONS, TEST_PREFIX, sandbox_dispute_decide, sandbox_dispute_open
 from disputes.services import dispute_answer
 from payments.audit.services import audited_staff_write
 from payments.choices import DisputeState
@@ -101,8 +103,63 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
         css = {"all": ("transactions/admin/transaction-list.css",)}
 
     def get_urls(self) -> list[URLPattern]:
-        view = self.admin_site.admin_view(self.answer_view)
-        return [path("<uuid:object_id>/answer/", view, name="disputes_dispute_answer"), *super().get_urls()]
+        site = self.admin_site
+        return [
+            path("<uuid:object_id>/answer/", site.admin_view(self.answer_view), name="disputes_dispute_answer"),
+            path("test/", site.admin_view(self.test_view), name="disputes_dispute_test"),
+            path("<uuid:object_id>/decide/", site.admin_view(self.decide_view), name="disputes_dispute_decide"),
+            *super().get_urls(),
+        ]
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
+        extra: dict[str, Any] = dict(extra_context or {})
+        if request.user.has_perm(ANSWER_PERMISSION):
+            extra["test_dispute_url"] = reverse("admin:disputes_dispute_test")
+        return super().changelist_view(request, extra)
+
+    def test_view(self, request: HttpRequest) -> HttpResponse:
+        """GET: the form (its transaction prefilled from `?transaction=`); POST: a test dispute opened on the sandbox
+        payment, then its page."""
+        if not request.user.has_perm(ANSWER_PERMISSION):
+            raise PermissionDenied
+        form = SandboxDisputeForm(request.POST or None, initial={"transaction": request.GET.get("transaction")})
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                dispute = sandbox_dispute_open(
+                    transaction_id=data["transaction"],
+                    amount=data.get("amount"),
+                    reason=data["reason"],
+                    opened_by=request.user.get_username(),
+                )
+            except DomainError as exc:
+                form.add_error(None, exc.message)
+            else:
+                self.log_addition(request, dispute, "Opened a test dispute on the sandbox.")
+                self.message_user(request, "Test dispute opened: it needs a response within 7 days.", messages.SUCCESS)
+                return HttpResponseRedirect(reverse("admin:disputes_dispute_change", args=[dispute.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Open a test dispute on the sandbox",
+            "opts": self.model._meta,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/disputes/dispute/test.html", context)
+
+    def decide_view(self, request: HttpRequest, object_id: uuid.UUID) -> HttpResponse:
+        """POST only: the bank's decision on a test dispute (won or lost), as the sandbox would notify it."""
+        if not request.user.has_perm(ANSWER_PERMISSION) or request.method != "POST":
+            raise PermissionDenied
+        try:
+            dispute = sandbox_dispute_decide(
+                dispute_id=object_id, state=request.POST.get("state", ""), decided_by=request.user.get_username()
+            )
+        except DomainError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+        else:
+            self.log_change(request, dispute, f"Decided the test dispute: {dispute.state}.")
+            self.message_user(request, f"The test dispute is {dispute.state}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:disputes_dispute_change", args=[object_id]))
 
     def change_view(
         self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
@@ -112,6 +169,9 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
         answerable = dispute is not None and dispute.open and request.user.has_perm(ANSWER_PERMISSION)
         if answerable and dispute is not None and not dispute.answers.exists():
             extra["answer_url"] = reverse("admin:disputes_dispute_answer", args=[dispute.pk])
+        if answerable and dispute is not None and dispute.processor_dispute_id.startswith(TEST_PREFIX):
+            extra["decide_url"] = reverse("admin:disputes_dispute_decide", args=[dispute.pk])
+            extra["decisions"] = DECISIONS
         return super().change_view(request, object_id, form_url, extra)
 
     def answer_view(self, request: HttpRequest, object_id: uuid.UUID) -> HttpResponse:

@@ -8,6 +8,7 @@ from typing import Any
 from django import forms
 
 from disputes.models import DisputeAnswer
+from disputes.sandbox import REASONS
 from paymentservices.processors.seam import Evidence, EvidenceFile
 
 
@@ -40,3 +41,13 @@ class DisputeAnswerForm(forms.Form):
             else ()
         )
         return Evidence(text=data.get("text") or "", files=files, reason=(data.get("reason") or "").strip() or None)
+
+
+class SandboxDisputeForm(forms.Form):
+    """The desk's form to open a test dispute on a sandbox payment (disputes.sandbox)."""
+
+    transaction = forms.UUIDField(label="Transaction ID", help_text="A captured payment through the sandbox.")
+    amount = forms.IntegerField(
+        required=False, min_value=1, help_text="In minor units (cents for USD). Left empty: the whole captured amount."
+    )
+    reason = forms.ChoiceField(choices=[(reason, reason.replace("_", " ").capitalize()) for reason in REASONS])
