@@ -509,6 +509,15 @@ if not 60 <= THREE_D_SECURE_CHALLENGE_SECONDS <= 86400:
 # How long the sandbox's slow test cards (4000000000000259, 4000000000000267) take to answer.
 SANDBOX_SLOW_CARD_SECONDS = env.float("SANDBOX_SLOW_CARD_SECONDS", default=5.0)
 
+# Wallet tokens (docs/wallet-tokens.md): a PEM bundle of Apple Pay roots and a file of Google Pay root signing keys in
+# Google's published format, each replacing what payments/wallettokens/data/ pins (empty: the pinned ones).
+WALLET_APPLE_PAY_ROOTS_FILE = env.str("WALLET_APPLE_PAY_ROOTS_FILE", default="")
+WALLET_GOOGLE_PAY_ROOT_KEYS_FILE = env.str("WALLET_GOOGLE_PAY_ROOT_KEYS_FILE", default="")
+# How far from now an Apple Pay token's signing time may be: an older one may be a replay (Apple: a few minutes).
+WALLET_APPLE_PAY_SIGNING_WINDOW_SECONDS = env.int("WALLET_APPLE_PAY_SIGNING_WINDOW_SECONDS", default=300)
+if not 30 <= WALLET_APPLE_PAY_SIGNING_WINDOW_SECONDS <= 3600:
+    raise ImproperlyConfigured("WALLET_APPLE_PAY_SIGNING_WINDOW_SECONDS must be between 30 and 3600.")
+
 # Card vault: "<key id>:<base64url 32-byte key>" entries; the first encrypts, all decrypt.
 CARD_ENCRYPTION_KEYS = env.list("CARD_ENCRYPTION_KEYS", default=[])
 # Keyed hashes (card fingerprints, gift card number and PIN lookups) use this separate key.
