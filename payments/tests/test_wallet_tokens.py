@@ -4,12 +4,15 @@ reason that names it, checked against tokens minted by the tests' own roots and 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from datetime import UTC, datetime, timedelta
 
+import hypothesis
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, load_der_private_key
+from hypothesis import strategies as st
 
 from payments.tests import wallet_token_vectors as vectors
 from payments.wallettokens import (
@@ -23,6 +26,7 @@ from payments.wallettokens import (
     UnsupportedToken,
     UntrustedSigner,
     Wallet,
+    WalletTokenRefused,
     decrypt_apple_pay,
     decrypt_google_pay,
     merchant_recipient_id,
@@ -525,6 +529,66 @@ def test_googles_published_ecv2_vector_unseals():
         unseal_google_pay(
             vectors.GOOGLE_ECV2_TOKEN, recipient_id=vectors.GOOGLE_ECV2_RECIPIENT_ID, **arguments | {"now": later}
         )
+
+
+# Whatever arrives
+
+
+def _altered(data: st.DataObject, encoded: str) -> str:
+    """`encoded` (base64) with some of its decoded bytes replaced, or cut short."""
+    raw = bytearray(base64.b64decode(encoded))
+    for position in data.draw(st.lists(st.integers(0, len(raw) - 1), min_size=1, max_size=4)):
+        raw[position] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
+    return base64.b64encode(bytes(raw)).decode()
+
+
+def _altered_text(data: st.DataObject, text: str) -> str:
+    characters = list(text)
+    for position in data.draw(st.lists(st.integers(0, len(characters) - 1), min_size=1, max_size=3)):
+        characters[position] = data.draw(st.characters(codec="utf-8", exclude_categories=["Cs"]))
+    return "".join(characters)
+
+
+APPLE_FIELDS = {
+    "signature": lambda token, data: token.update(signature=_altered(data, token["signature"])),
+    "data": lambda token, data: token.update(data=_altered(data, token["data"])),
+    "ephemeral-key": lambda token, data: token["header"].update(
+        ephemeralPublicKey=_altered(data, token["header"]["ephemeralPublicKey"])
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def apple_token(pki, processing_key):
+    """One token for every example, so an example replays the same bytes."""
+    return json.dumps(_apple_token(pki, processing_key))
+
+
+@pytest.fixture(scope="module")
+def google_token(google_keys, processing_key):
+    return _google_token(google_keys, processing_key)
+
+
+@hypothesis.settings(max_examples=150, deadline=None, derandomize=True)
+@hypothesis.given(data=st.data())
+def test_any_altered_apple_pay_token_is_refused_with_a_reason(pki, processing_key, apple_token, data):
+    """Bytes replaced anywhere (the CMS structure, its certificates, the data, the key) are a refusal, never another
+    exception: the API answers a 4xx, not a 500."""
+    token = json.loads(apple_token)
+    APPLE_FIELDS[data.draw(st.sampled_from(sorted(APPLE_FIELDS)))](token, data)
+    text = _altered_text(data, json.dumps(token)) if data.draw(st.booleans()) else json.dumps(token)
+
+    with contextlib.suppress(WalletTokenRefused):
+        _decrypt_apple(text, pki, processing_key)
+
+
+@hypothesis.settings(max_examples=150, deadline=None, derandomize=True)
+@hypothesis.given(data=st.data())
+def test_any_altered_google_pay_token_is_refused_with_a_reason(google_keys, processing_key, google_token, data):
+    with contextlib.suppress(WalletTokenRefused):
+        _decrypt_google(_altered_text(data, google_token), google_keys, processing_key)
 
 
 # The replay guard

@@ -18,7 +18,7 @@ from typing import Any
 
 import pycountry
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.exceptions import InvalidSignature, InvalidTag, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_der_public_key
@@ -127,7 +127,7 @@ def _issuer_of(leaf: x509.Certificate, certificates: Sequence[x509.Certificate])
 def _issued_by(certificate: x509.Certificate, issuer: x509.Certificate) -> bool:
     try:
         certificate.verify_directly_issued_by(issuer)
-    except (ValueError, TypeError, InvalidSignature):
+    except (ValueError, TypeError, InvalidSignature, UnsupportedAlgorithm):
         return False
     return True
 
@@ -169,7 +169,7 @@ def shared_key(shared_secret: bytes, *, merchant_identifier: str) -> bytes:
 def _open(data: bytes, *, key: ec.EllipticCurvePrivateKey, ephemeral_key: bytes, merchant_identifier: str) -> bytes:
     try:
         ephemeral = load_der_public_key(ephemeral_key)
-    except ValueError as error:
+    except (ValueError, UnsupportedAlgorithm) as error:
         raise MalformedToken("header.ephemeralPublicKey is not a public key.") from error
     if not isinstance(ephemeral, ec.EllipticCurvePublicKey) or ephemeral.curve.name != key.curve.name:
         raise MalformedToken("header.ephemeralPublicKey is not a key on the processing key's curve.")

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from asn1crypto import cms
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 
@@ -55,7 +55,7 @@ def _signed_data(signature: bytes) -> cms.SignedData:
             raise MalformedToken("The signature is not CMS signed data.")
         signed_data = info["content"]
         signed_data.native  # noqa: B018 - parse every field now, so a bad encoding fails here, not mid-check
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, KeyError, AttributeError) as error:  # what asn1crypto raises on bad input
         raise MalformedToken("The signature is not a DER-encoded CMS structure.") from error
     if signed_data["encap_content_info"]["content"].native is not None:
         raise MalformedToken("The signature is not detached: it carries content of its own.")
@@ -77,11 +77,22 @@ def _certificates(signed_data: cms.SignedData) -> list[x509.Certificate]:
     for choice in signed_data["certificates"] or []:
         if choice.name != "certificate":
             raise MalformedToken("The signature carries something other than X.509 certificates.")
-        try:
-            certificates.append(x509.load_der_x509_certificate(choice.chosen.dump()))
-        except ValueError as error:
-            raise MalformedToken("The signature carries a certificate that does not parse.") from error
+        certificates.append(_certificate(choice.chosen.dump()))
     return certificates
+
+
+def _certificate(der: bytes) -> x509.Certificate:
+    """A certificate whose every part the checks read parses now (`cryptography` parses some lazily)."""
+    try:
+        certificate = x509.load_der_x509_certificate(der)
+        certificate.public_key()
+        certificate.issuer  # noqa: B018
+        certificate.subject  # noqa: B018
+        certificate.extensions  # noqa: B018
+        certificate.signature_hash_algorithm  # noqa: B018
+    except (ValueError, UnsupportedAlgorithm, x509.InvalidVersion) as error:
+        raise MalformedToken("The signature carries a certificate that does not parse.") from error
+    return certificate
 
 
 def _signer_certificate(signer_info: cms.SignerInfo, certificates: list[x509.Certificate]) -> x509.Certificate:

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -133,7 +133,7 @@ def _intermediate_key(
 def _public_key(der: bytes, *, name: str) -> ec.EllipticCurvePublicKey:
     try:
         key = load_der_public_key(der)
-    except ValueError as error:
+    except (ValueError, UnsupportedAlgorithm) as error:
         raise MalformedToken(f"{name} is not a public key.") from error
     if not isinstance(key, ec.EllipticCurvePublicKey):
         raise MalformedToken(f"{name} is not an elliptic curve key.")

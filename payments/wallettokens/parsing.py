@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -51,7 +50,7 @@ def b64(container: Mapping[str, Any], key: str, *, name: str) -> bytes:
     """The standard base64 at `key`, decoded; padding and alphabet are checked."""
     try:
         return base64.b64decode(text(container, key, name=name), validate=True)
-    except binascii.Error as error:
+    except ValueError as error:  # binascii.Error, or a character outside ASCII
         raise MalformedToken(f"{name}.{key} is not base64.") from error
 
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import binascii
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_der_public_key
 from django.conf import settings
@@ -58,7 +58,7 @@ def _root_key(entry: object) -> RootSigningKey:
         raise MalformedToken("A root signing key is not an object.")
     try:
         public_key = load_der_public_key(parsing.b64(entry, "keyValue", name="rootSigningKey"))
-    except (ValueError, binascii.Error) as error:
+    except (ValueError, UnsupportedAlgorithm) as error:
         raise MalformedToken("A root signing key's keyValue is not a public key.") from error
     if not isinstance(public_key, ec.EllipticCurvePublicKey):
         raise MalformedToken("A root signing key is not an elliptic curve key.")
