@@ -20,6 +20,7 @@ from buyers.models import Buyer
 from buyers.selectors import buyer_get
 from buyers.services import buyer_create
 from checkout import security
+from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_get_by_id
 from checkout.services import checkout_session_create
 from payments.accounts.keys import InvalidKeyError, load_private_pem, mint_token
@@ -68,14 +69,15 @@ def secure_field_frame(request: HttpRequest) -> HttpResponse:
     parent_origin = security.normalise_origin(request.GET.get("parent_origin"))
     if parent_origin is None:
         return _query_error(400, "/parent_origin", "parent_origin must be an origin such as https://shop.example.")
-    # The isolation from the merchant page is the whole point: a same-origin parent could read the input.
-    if parent_origin == security.request_origin(request):
-        return _query_error(400, "/parent_origin", "Secure Fields must be framed by a page on another origin.")
     try:
         session = checkout_session_get_by_id(id=request.GET.get("session_id", ""))
     except NotFound as exc:
         return _query_error(404, "/session_id", exc.message)
-    allowed_origins = security.normalise_origins(session.merchant_account.allowed_origins)
+    # A merchant's page must be on one of its allowed origins, never this server's: the isolation from the merchant
+    # page is the whole point. This server's own pages (a payment link's) are the one same-origin parent: the card
+    # goes to the server that serves them, and their policy runs only this server's scripts.
+    own_origin = security.request_origin(request)
+    allowed_origins = [own_origin] if parent_origin == own_origin else _merchant_origins(session, own_origin)
     if parent_origin not in allowed_origins:
         return _query_error(403, "/parent_origin", "parent_origin is not an allowed origin of this merchant account.")
 
@@ -89,12 +91,21 @@ def secure_field_frame(request: HttpRequest) -> HttpResponse:
     }
     response = render(request, "checkout/secure_field_frame.html", context)
     response["Content-Security-Policy"] = security.secure_field_frame_policy(
-        nonce=nonce, frame_ancestors=allowed_origins
+        nonce=nonce, frame_ancestors=["'self'"] if parent_origin == own_origin else allowed_origins
     )
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def _merchant_origins(session: CheckoutSession, own_origin: str) -> list[str]:
+    """The session's merchant's allowed origins, less this server's own (listed there, it grants nothing)."""
+    return [
+        origin
+        for origin in security.normalise_origins(session.merchant_account.allowed_origins)
+        if origin != own_origin
+    ]
 
 
 @xframe_options_exempt  # `frame-ancestors` names the one page that may frame it

@@ -553,6 +553,8 @@
         if (this.state === 'loading' && this.sf.isReady()) this._setState('ready');
       });
       this.sf.on('change', () => this._onCardChange());
+      // Enter in a card field pays, as the pay button does (it does nothing while not ready).
+      this.sf.on('submit', () => this._pay());
       this.sf.addCardNumberField(ui.number, { label: 'Card number', placeholder: '1234 1234 1234 1234' });
       this.sf.addExpiryDateField(ui.expiry, { label: 'Expiry date (MM/YY)', placeholder: 'MM/YY' });
       this.sf.addSecurityCodeField(ui.code, { label: 'Security code', placeholder: 'CVC' });

@@ -410,6 +410,12 @@
   // Backspace/Delete next to a separator would otherwise remove only the
   // separator, which formatting puts straight back. Step over it instead.
   function onKeyDown(event) {
+    // Enter submits, as in any form: the page decides what submitting means (no card data travels with it).
+    if (event.key === 'Enter') {
+      event.preventDefault();
+      toParent('submit');
+      return;
+    }
     if (event.key !== 'Backspace' && event.key !== 'Delete') return;
     const start = input.selectionStart;
     if (start === null || start !== input.selectionEnd) return;

@@ -36,7 +36,7 @@
     expiry: '/payment_method/expiration_date',
     security_code: '/payment_method/security_code',
   };
-  const EVENTS = ['change', 'ready', 'focus', 'blur'];
+  const EVENTS = ['change', 'ready', 'focus', 'blur', 'submit'];
 
   // Captured while this script runs; document.currentScript is null later.
   const SCRIPT_ORIGIN = (() => {
@@ -334,6 +334,7 @@
           break;
         case 'focus':
         case 'blur':
+        case 'submit':
           this._emit(message.type.slice(NS.length), { field: entry.field });
           break;
         case 'result':
