@@ -1,4 +1,5 @@
-"""The page at a link's `url`: the merchant's branding, the cart and the amount in the buyer's locale.
+"""The page at a link's `url`: the merchant's branding, the cart, the amount in the buyer's locale, and Embed to pay
+it while the link is active (`paymentlinks.embed`: a checkout session and a token that pays this link alone).
 
 Everything the merchant sent is shown as text by the template (auto-escaped) or used where `paymentlinks.branding`
 allowed it: the colour as a CSS value set by the nonce'd stylesheet, the banner and favicon as images from their own
@@ -13,12 +14,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from checkout import security
-from paymentlinks import branding
+from paymentlinks import branding, embed
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.selectors import payment_link_get_by_id
+from paymentlinks.services import payment_link_sync
 from payments.errors import NotFound
 from payments.money import format_money_for_buyers, major_units
 from payments.rest.envelope import error_response
+from transactions.payment_options import GIFT_CARD, payment_options_list
 
 DEFAULT_COLOR = "#1a56db"
 DEFAULT_LOCALE = "en"
@@ -34,11 +37,18 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
         link = payment_link_get_by_id(id=payment_link_id)
     except NotFound:
         return error_response(404)
+    link = payment_link_sync(link=link)  # a payment that ended since (a 3-D Secure challenge) shows how it ended
+    payable = link.shown_status == PaymentLinkStatus.ACTIVE
+    checkout = embed.page_checkout(link) if payable else None
     nonce = security.new_nonce()
     context = {
         "link": link,
         "status": link.shown_status,
-        "payable": link.shown_status == PaymentLinkStatus.ACTIVE,
+        "payable": checkout is not None,
+        "paused": payable and checkout is None,
+        "checkout": checkout,
+        "gift_cards": checkout is not None and _takes_gift_cards(link),
+        "api_origin": security.request_origin(request),
         "total": money(link.amount, link.currency),
         "locale": link.locale or DEFAULT_LOCALE,
         "items": _items(link),
@@ -47,10 +57,19 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
     }
     response = render(request, "paymentlinks/page.html", context)
     response["Content-Security-Policy"] = page_policy(nonce=nonce, link=link)
+    # The page carries a live token and checkout session: never kept in a cache or a history snapshot.
     response["Cache-Control"] = "no-store"
     response["Referrer-Policy"] = "no-referrer"
     response["X-Content-Type-Options"] = "nosniff"
     return response
+
+
+def _takes_gift_cards(link: PaymentLink) -> bool:
+    """Whether Embed offers gift cards: the account's payment options for the link's order say so."""
+    options = payment_options_list(
+        merchant_account=link.merchant_account, amount=link.amount, currency=link.currency, country=link.country
+    )
+    return any(option.method == GIFT_CARD.method for option in options)
 
 
 def money(amount: int, currency: str) -> dict[str, str]:
@@ -71,14 +90,18 @@ def _items(link: PaymentLink) -> list[dict[str, object]]:
 
 
 def page_policy(*, nonce: str, link: PaymentLink) -> str:
-    """As strict as Embed's pages: its own script file and nonce'd style, images from the merchant's two hosts."""
+    """As strict as Embed's pages: this server's script files (the page's, Embed's and Secure Fields'), its own
+    stylesheets and the nonce'd one, frames and requests to this server alone (the card fields, the 3-D Secure
+    challenge, the API), images from this server and the merchant's two hosts; no form posts anywhere."""
     images = {branding.url_host(link.merchant_banner_url), branding.url_host(link.merchant_favicon_url)} - {None}
     return security.content_security_policy(
         {
             "default-src": ["'none'"],
             "script-src": ["'self'"],
-            "style-src": [f"'nonce-{nonce}'"],
-            "img-src": sorted(str(host) for host in images) or ["'none'"],
+            "style-src": ["'self'", f"'nonce-{nonce}'"],
+            "frame-src": ["'self'"],
+            "connect-src": ["'self'"],
+            "img-src": ["'self'", *sorted(str(host) for host in images)],
             "base-uri": ["'none'"],
             "form-action": ["'none'"],
             "frame-ancestors": ["'none'"],

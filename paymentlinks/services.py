@@ -7,6 +7,7 @@ payment failed, so the buyer may try again). A second buyer meets a link that is
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,12 +16,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
+from paymentlinks.selectors import payment_link_get_by_id
 from payments.accounts.models import MerchantAccount
 from payments.errors import Conflict, DomainError
 from payments.outbox import outbox_publish
 from payments.shapes.processor_data import StatementDescriptorSerializer
 from transactions.models import Transaction, TransactionStatus
-from transactions.requests import CheckoutSessionRequest, TransactionRequest
+from transactions.requests import CheckoutSessionRequest, GiftCardRequest, TransactionRequest
 from transactions.services.create import transaction_create
 from transactions.services.state import Actor
 
@@ -105,6 +107,8 @@ def payment_link_claim(*, link_id: uuid.UUID, transaction_id: uuid.UUID) -> Paym
     """Reserve the link for one payment (`processing`, naming `transaction_id`) before any money moves; a link that
     is not active (or is past its `expires_at`) is refused, so two buyers paying at once make one payment."""
     link = PaymentLink.objects.select_for_update().get(pk=link_id)
+    if link.status == S.PROCESSING and link.transaction_id == transaction_id:
+        return link  # the same payment asked again (its idempotency key): it holds the claim already
     if link.shown_status != S.ACTIVE:
         raise LinkNotPayable(_not_payable_message(link.shown_status))
     link.status = S.PROCESSING
@@ -145,20 +149,34 @@ BUYER = Actor("system", "buyer")
 _FAILED = {TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED}
 
 
-def payment_link_pay(*, link: PaymentLink, checkout_session_id: uuid.UUID, redirect_url: str | None) -> Transaction:
-    """Pay the link with what Secure Fields left on the checkout session: the link is claimed first (a second buyer
-    is refused before any money moves), then the transaction is made from the link's order, then the link records
-    how it ended (`payment_link_sync`). A payment still waiting (a 3-D Secure challenge) keeps the link `processing`
-    until its transaction ends; `redirect_url` is where such a challenge sends the buyer back."""
-    transaction_id = uuid.uuid4()
+def payment_link_pay(
+    *,
+    link: PaymentLink,
+    checkout_session_id: uuid.UUID,
+    redirect_url: str | None,
+    gift_cards: tuple[GiftCardRequest, ...] = (),
+    transaction_id: uuid.UUID | None = None,
+    resumed: bool = False,
+    ip_address: str | None = None,
+    server_base_url: str | None = None,
+) -> Transaction:
+    """Pay the link with what Secure Fields left on the checkout session (and any gift cards): the link is claimed
+    first (a second buyer is refused before any money moves), then the transaction is made from the link's order,
+    then the link records how it ended (`payment_link_sync`). A payment still waiting (a 3-D Secure challenge) keeps
+    the link `processing` until its transaction ends; `redirect_url` is where such a challenge sends the buyer back.
+    `transaction_id` and `resumed` are the idempotency key's: a retry of the request that claimed the link resumes
+    its payment rather than meeting its own claim."""
+    transaction_id = transaction_id or uuid.uuid4()
     payment_link_claim(link_id=link.pk, transaction_id=transaction_id)
+    request = _transaction_request(
+        link, payment_method=CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
+    )
+    request = dataclasses.replace(
+        request, gift_cards=gift_cards, ip_address=ip_address, server_base_url=server_base_url
+    )
     try:
         txn = transaction_create(
-            merchant_account=link.merchant_account,
-            actor=BUYER,
-            request=_transaction_request(link, checkout_session_id=checkout_session_id, redirect_url=redirect_url),
-            id=transaction_id,
-            resumed=False,
+            merchant_account=link.merchant_account, actor=BUYER, request=request, id=transaction_id, resumed=resumed
         )
     except DomainError:
         # Refused: before anything was written (a session with no card, a route nowhere) the link is payable again;
@@ -170,9 +188,29 @@ def payment_link_pay(*, link: PaymentLink, checkout_session_id: uuid.UUID, redir
     return txn
 
 
-def _transaction_request(
-    link: PaymentLink, *, checkout_session_id: uuid.UUID, redirect_url: str | None
-) -> TransactionRequest:
+def payment_link_pay_pinned(
+    *, order_id: str, request: TransactionRequest, id: uuid.UUID | None, resumed: bool
+) -> Transaction:
+    """`POST /transactions` with a token the link's page minted (`paymentlinks.embed`): the link it pins is paid
+    with the page's checkout session (the token pins that too) and the gift cards the buyer added. What the link's
+    order says (amount, intent, buyer, cart...) comes from the link, never from the body."""
+    link = payment_link_get_by_id(id=order_id)
+    method = request.payment_method
+    if not isinstance(method, CheckoutSessionRequest):
+        raise DomainError("A payment link is paid with its page's card fields.", pointer="/payment_method")
+    return payment_link_pay(
+        link=link,
+        checkout_session_id=method.session_id,
+        redirect_url=method.redirect_url,
+        gift_cards=request.gift_cards,
+        transaction_id=id,
+        resumed=resumed,
+        ip_address=request.ip_address,
+        server_base_url=request.server_base_url,
+    )
+
+
+def _transaction_request(link: PaymentLink, *, payment_method: CheckoutSessionRequest) -> TransactionRequest:
     """The link's order as a transaction: its amount, currency and country, its intent, cart, buyer, metadata,
     statement descriptor and connection options, and the link's id, by which its transactions are found."""
     return TransactionRequest(
@@ -181,7 +219,7 @@ def _transaction_request(
         country=link.country,
         intent=link.intent,
         payment_source=link.payment_source,
-        payment_method=CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url),
+        payment_method=payment_method,
         guest_buyer=link.buyer,
         external_identifier=link.external_identifier,
         metadata=link.metadata,

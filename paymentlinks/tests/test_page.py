@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from checkout.models import CheckoutSession
+from giftcards.tests.factories import IssuedGiftCardFactory
 from paymentlinks.tests.factories import PaymentLinkFactory
 
 pytestmark = pytest.mark.django_db
@@ -45,7 +47,7 @@ def test_the_page_shows_the_merchant_the_cart_and_the_amount(client):
     assert 'href="https://acme.example.com/terms"' in html
     assert re.search(r'data-amount="10\.00" data-currency="GBP">£10\.00<', html)
     assert re.search(r'data-amount="12\.99" data-currency="GBP">£12\.99<', html)
-    assert "This payment request is open." in html
+    assert 'id="checkout"' in html
 
 
 def test_the_merchants_words_are_text_never_markup(client):
@@ -72,17 +74,18 @@ def test_the_policy_allows_only_the_pages_own_script_style_and_the_merchants_ima
     nonce = re.search(r"'nonce-([^']+)'", policy["style-src"]).group(1)
     assert policy["default-src"] == "'none'"
     assert policy["script-src"] == "'self'"
-    assert policy["style-src"] == f"'nonce-{nonce}'"
-    assert policy["img-src"] == "https://acme.example.com https://cdn.acme.example.com"
+    assert policy["style-src"] == f"'self' 'nonce-{nonce}'"
+    assert (policy["frame-src"], policy["connect-src"]) == ("'self'", "'self'")
+    assert policy["img-src"] == "'self' https://acme.example.com https://cdn.acme.example.com"
     assert (policy["frame-ancestors"], policy["form-action"], policy["base-uri"]) == ("'none'", "'none'", "'none'")
     assert f'<style nonce="{nonce}">' in response.content.decode()
     assert (response["Cache-Control"], response["Referrer-Policy"]) == ("no-store", "no-referrer")
 
 
-def test_a_link_without_images_loads_none(client):
+def test_a_link_without_images_loads_only_this_servers(client):
     policy = _page(client, PaymentLinkFactory())["Content-Security-Policy"]
 
-    assert "img-src 'none'" in policy
+    assert "img-src 'self';" in policy
 
 
 @pytest.mark.parametrize(
@@ -91,13 +94,16 @@ def test_a_link_without_images_loads_none(client):
         ("completed", "This payment request has been paid."),
         ("expired", "This payment request has expired"),
         ("lapsed", "This payment request has expired"),
-        ("processing", "A payment of this request is under way."),
+        ("processing", "A payment of this request is already under way. Please do not pay again."),
     ],
 )
-def test_a_link_that_is_not_payable_says_why(client, trait, words):
+def test_a_link_that_is_not_payable_says_why_and_offers_no_form(client, trait, words):
     html = _page(client, PaymentLinkFactory(**{trait: True})).content.decode()
 
     assert words in html
+    assert 'id="checkout"' not in html
+    assert "embed.js" not in html
+    assert not CheckoutSession.objects.exists()
 
 
 def test_the_return_url_is_offered_once_paid(client):
@@ -118,3 +124,14 @@ def test_only_get_and_head(client):
 
     assert response.status_code == 405
     assert response["Allow"] == "GET, HEAD"
+
+
+@pytest.mark.parametrize(("card_currency", "offered"), [("USD", "true"), ("EUR", "false"), (None, "false")])
+def test_gift_cards_are_offered_as_the_accounts_payment_options_say(client, card_currency, offered):
+    link = PaymentLinkFactory(currency="USD")
+    if card_currency:
+        IssuedGiftCardFactory(merchant_account=link.merchant_account, currency=card_currency)
+
+    html = _page(client, link).content.decode()
+
+    assert f'data-gift-cards="{offered}"' in html

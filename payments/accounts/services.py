@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from payments.accounts import keys
-from payments.accounts.models import ApiKey, MerchantAccount
+from payments.accounts.models import ApiKey, MerchantAccount, default_roles
 from payments.accounts.roles import Role, exceeds, granted_scopes
 from payments.accounts.selectors import api_key_publish, forget_merchant_account
 from payments.errors import DomainError, DuplicateRecord, Forbidden
@@ -53,10 +53,14 @@ def merchant_account_update(
 
 @transaction.atomic
 def api_key_register(
-    *, public_key_pem: str, merchant_account: MerchantAccount | None, display_name: str = ""
+    *,
+    public_key_pem: str,
+    merchant_account: MerchantAccount | None,
+    display_name: str = "",
+    roles: list[str] | None = None,
 ) -> ApiKey:
-    """Store a public key under its RFC 7638 thumbprint with every role (the way in for the first key: the command);
-    the algorithm is fixed by the key type. A key already stored is returned as it is."""
+    """Store a public key under its RFC 7638 thumbprint with `roles`, else every role (the way in for the first key:
+    the command); the algorithm is fixed by the key type. A key already stored is returned as it is."""
     public_key = keys.load_public_pem(public_key_pem)
     kid = keys.thumbprint(public_key)
     api_key, _ = ApiKey.objects.get_or_create(
@@ -66,6 +70,7 @@ def api_key_register(
             "algorithm": keys.algorithm_for(public_key),
             "public_key": public_key_pem,
             "display_name": display_name,
+            "roles": roles if roles is not None else default_roles(),
         },
     )
     return api_key

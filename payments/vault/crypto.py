@@ -280,3 +280,10 @@ def keyed_hash(value: str, *, purpose: str) -> str:
 def keyed_hash_matches(value: str, expected: str, *, purpose: str) -> bool:
     """Return True when `expected` is the keyed hash of `value` for `purpose`, comparing in constant time."""
     return hmac.compare_digest(keyed_hash(value, purpose=purpose).encode("ascii"), expected.encode("utf-8"))
+
+
+def derived_secret(value: str, *, purpose: str) -> bytes:
+    """Return 64 secret bytes for `value` under a key derived for `purpose` alone: the same on every host, never
+    stored (HMAC-SHA512, so a signing key made from it has more than 256 bits of secret)."""
+    _require_non_empty(purpose, "purpose")
+    return hmac.new(_derived_key(purpose), value.encode("utf-8"), hashlib.sha512).digest()

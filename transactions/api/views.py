@@ -54,6 +54,7 @@ from transactions.models import (
     TransactionStatus,
 )
 from transactions.payment_options import payment_options_list
+from transactions.pinned_orders import pinned_order
 from transactions.selectors import (
     capture_get,
     capture_list,
@@ -181,16 +182,23 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         """
         context = {"ip_address": _buyer_ip_address(request), "server_base_url": request.build_absolute_uri("/")}
         transaction_request = validated_request(TransactionCreateInput(data=request.data, context=context))
-        access = transaction_access(request_principal(request))
-        require_pinned_claims(request_principal(request), transaction_request, access=access)
-        txn = transaction_create(
-            merchant_account=request_merchant_account(request),
-            actor=_actor(request),
-            request=transaction_request,
-            id=idempotency_reserved_id(request),
-            resumed=idempotency_resumed(request),
-            access=access,
-        )
+        principal = request_principal(request)
+        access = transaction_access(principal)
+        require_pinned_claims(principal, transaction_request, access=access)
+        reserved_id, resumed = idempotency_reserved_id(request), idempotency_resumed(request)
+        # A token pinned to an order kept above transactions (a payment link) pays it through that order's rules.
+        order = pinned_order(principal.embed)
+        if order is not None:
+            txn = order.pay(request=transaction_request, id=reserved_id, resumed=resumed)
+        else:
+            txn = transaction_create(
+                merchant_account=request_merchant_account(request),
+                actor=_actor(request),
+                request=transaction_request,
+                id=reserved_id,
+                resumed=resumed,
+                access=access,
+            )
         # The request makes the challenge page's absolute address when PUBLIC_BASE_URL is not set.
         return Response(TransactionOutput(txn, context={"request": request}).data, status=status.HTTP_201_CREATED)
 

@@ -1,0 +1,47 @@
+"""Orders kept by an app above transactions that an embed token may be pinned to (a payment link's page mints such
+tokens): the app that keeps the order makes the payment, so the order's own rules hold (a link is paid once).
+
+The app registers, at start, the claim its tokens carry and the function that pays its order; `POST /transactions`
+with a token carrying that claim goes through it. Transactions knows no such app by name (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+from uuid import UUID
+
+from transactions.models import Transaction
+from transactions.requests import TransactionRequest
+
+
+class PinnedOrderPayer(Protocol):
+    def __call__(self, *, order_id: str, request: TransactionRequest, id: UUID | None, resumed: bool) -> Transaction:
+        """Pay the order `order_id` names with what the buyer chose in `request`, as the transaction `id`."""
+
+
+_payers: dict[str, PinnedOrderPayer] = {}
+
+
+def register_pinned_order(claim: str, payer: PinnedOrderPayer) -> None:
+    """Tokens whose `embed` claim names `claim` pay through `payer` (an app's `ready`)."""
+    _payers[claim] = payer
+
+
+@dataclass(frozen=True)
+class PinnedOrder:
+    """The order a token pins, and how it is paid."""
+
+    order_id: str
+    payer: PinnedOrderPayer
+
+    def pay(self, *, request: TransactionRequest, id: UUID | None, resumed: bool) -> Transaction:
+        return self.payer(order_id=self.order_id, request=request, id=id, resumed=resumed)
+
+
+def pinned_order(pins: dict[str, Any]) -> PinnedOrder | None:
+    """The order a token's `embed` claim pins, with its payer; None for a token that pins no such order."""
+    for claim, payer in _payers.items():
+        if claim in pins:
+            return PinnedOrder(order_id=str(pins[claim]), payer=payer)
+    return None
