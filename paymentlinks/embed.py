@@ -5,7 +5,8 @@ a P-521 key derived from the vault's fingerprint key and the account's id (the s
 whose public half is registered as an API key of that account holding the `embed` role only. A token it mints pins
 the link's amount and currency, the page's checkout session and the link itself (`payment_link_id`), so the one thing
 it can pay is that link, through `paymentlinks.services.payment_link_pay_pinned`; it lives no longer than the session
-and never past the link's `expires_at`.
+and never past the link's `expires_at`. Every token of one link has the same `jti`, so the embed rate limits
+(docs/rate-limits.md) count the link's attempts together, however often its page is opened.
 """
 
 from __future__ import annotations
@@ -91,5 +92,8 @@ def page_checkout(link: PaymentLink) -> PageCheckout | None:
         embed={"amount": link.amount, "currency": link.currency, LINK_CLAIM: str(link.pk)},
         checkout_session_id=str(session.pk),
         expires_in=expires_in,
+        # One budget for every view of the link (the embed rate limits count per `jti`): a fresh token per reload
+        # must not be a fresh set of card attempts.
+        jti=f"payment-link:{link.pk}",
     )
     return PageCheckout(session=session, token=token, expires_in=expires_in)

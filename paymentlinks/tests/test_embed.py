@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import jwt
 import pytest
+from django.core.cache import caches
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -211,3 +212,17 @@ def test_a_merchant_who_disables_the_pages_key_stops_the_pages_payments(client):
     assert "cannot be paid here at the moment" in html
     assert 'id="checkout"' not in html
     assert not CheckoutSession.objects.exists()
+
+
+def test_every_view_of_a_link_shares_one_budget_of_attempts(settings):
+    settings.RATELIMIT_EMBED = "2/m"
+    caches["ratelimit"].clear()
+    link = PaymentLinkFactory()
+    views = [page_checkout(link) for _ in range(3)]
+    for view in views:
+        _with_card(view.session, DECLINED)
+
+    statuses = [_pay(view.token, view.session.pk).status_code for view in views]
+
+    assert statuses == [201, 201, 429]  # a reload is no fresh set of card attempts
+    assert len({_claims(view.token)["jti"] for view in views}) == 1

@@ -93,8 +93,10 @@ def mint_token(
     embed: dict[str, Any] | None = None,
     checkout_session_id: str | None = None,
     now: datetime | None = None,
+    jti: str | None = None,
 ) -> str:
-    """A bearer token built exactly as the official SDK builds one (header, claims, ES512 signature)."""
+    """A bearer token built exactly as the official SDK builds one (header, claims, ES512 signature); `jti` a fresh
+    uuid4 unless given (tokens sharing one share an embed token's rate limit budget)."""
     private_key = load_private_pem(private_key_pem)
     if not isinstance(private_key, ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey):
         # The same refusal the thumbprint below gives any other key, made before the key is used to sign.
@@ -106,7 +108,7 @@ def mint_token(
         "iat": now,
         "nbf": now,
         "exp": now + timedelta(seconds=expires_in),
-        "jti": str(uuid.uuid4()),
+        "jti": jti or str(uuid.uuid4()),
     }
     if embed and "embed" in claims["scopes"]:
         claims["embed"] = embed
