@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from checkout.tests.factories import CheckoutSessionFactory
+from paymentlinks.embed import page_checkout
 from paymentlinks.models import PaymentLink
 from paymentlinks.services import LinkNotPayable, payment_link_expire, payment_link_pay
 from paymentlinks.tests.factories import PaymentLinkFactory
+from paymentlinks.tests.test_embed import _pay, _with_card
 from payments.errors import Conflict
 from payments.tests.races import at_once
 from transactions.models import Transaction
@@ -55,3 +57,23 @@ def test_a_buyer_paying_while_the_merchant_expires_the_link_is_one_or_the_other(
         assert isinstance(expired, PaymentLink)
         assert link.status == "expired"
         assert not Transaction.objects.exists()
+
+
+def test_two_views_of_the_page_paying_at_once_through_the_api_make_one_payment(merchant_account):
+    link = PaymentLinkFactory()
+    views = [page_checkout(link) for _ in range(2)]
+    for view in views:
+        _with_card(view.session)
+
+    responses = at_once([lambda view=view: _pay(view.token, view.session.pk) for view in views])
+
+    assert sorted(response.status_code for response in responses) == [201, 409]
+    [refused] = [response.json() for response in responses if response.status_code == 409]
+    assert refused["message"] in (
+        "A payment of this payment link is already under way.",
+        "This payment link has already been paid.",
+    )
+    [paid] = [response.json() for response in responses if response.status_code == 201]
+    link.refresh_from_db()
+    assert (link.status, str(link.transaction_id)) == ("completed", paid["id"])
+    assert Transaction.objects.filter(payment_link_id=link.pk).count() == 1
