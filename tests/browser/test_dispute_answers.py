@@ -68,3 +68,33 @@ def test_an_operator_defends_a_dispute_with_words_and_a_document(desk, sized, ou
     assert width <= page.viewport_size["width"] + 1  # nothing scrolls sideways
     page.screenshot(path=output_dir / f"dispute-answered-{size}.png", full_page=True)
     assert DisputeAnswer.objects.get().outcome == "under_review"
+
+
+def test_an_operator_opens_a_test_dispute_answers_it_and_marks_it_won(desk, sized, output_dir):
+    origin, dispute = desk
+    page, size = sized
+    paid = dispute.transaction
+    page.goto(f"{origin}/admin/login/?next=/admin/disputes/dispute/")
+    page.fill("#id_username", "payments-operator")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+
+    page.click("a.dispute-test")
+    page.fill("#id_transaction", str(paid.pk))
+    page.select_option("#id_reason", "product_not_received")
+    page.screenshot(path=output_dir / f"dispute-test-form-{size}.png", full_page=True)
+    page.click("input[type=submit][value='Open the test dispute']")
+
+    expect(page.locator(".messagelist")).to_contain_text("Test dispute opened")
+    page.click("a.dispute-answer")
+    page.check("input[name=action][value=defend]")
+    page.fill("#id_text", "Delivered to the door.")
+    page.click("input[type=submit][value='Send the answer']")
+    page.click("button[name=state][value=won]")
+
+    expect(page.locator(".messagelist")).to_contain_text("The test dispute is won.")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1  # nothing scrolls sideways
+    page.screenshot(path=output_dir / f"dispute-test-won-{size}.png", full_page=True)
+    test_dispute = paid.disputes.exclude(pk=dispute.pk).get()
+    assert (test_dispute.state, test_dispute.reason) == ("won", "product_not_received")
