@@ -113,12 +113,13 @@ def bare_transaction_create(request: HttpRequest) -> HttpResponse:
         )  # fmt: skip
         cursor.execute(
             """INSERT INTO transactions_transaction (id, merchant_account_id, created_at, updated_at, amount, currency,
-                   country, intent, status, authorized_amount, captured_amount, refunded_amount, method, card_scheme,
+                   country, intent, status, authorized_amount, captured_amount, refunded_amount, settled_amount, method,
+                   card_scheme,
                    card_bin, card_last4, card_fingerprint, card_expiration_date, payment_service_transaction_id,
                    payment_source, merchant_initiated,
                    is_subsequent_payment, account_funding_transaction, allow_partial_authorization, authorized_at,
                    vaulted_card_id)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'authorization_succeeded', %s, 0, 0, 'card', 'visa', %s, %s,
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'authorization_succeeded', %s, 0, 0, 0, 'card', 'visa', %s, %s,
                    %s, %s, %s, 'ecommerce', false, false, false, false, %s, %s)""",
             [txn_id, MERCHANT_ACCOUNT, now, now, body["amount"], body["currency"], body.get("country"),
              body.get("intent", "authorize"), body["amount"], number[:6], number[-4:], _fingerprint(number),
