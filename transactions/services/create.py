@@ -32,6 +32,7 @@ from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
 from paymentservices.routing import authorize_routed, connection_options_keys, route
 from transactions.details import payment_details_columns
+from transactions.disputes import DISPUTES
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
@@ -316,15 +317,17 @@ def transaction_create(
         service=service,
         redirect_url=request.payment_method.redirect_url if request.payment_method is not None else None,
     )
-    return txn if gift_cards else _known_without_redemptions(txn)
+    return _known_as_made(txn, with_redemptions=bool(gift_cards))
 
 
-def _known_without_redemptions(txn: Transaction) -> Transaction:
-    """Mark `txn` as having no gift card redemptions (none were asked for), as a prefetch would: its answer
-    reads them, and need not ask the database."""
-    txn.__dict__.setdefault("_prefetched_objects_cache", {})["gift_card_redemptions"] = (
-        GiftCardRedemption.objects.none()
-    )
+def _known_as_made(txn: Transaction, *, with_redemptions: bool) -> Transaction:
+    """Mark what `txn`, made by this very request, cannot have yet, as a prefetch would: its answer reads them, and
+    need not ask the database. No disputes: a dispute reaches this server from the processor, about a payment it
+    holds, and this one was recorded a moment ago. No gift card redemptions, when none were asked for."""
+    known = txn.__dict__.setdefault("_prefetched_objects_cache", {})
+    known[DISPUTES] = Transaction._meta.get_field(DISPUTES).related_model.objects.none()  # type: ignore[union-attr]
+    if not with_redemptions:
+        known["gift_card_redemptions"] = GiftCardRedemption.objects.none()
     return txn
 
 

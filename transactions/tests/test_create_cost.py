@@ -4,8 +4,8 @@ The test runs with real transactions (`transaction=True`), so every BEGIN, COMMI
 makes is counted, as on a server. A card authorization with a new Idempotency-Key: the key's claim (with the
 id it reserves), the BIN table's lookup of the card (docs/card-details.md), the routing decision (the account's
 payment services, in order), the sealed card, the `processing` row, its event and its audit log entry in one
-transaction, the processor's decision, the outcome and its event in a second, the answer's read of its disputes,
-and the stored answer. docs/performance.md keeps the list.
+transaction, the processor's decision, the outcome and its event in a second, and the stored answer (the answer
+reads no disputes: a transaction this request made has none yet). docs/performance.md keeps the list.
 """
 
 import pytest
@@ -23,8 +23,7 @@ from webhooks.tests.factories import subscription_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Without a webhook subscription; one subscribed to the account adds the outbox row and its dispatch task.
-# The answer reads the new transaction's disputes (none yet): one SELECT after the stored answer's statements.
-STATEMENTS = 17
+STATEMENTS = 16
 STATEMENTS_SUBSCRIBED = STATEMENTS + 2
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 
