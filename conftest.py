@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from payments.accounts import selectors
 from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
+from payments.bins.selectors import forget_bin_lookups
 from payments.rest import authentication
 from tests.logscan import LogScan
 from webhooks.selectors import forget_active_subscriptions
@@ -75,6 +76,7 @@ def _fresh_in_process_caches():
     selectors.clear_caches()
     authentication.clear_caches()
     forget_active_subscriptions()
+    forget_bin_lookups()
 
 
 @pytest.fixture(scope="session")

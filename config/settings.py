@@ -626,6 +626,8 @@ WEBHOOK_RESPONSE_MAX_BYTES = env.int("WEBHOOK_RESPONSE_MAX_BYTES", default=1024)
 # Host names or addresses a subscription may use even where production refuses them (http, loopback,
 # private addresses): for tests and local receivers. Link-local and cloud metadata addresses stay refused.
 WEBHOOK_ALLOWED_HOSTS = env.list("WEBHOOK_ALLOWED_HOSTS", default=[])
+# How long a process trusts what it read of the BIN table for one BIN (a refresh in the process forgets at once).
+BIN_CACHE_SECONDS = env.float("BIN_CACHE_SECONDS", default=300.0)
 # How long a process trusts its knowledge of which accounts have an active subscription.
 WEBHOOK_SUBSCRIPTION_CACHE_SECONDS = env.float("WEBHOOK_SUBSCRIPTION_CACHE_SECONDS", default=5.0)
 # A subscription whose deliveries have all failed for this long is reported (log, admin, `webhook_status`).

@@ -91,6 +91,35 @@ def test_the_lookup_is_one_query(django_assert_num_queries):
         bin_lookup("41111111")
 
 
+def test_a_process_answers_a_bin_it_read_lately_without_a_query(django_assert_num_queries):
+    load("411111,,,VISA,,CREDIT,,US,\n")
+    first = bin_lookup("41111111")
+
+    with django_assert_num_queries(0):
+        again = bin_lookup("41111111")
+
+    assert again == first
+    assert again.card_type == "credit"
+
+
+def test_a_refresh_makes_the_process_forget_what_it_read():
+    load("411111,,,VISA,,CREDIT,,US,\n")
+    assert bin_lookup("41111111").card_type == "credit"
+
+    load("411111,,,VISA,,DEBIT,,US,\n")
+
+    assert bin_lookup("41111111").card_type == "debit"
+
+
+def test_what_a_process_read_is_read_again_after_bin_cache_seconds(settings, django_assert_num_queries):
+    load("411111,,,VISA,,CREDIT,,US,\n")
+    settings.BIN_CACHE_SECONDS = 0
+    bin_lookup("41111111")
+
+    with django_assert_num_queries(1):
+        bin_lookup("41111111")
+
+
 @pytest.mark.parametrize("bin", ["", "411111111", "4111a1", "٤١١١١١"], ids=["empty", "nine", "letter", "arabic"])
 def test_the_lookup_takes_only_up_to_8_ascii_digits(bin):
     with pytest.raises(ValueError, match="1 to 8 digits"):
