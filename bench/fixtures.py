@@ -107,7 +107,7 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     token = mint_token(private_pem, scopes=["buyers.read", "buyers.write"], expires_in=3600)
     claims = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "=="))
     get_user_model().objects.get_or_create(username=claims["iss"])  # the peer's user lookup finds this row
-    fixtures = {"token": token, **deep_cursors()}
+    fixtures = {"token": token, **deep_cursors(min(rows, DEEP_OFFSET))}
     if _routed("gift-card-balances"):
         from giftcards.services import issued_card_create
 
@@ -209,8 +209,9 @@ def _routed(url_name: str) -> bool:
     return True
 
 
-def deep_cursors() -> dict[str, str]:
-    """Query strings that open each list at the row after DEEP_OFFSET, as its own next links would."""
+def deep_cursors(depth: int = DEEP_OFFSET) -> dict[str, str]:
+    """Query strings that open each list at the row after `depth`, as its own next links would (a run with fewer
+    rows, for the stages that need none, opens at its last)."""
     from django.conf import settings
     from django.core import signing
     from rest_framework.pagination import Cursor as DrfCursor
@@ -224,7 +225,7 @@ def deep_cursors() -> dict[str, str]:
     row = (
         Buyer.objects.filter(merchant_account_id=MERCHANT_ACCOUNT)
         .order_by("-created_at", "-id")
-        .values("created_at", "id")[DEEP_OFFSET - 1]
+        .values("created_at", "id")[depth - 1]
     )
     ours = KeysetCursorPagination()
     ours.signer = signing.Signer(

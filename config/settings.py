@@ -534,6 +534,12 @@ if not DEBUG and _MISSING_CARD_KEYS:
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # How long an idle worker waits before looking for a task again (the floor of a webhook's delay).
 WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
+# Tasks one worker process runs at once, each on a thread and database connection of its own: a webhook delivery
+# spends most of its time waiting on its receiver, so one process sends several meanwhile. SQLite takes one writer
+# at a time, so the embedded default runs one.
+WORKER_CONCURRENCY = env.int(
+    "WORKER_CONCURRENCY", default=4 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" else 1
+)
 # Periodic jobs: a dotted path to a plain function, its keyword arguments, and how often it runs. Adding a job is
 # one entry; every worker's clock runs them all and each run happens once (payments.jobs).
 SCHEDULED_JOBS: dict[str, dict] = {

@@ -1,6 +1,7 @@
 """Nothing lost when processes die: on PostgreSQL + Redis, two worker processes deliver, one is killed (SIGKILL)
 in the middle of a delivery, and the process that made the changes is killed right after its commit. Every
-event still reaches the receiver, and no delivery is ever in flight twice at once."""
+event still reaches the receiver, and no delivery is ever in flight twice at once. One worker process sends as
+many deliveries at once as its concurrency allows, and no more."""
 
 import os
 import signal
@@ -14,7 +15,7 @@ from django.db import connection
 
 from tests.servers import ROOT, database_url
 from transactions.tests.factories import TransactionFactory
-from webhooks.models import DeliveryState, WebhookDelivery
+from webhooks.models import DeliveryState, WebhookAttempt, WebhookDelivery
 from webhooks.tests.factories import subscription_for
 from webhooks.tests.receiver import running_receiver
 
@@ -113,3 +114,34 @@ def test_every_event_is_delivered_when_a_worker_and_the_changing_process_are_kil
     names = sorted(body["name"] for body in bodies.values())
     assert names == ["transaction.capture-pending"] * 3 + ["transaction.captured"] * 3
     assert settings.DATABASES  # the workers used the test database: the deliveries above are its rows
+
+
+def test_one_worker_sends_several_deliveries_at_once_up_to_its_concurrency_and_each_once(environment, merchant_account):
+    transactions = [TransactionFactory(merchant_account=merchant_account, authorized=True) for _ in range(4)]
+    environment = {**environment, "WEBHOOK_TIMEOUT_SECONDS": "20", "WEBHOOK_LEASE_SECONDS": "30"}
+    with running_receiver(behaviour="block") as receiver:  # holds every request until released
+        subscription_for(merchant_account, receiver.url)
+        worker = _start(["run_worker", "--no-startup-delay", "--concurrency", "3", "--verbosity", "0"], environment)
+        changer = _start(["shell", "--verbosity", "0", "-c", CHANGER], environment)
+        try:
+            _wait_for(lambda: receiver.sending == 3, 60, "three deliveries held by the receiver at once")
+            time.sleep(1)  # room for a fourth to arrive, were the bound not kept
+            assert receiver.sending == 3
+            assert WebhookDelivery.objects.filter(leased_until__isnull=False).count() == 3
+            receiver.release.set()
+            _wait_for(
+                lambda: WebhookDelivery.objects.filter(state=DeliveryState.DELIVERED).count() == 2 * len(transactions),
+                60,
+                "every delivery to be delivered",
+            )
+        finally:
+            changer.kill()
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(30) == 0  # the first SIGTERM lets each loop finish, then the process exits
+
+    received = [item.headers["X-Gr4vy-Webhook-Id"] for item in receiver.received]
+    assert sorted(received) == sorted(str(pk) for pk in WebhookDelivery.objects.values_list("pk", flat=True))
+    assert receiver.max_sending == 3
+    assert receiver.max_in_flight == 1
+    senders = set(WebhookAttempt.objects.values_list("worker", flat=True))
+    assert {sender.rsplit(":", 1)[1] for sender in senders} == {str(worker.pid)}  # one process sent them all

@@ -36,6 +36,8 @@ class Receiver:
     arrived: threading.Event = field(default_factory=threading.Event)
     in_flight: dict[str, int] = field(default_factory=dict)
     max_in_flight: int = 0
+    sending: int = 0  # requests being answered now, whatever their delivery
+    max_sending: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def bodies(self) -> list[dict]:
@@ -55,6 +57,8 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
                 receiver.received.append(Received(dict(self.headers.items()), body, time.monotonic()))
                 receiver.in_flight[webhook_id] = receiver.in_flight.get(webhook_id, 0) + 1
                 receiver.max_in_flight = max(receiver.max_in_flight, receiver.in_flight[webhook_id])
+                receiver.sending += 1
+                receiver.max_sending = max(receiver.max_sending, receiver.sending)
             receiver.arrived.set()
             try:
                 self._answer()
@@ -63,6 +67,7 @@ def _handler(receiver: Receiver) -> type[BaseHTTPRequestHandler]:
             finally:
                 with receiver.lock:
                     receiver.in_flight[webhook_id] -= 1
+                    receiver.sending -= 1
 
         def _answer(self):
             behaviour = receiver.behaviour
