@@ -100,6 +100,23 @@ def test_capped_paginator_counts_exactly_below_the_cap_and_stops_at_it(merchant_
     assert CappedCountPaginator(Buyer.objects.order_by("-created_at"), 2).count == 7
 
 
+def test_capped_paginator_reads_a_deep_page_by_its_keys_in_one_statement(merchant_account):
+    """A page's rows are picked by key (OFFSET over the ordering alone) and read with their joins in one query,
+    in the list's order: a deep page never joins the rows it skips."""
+    made = BuyerFactory.create_batch(7, merchant_account=merchant_account)
+    ordered = Buyer.objects.select_related("merchant_account").order_by("-created_at", "-id")
+    expected = [buyer.pk for buyer in sorted(made, key=lambda b: (b.created_at, b.pk), reverse=True)]
+
+    with CaptureQueriesContext(connection) as read:
+        page = CappedCountPaginator(ordered, 3).page(2)
+        rows = [(buyer.pk, buyer.merchant_account.pk) for buyer in page.object_list]
+
+    assert rows == [(pk, merchant_account.pk) for pk in expected[3:6]]
+    assert len(read.captured_queries) == 2  # the capped count, then the page
+    assert "IN (SELECT" in read.captured_queries[1]["sql"].upper()
+    assert [buyer.pk for buyer in CappedCountPaginator(ordered, 3).page(3).object_list] == expected[6:]
+
+
 # --- finding buyers ---------------------------------------------------------------------------------
 
 
