@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
@@ -65,7 +65,8 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         recent_values_filter("source", "processor", label=processor_name),
         "merchant_account",
     )
-    search_fields = ("=processor_reference", "=modification_reference", "=merchant_reference", "=payout_reference")
+    search_fields = ("processor_reference",)  # shows the box; the lookups are exact, below
+    search_help_text = "A processor's reference, a refund's or chargeback's, our merchant reference or a payout id."
     list_select_related = ("transaction",)
     ordering = ("-posted_at", "-id")
     paginator = CappedCountPaginator
@@ -99,6 +100,22 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         "created_at",
     )
     readonly_fields = fields
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[LedgerEntry], search_term: str
+    ) -> tuple[QuerySet[LedgerEntry], bool]:
+        """Exact matches on indexed columns (processors' references are case-sensitive ids): Django's `=` search
+        compares upper-cased copies, which no index serves, and read every line of the ledger."""
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        matches = (
+            Q(processor_reference=term)
+            | Q(modification_reference=term)
+            | Q(merchant_reference=term)
+            | Q(payout_reference=term)
+        )
+        return queryset.filter(matches), False
 
     @admin.display(description="Transaction")
     def transaction_link(self, entry: LedgerEntry) -> str:

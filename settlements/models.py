@@ -167,6 +167,13 @@ class LedgerEntry(TimestampedModel):
             ),
             models.Index(fields=["merchant_account", "payout_reference"], name="ledger_entry_payout"),
             models.Index(fields=["-created_at"], name="ledger_entry_mismatch", condition=~Q(mismatch="")),
+            # The desk's list (newest posted first, every account) and its search, exact on each reference
+            # (settlements.admin.LedgerEntryAdmin); a payout id is also found without its account.
+            models.Index(fields=["-posted_at", "-id"], name="ledger_entry_desk_page"),
+            models.Index(fields=["processor_reference"], name="ledger_entry_processor_ref"),
+            models.Index(fields=["modification_reference"], name="ledger_entry_modification_ref"),
+            models.Index(fields=["merchant_reference"], name="ledger_entry_merchant_ref"),
+            models.Index(fields=["payout_reference"], name="ledger_entry_payout_ref"),
         ]
 
     def __str__(self) -> str:
