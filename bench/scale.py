@@ -79,7 +79,12 @@ def probes() -> list[Probe]:
         Probe("desk: transaction page", f"/admin/transactions/transaction/{deep_id}/change/", {}, desk=True),
         Probe("desk: buyer profile", f"/admin/buyers/buyer/{newest.buyer_id}/profile/", {}, desk=True),
         Probe("desk: audit log list", "/admin/payments/auditlogentry/", {}, desk=True),
+        Probe("desk: audit log ?p=150", "/admin/payments/auditlogentry/", {"p": "150"}, desk=True),
         Probe("desk: audit log search", "/admin/payments/auditlogentry/", {"q": str(newest.id)}, desk=True),
+        Probe("desk: ledger list", "/admin/settlements/ledgerentry/", {}, desk=True),
+        Probe("desk: ledger ?p=150", "/admin/settlements/ledgerentry/", {"p": "150"}, desk=True),
+        Probe("desk: ledger search payout", "/admin/settlements/ledgerentry/", {"q": "po_bench_42"}, desk=True),
+        Probe("desk: ledger search reference", "/admin/settlements/ledgerentry/", {"q": "ch_bench_4242"}, desk=True),
     ]
 
 
@@ -95,6 +100,51 @@ def seed(total: int) -> None:
     started = time.monotonic()
     call_command("seed_demo", merchant_account=MERCHANT_ACCOUNT, buyers=total, transactions=total)
     print(f"  seeded up to {total:,} buyers and transactions in {time.monotonic() - started:.0f}s")
+
+
+def seed_entries(total: int) -> None:
+    """The audit log and the settlement ledger brought up to `total` entries each, one every 7 seconds back from
+    now, in one INSERT ... SELECT each (PostgreSQL's `generate_series`): the services that write them one by one
+    would take hours, and the desk reads them as rows, whoever wrote them."""
+    from django.db import connection
+
+    from payments.accounts.models import MerchantAccount
+    from settlements.models import FileStatus, SettlementReport, SettlementReportFile
+
+    account = MerchantAccount.objects.get(id=MERCHANT_ACCOUNT)
+    report, _ = SettlementReport.objects.get_or_create(merchant_account=account, source="bench", name="bench")
+    file, _ = SettlementReportFile.objects.get_or_create(
+        report=report, name="bench.csv", defaults={"digest": "0" * 64, "status": FileStatus.INGESTED}
+    )
+    started = time.monotonic()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM payments_auditlogentry WHERE user_name LIKE %s", ["bench-%"])
+        cursor.execute(AUDIT_ROWS, {"account": account.id, "first": cursor.fetchone()[0] + 1, "last": total})
+        cursor.execute("SELECT count(*) FROM settlements_ledgerentry WHERE report_id = %s", [report.pk])
+        first = cursor.fetchone()[0] + 1
+        cursor.execute(
+            LEDGER_ROWS, {"account": account.id, "report": report.pk, "file": file.pk, "first": first, "last": total}
+        )
+    print(f"  audit log and ledger up to {total:,} entries each in {time.monotonic() - started:.0f}s")
+
+
+AUDIT_ROWS = """
+INSERT INTO payments_auditlogentry (created_at, updated_at, id, action, resource_type, resource_id, resource_name,
+    user_id, user_name, user_email, user_is_staff, merchant_account_id)
+SELECT at, at, gen_random_uuid(), 'updated', 'transaction', gen_random_uuid()::text, 'transaction',
+    NULL, 'bench-' || (n %% 50), NULL, false, %(account)s
+FROM generate_series(%(first)s, %(last)s) AS n, LATERAL (SELECT now() - n * interval '7 seconds' AS at) AS t
+"""
+
+LEDGER_ROWS = """
+INSERT INTO settlements_ledgerentry (created_at, updated_at, id, source, entry_key, kind, processor_type,
+    processor_reference, modification_reference, merchant_reference, amount, currency, commission, fee_details,
+    net_amount, net_currency, posted_at, payout_reference, merchant_account_id, report_id, file_id, mismatch)
+SELECT at, at, gen_random_uuid(), 'bench', 'bench-' || n, 'settlement', 'charge', 'ch_bench_' || n, '', '',
+    1000 + n %% 5000, 'USD', 30, '[]', 970 + n %% 5000, 'USD', at, 'po_bench_' || (n / 1000), %(account)s,
+    %(report)s, %(file)s, ''
+FROM generate_series(%(first)s, %(last)s) AS n, LATERAL (SELECT now() - n * interval '7 seconds' AS at) AS t
+"""
 
 
 def measure(probe: Probe, runs: int, api, desk) -> tuple[float, int, str]:  # type: ignore[no-untyped-def]
@@ -165,6 +215,7 @@ def main() -> None:
     from payments.accounts.models import MerchantAccount
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # the desk's pages name their static files
     account, _ = MerchantAccount.objects.get_or_create(id=MERCHANT_ACCOUNT, defaults={"display_name": "Bench"})
     sandbox_service(account)
     api, desk = clients(env)
@@ -173,6 +224,7 @@ def main() -> None:
     for size in sorted(args.sizes):
         print(f"size {size:,}")
         seed(size)
+        seed_entries(size)
         with connection.cursor() as cursor:
             cursor.execute("VACUUM ANALYZE")  # autocommit: the planner's statistics for the new rows
         for probe in probes():
