@@ -79,10 +79,10 @@ def probes() -> list[Probe]:
         Probe("desk: transaction page", f"/admin/transactions/transaction/{deep_id}/change/", {}, desk=True),
         Probe("desk: buyer profile", f"/admin/buyers/buyer/{newest.buyer_id}/profile/", {}, desk=True),
         Probe("desk: audit log list", "/admin/payments/auditlogentry/", {}, desk=True),
-        Probe("desk: audit log ?p=150", "/admin/payments/auditlogentry/", {"p": "150"}, desk=True),
+        Probe("desk: audit log ?p=90", "/admin/payments/auditlogentry/", {"p": "90"}, desk=True),
         Probe("desk: audit log search", "/admin/payments/auditlogentry/", {"q": str(newest.id)}, desk=True),
         Probe("desk: ledger list", "/admin/settlements/ledgerentry/", {}, desk=True),
-        Probe("desk: ledger ?p=150", "/admin/settlements/ledgerentry/", {"p": "150"}, desk=True),
+        Probe("desk: ledger ?p=90", "/admin/settlements/ledgerentry/", {"p": "90"}, desk=True),
         Probe("desk: ledger search payout", "/admin/settlements/ledgerentry/", {"q": "po_bench_42"}, desk=True),
         Probe("desk: ledger search reference", "/admin/settlements/ledgerentry/", {"q": "ch_bench_4242"}, desk=True),
     ]
