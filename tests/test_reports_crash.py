@@ -38,6 +38,9 @@ def environment(settings, tmp_path):
         "REPORT_SWEEP_EVERY_SECONDS": "1",
         "REPORT_EXECUTION_SWEEP_GRACE_SECONDS": "0.5",
         "WORKER_POLL_SECONDS": "0.05",
+        # One task loop per worker: with several, the sweep on another loop may take a lease this short from an
+        # execution that a loaded machine slowed between renewals, and the attempt counts below would be three.
+        "WORKER_CONCURRENCY": "1",
         "LOG_LEVEL": "WARNING",
     }
 
