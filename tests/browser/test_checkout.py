@@ -5,6 +5,7 @@ attributes (the demo page's CSP forbids the string evaluation `wait_for_function
 """
 
 from datetime import date
+from typing import Any
 
 import pytest
 from playwright.sync_api import FrameLocator, Locator, Page, expect
@@ -205,15 +206,20 @@ def test_an_invalid_number_shows_an_inline_error_and_sends_nothing(demo_shop, br
     assert not Transaction.objects.exists()
 
 
+def apply_gift_card(page: Page, gift_card: Any) -> None:
+    """Open Embed's gift card form, enter `gift_card`'s number and PIN (an issued card's clear ones) and check it."""
+    page.get_by_role("button", name="Use a gift card").click()
+    page.get_by_label("Gift card number").fill(gift_card.number)
+    page.get_by_label("PIN").fill(gift_card.pin)
+    page.get_by_role("button", name="Check balance").click()
+
+
 def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page, output_dir):
     gift_card = issued_card_create(merchant_account=demo_shop.merchant_account, amount=500, currency="USD")
     page = browser_page
     checkout = open_checkout(page, demo_shop)
 
-    page.get_by_role("button", name="Use a gift card").click()
-    page.get_by_label("Gift card number").fill(gift_card.number)
-    page.get_by_label("PIN").fill(gift_card.pin)
-    page.get_by_role("button", name="Check balance").click()
+    apply_gift_card(page, gift_card)
 
     expect(page.locator(f'.gr4vy-embed__applied-item[data-last4="{gift_card.number[-4:]}"]')).to_contain_text(
         "Covers $5.00"
@@ -236,6 +242,24 @@ def test_a_gift_card_pays_part_of_the_amount(demo_shop, browser_page, output_dir
     redemption = transaction.gift_card_redemptions.get()
     assert (redemption.amount, redemption.last4) == (500, gift_card.number[-4:])
     assert IssuedGiftCard.objects.get(pk=gift_card.card.pk).balance == 0
+
+
+def test_gift_cards_covering_the_amount_pay_it_alone_with_the_sessions_token(demo_shop, browser_page):
+    gift_card = issued_card_create(merchant_account=demo_shop.merchant_account, amount=2000, currency="USD")
+    page = browser_page
+    checkout = open_checkout(page, demo_shop)  # its token pins the page's checkout session
+
+    apply_gift_card(page, gift_card)
+    expect(page.locator(".gr4vy-embed__pay")).to_have_text("Pay $12.99 with gift cards")
+    page.locator(".gr4vy-embed__pay").click()
+
+    expect(checkout).to_have_attribute("data-state", "approved")
+    transaction = Transaction.objects.get(pk=checkout.get_attribute("data-transaction-id"))
+    assert (transaction.amount, transaction.status) == (1299, "capture_succeeded")
+    assert transaction.checkout_session_id is None
+    assert receipt_rows(page)["Gift card"] == f"$12.99 from the card ending in {gift_card.number[-4:]}"
+    assert session_of(page).card is None  # no card was asked for
+    assert IssuedGiftCard.objects.get(pk=gift_card.card.pk).balance == 701
 
 
 def test_embed_loads_secure_fields_itself_and_uses_its_helpers(demo_shop, browser_page):

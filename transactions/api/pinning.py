@@ -1,9 +1,10 @@
 """What a token's claims allow a new transaction to be.
 
 An `embed` claim pins the amount and the currency; a `checkout_session_id` claim pins the checkout session the
-transaction must pay with. A token used through the `embed` scope alone must pin at least the amount and the
-currency, or a leaked browser token could charge anything. The buyer a claim pins, and everything of a buyer the
-transaction names, is `buyers.access`'s to check (one rule for every endpoint), in `transaction_create`.
+transaction must pay with, unless gift cards pay all of it (then there is no payment method to pin). A token used
+through the `embed` scope alone must pin at least the amount and the currency, or a leaked browser token could
+charge anything. The buyer a claim pins, and everything of a buyer the transaction names, is `buyers.access`'s to
+check (one rule for every endpoint), in `transaction_create`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def transaction_access(principal: ApiPrincipal) -> BuyerAccess:
 
 
 def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, *, access: BuyerAccess) -> None:
-    """Raise 403 unless the requested transaction has the amount, currency and checkout session the token pins."""
+    """Raise 403 unless the requested transaction has the amount and currency the token pins and pays with the
+    checkout session it pins (or with gift cards alone)."""
     pins = principal.embed
     if access.confined and not all(name in pins for name in PINNED_FIELDS):
         raise PermissionDenied("An embed token must pin the amount and currency of the transaction it creates.")
@@ -41,11 +43,16 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
     session_id = principal.checkout_session_id
     if session_id is None:
         return
-    if isinstance(request.payment_method, StoredPaymentMethodRequest) and access.pins:
+    method = request.payment_method
+    if method is None and request.gift_cards:
+        # Gift cards paying the whole (pinned) amount leave the payment method out (`transactions.services.create`
+        # refuses one then); like a card typed into the session's fields, they are the buyer's own input, and a
+        # stored gift card is looked up among the pinned buyer's only (`buyers.access`).
+        return
+    if isinstance(method, StoredPaymentMethodRequest) and access.pins:
         # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the
         # method is looked up among that buyer's only (`buyers.access`).
         return
-    method = request.payment_method
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
 

@@ -92,6 +92,32 @@ def test_an_embed_token_creates_the_transaction_it_pins(api_client, merchant_acc
     assert response.status_code == 201, response.content
 
 
+def test_a_session_pinned_token_pays_with_gift_cards_alone_when_they_cover_the_amount(api_client, merchant_account):
+    session = CheckoutSessionFactory(merchant_account=merchant_account, with_card=True)
+    first = IssuedGiftCardFactory(merchant_account=merchant_account, amount=1000)
+    second = IssuedGiftCardFactory(merchant_account=merchant_account, amount=1000)
+    client = api_client(scopes=["embed"], embed=PINS, checkout_session_id=str(session.pk))
+    gift_cards = [
+        {"number": first.number, "pin": first.pin, "amount": 1000},
+        {"number": second.number, "pin": second.pin, "amount": 299},
+    ]
+
+    body = {"amount": 1299, "currency": "USD", "gift_cards": gift_cards, **SDK_DEFAULTS}  # no payment method at all
+
+    response = post(client, "/transactions", body)
+
+    assert response.status_code == 201, response.content
+    payload = response.json()
+    assert (payload["status"], payload["payment_method"], payload["checkout_session_id"]) == (
+        "authorization_succeeded",
+        None,
+        None,
+    )
+    assert sorted(part["amount"] for part in payload["gift_card_redemptions"]) == [299, 1000]
+    # The session's card was never used: its security code waits for a payment that needs it.
+    assert VaultedCard.objects.get(pk=session.card_id).encrypted_security_code is not None
+
+
 def _embed_cases(merchant_account):
     from buyers.tests.factories import BuyerFactory
 
@@ -116,12 +142,33 @@ def _embed_cases(merchant_account):
         ),
         "card instead of the session": (PINS, "session", card_body),
         "another session": (PINS, "session", with_session(uuid.uuid4())),
-        "gift cards instead of the session": (
+        "a card beside gift cards": (PINS, "session", {**card_body, "gift_cards": [_gift_card(500)]}),
+        "another session beside gift cards": (
+            PINS,
+            "session",
+            with_session(uuid.uuid4(), gift_cards=[_gift_card(500)]),
+        ),
+        "another buyer's stored method beside gift cards": (
+            PINS,
+            "session",
+            {**card_body, "payment_method": {"method": "id", "id": str(uuid.uuid4())}, "gift_cards": [_gift_card(500)]},
+        ),
+        "stored gift cards with no buyer pinned": (
             PINS,
             "session",
             {**card_body, "payment_method": None, "gift_cards": [{"id": str(uuid.uuid4()), "amount": 1299}]},
         ),
+        "gift cards paying another amount": (
+            PINS,
+            "session",
+            {**card_body, "amount": 500, "payment_method": None, "gift_cards": [_gift_card(500)]},
+        ),
     }
+
+
+def _gift_card(amount: int) -> dict:
+    # The card's number and PIN are never looked at: the token is refused before any gift card is.
+    return {"number": "6035710000000000000", "pin": "12345678", "amount": amount}
 
 
 @pytest.mark.parametrize(
@@ -136,7 +183,11 @@ def _embed_cases(merchant_account):
         "other buyer",
         "card instead of the session",
         "another session",
-        "gift cards instead of the session",
+        "a card beside gift cards",
+        "another session beside gift cards",
+        "another buyer's stored method beside gift cards",
+        "stored gift cards with no buyer pinned",
+        "gift cards paying another amount",
     ],
 )
 def test_an_embed_token_cannot_create_anything_else(api_client, merchant_account, case):
