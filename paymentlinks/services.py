@@ -152,7 +152,7 @@ _FAILED = {TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZA
 def payment_link_pay(
     *,
     link: PaymentLink,
-    checkout_session_id: uuid.UUID,
+    checkout_session_id: uuid.UUID | None,
     redirect_url: str | None,
     gift_cards: tuple[GiftCardRequest, ...] = (),
     transaction_id: uuid.UUID | None = None,
@@ -160,17 +160,19 @@ def payment_link_pay(
     ip_address: str | None = None,
     server_base_url: str | None = None,
 ) -> Transaction:
-    """Pay the link with what Secure Fields left on the checkout session (and any gift cards): the link is claimed
-    first (a second buyer is refused before any money moves), then the transaction is made from the link's order,
-    then the link records how it ended (`payment_link_sync`). A payment still waiting (a 3-D Secure challenge) keeps
+    """Pay the link with what Secure Fields left on the checkout session and any gift cards, or with gift cards alone
+    (no `checkout_session_id`) when they cover the whole amount: the link is claimed first (a second buyer is refused
+    before any money moves), then the transaction is made from the link's order, then the link records how it ended
+    (`payment_link_sync`). A payment still waiting (a 3-D Secure challenge) keeps
     the link `processing` until its transaction ends; `redirect_url` is where such a challenge sends the buyer back.
     `transaction_id` and `resumed` are the idempotency key's: a retry of the request that claimed the link resumes
     its payment rather than meeting its own claim."""
     transaction_id = transaction_id or uuid.uuid4()
     payment_link_claim(link_id=link.pk, transaction_id=transaction_id)
-    request = _transaction_request(
-        link, payment_method=CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
-    )
+    card = None
+    if checkout_session_id is not None:
+        card = CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
+    request = _transaction_request(link, payment_method=card)
     request = dataclasses.replace(
         request, gift_cards=gift_cards, ip_address=ip_address, server_base_url=server_base_url
     )
@@ -192,16 +194,17 @@ def payment_link_pay_pinned(
     *, order_id: str, request: TransactionRequest, id: uuid.UUID | None, resumed: bool
 ) -> Transaction:
     """`POST /transactions` with a token the link's page minted (`paymentlinks.embed`): the link it pins is paid
-    with the page's checkout session (the token pins that too) and the gift cards the buyer added. What the link's
+    with the page's checkout session (the token pins that too) and the gift cards the buyer added, or with gift cards
+    alone when they cover the whole amount (the body then has no payment method). What the link's
     order says (amount, intent, buyer, cart...) comes from the link, never from the body."""
     link = payment_link_get_by_id(id=order_id)
     method = request.payment_method
-    if not isinstance(method, CheckoutSessionRequest):
+    if method is not None and not isinstance(method, CheckoutSessionRequest):
         raise DomainError("A payment link is paid with its page's card fields.", pointer="/payment_method")
     return payment_link_pay(
         link=link,
-        checkout_session_id=method.session_id,
-        redirect_url=method.redirect_url,
+        checkout_session_id=method.session_id if method else None,
+        redirect_url=method.redirect_url if method else None,
         gift_cards=request.gift_cards,
         transaction_id=id,
         resumed=resumed,
@@ -210,7 +213,7 @@ def payment_link_pay_pinned(
     )
 
 
-def _transaction_request(link: PaymentLink, *, payment_method: CheckoutSessionRequest) -> TransactionRequest:
+def _transaction_request(link: PaymentLink, *, payment_method: CheckoutSessionRequest | None) -> TransactionRequest:
     """The link's order as a transaction: its amount, currency and country, its intent, cart, buyer, metadata,
     statement descriptor and connection options, and the link's id, by which its transactions are found."""
     return TransactionRequest(

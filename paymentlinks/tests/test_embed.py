@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 
 from checkout.models import CheckoutSession
 from checkout.services import DEFAULT_EXPIRES_IN, checkout_session_store_fields
+from giftcards.tests.factories import IssuedGiftCardFactory
 from paymentlinks.embed import LINK_CLAIM, PAGE_KEY_NAME, page_checkout, token_lifetime
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.tests.factories import PaymentLinkFactory
@@ -112,6 +113,37 @@ def test_the_pages_token_pays_its_link_once_through_the_transactions_endpoint():
     assert (txn.payment_link_id, txn.status, txn.external_identifier) == (link.pk, "capture_succeeded", "invoice-7")
     link.refresh_from_db()
     assert (link.status, link.transaction_id) == (PaymentLinkStatus.COMPLETED, txn.pk)
+
+
+def test_gift_cards_covering_the_link_pay_it_alone_and_the_sessions_card_is_never_asked_for():
+    link = PaymentLinkFactory(amount=1299, intent="capture")
+    checkout = page_checkout(link)
+    gift_card = IssuedGiftCardFactory(merchant_account=link.merchant_account, amount=2000)
+    redeem = [{"number": gift_card.number, "pin": gift_card.pin, "amount": 1299}]
+
+    response = _pay(checkout.token, checkout.session.pk, payment_method=None, gift_cards=redeem)
+
+    assert response.status_code == 201, response.json()
+    txn = Transaction.objects.get(pk=response.json()["id"])
+    assert (txn.payment_link_id, txn.status, txn.checkout_session_id) == (link.pk, "capture_succeeded", None)
+    gift_card.refresh_from_db()
+    assert gift_card.balance == 701
+    link.refresh_from_db()
+    assert (link.status, link.transaction_id) == (PaymentLinkStatus.COMPLETED, txn.pk)
+
+
+def test_gift_cards_short_of_the_link_without_the_card_leave_it_payable():
+    link = PaymentLinkFactory(amount=1299)
+    checkout = page_checkout(link)
+    gift_card = IssuedGiftCardFactory(merchant_account=link.merchant_account, amount=2000)
+    redeem = [{"number": gift_card.number, "pin": gift_card.pin, "amount": 500}]
+
+    response = _pay(checkout.token, checkout.session.pk, payment_method=None, gift_cards=redeem)
+
+    assert response.status_code == 400
+    assert response.json()["details"][0]["pointer"] == "/payment_method"
+    assert not Transaction.objects.exists()
+    assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.ACTIVE
 
 
 def test_the_links_order_decides_the_intent_not_the_body():

@@ -17,7 +17,7 @@ from payments.accounts.keys import mint_token
 from paymentservices.models import PaymentService
 from paymentservices.services import payment_service_update
 from tests.browser.conftest import DESK_SIZES
-from tests.browser.test_checkout import APPROVED_CARD, EXPIRY, SECURITY_CODE, enter_card, field
+from tests.browser.test_checkout import APPROVED_CARD, EXPIRY, SECURITY_CODE, apply_gift_card, enter_card, field
 from tests.browser.test_three_d_secure import CHALLENGE_Y, challenge_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -199,10 +199,7 @@ def test_a_gift_card_pays_part_of_a_link_and_the_card_the_rest(demo_shop, link, 
     gift_card = IssuedGiftCardFactory(merchant_account=demo_shop.merchant_account, amount=1000, currency="GBP")
     page = browser_page
     open_link(page, demo_shop, link)
-    page.get_by_role("button", name="Use a gift card").click()
-    page.get_by_label("Gift card number").fill(gift_card.number)
-    page.get_by_label("PIN").fill(gift_card.pin)
-    page.get_by_role("button", name="Check balance").click()
+    apply_gift_card(page, gift_card)
     expect(page.get_by_role("button", name="Pay £15.98")).to_be_visible()
     enter_card(page, APPROVED_CARD)
 
@@ -214,3 +211,31 @@ def test_a_gift_card_pays_part_of_a_link_and_the_card_the_rest(demo_shop, link, 
     [transaction] = transactions_of(link, private_key_pem)
     assert transaction["status"] == "capture_succeeded"
     assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.COMPLETED
+
+
+@pytest.mark.parametrize("sized_page", [DESK_SIZES["phone"]], indirect=True, ids=["phone"])
+def test_a_gift_card_covering_a_link_pays_it_alone_on_a_phone(demo_shop, link, sized_page, private_key_pem, output_dir):
+    gift_card = IssuedGiftCardFactory(merchant_account=demo_shop.merchant_account, amount=3000, currency="GBP")
+    page = sized_page
+    open_link(page, demo_shop, link)
+    apply_gift_card(page, gift_card)
+    pay = page.get_by_role("button", name="Pay £25.98 with gift cards")
+    expect(pay).to_be_visible()
+    assert fits_the_width(page)
+    page.screenshot(path=output_dir / "payment-link-gift-card-only-390x844.png", full_page=True)
+
+    pay.click()  # no card entered: the gift card pays it all
+
+    expect(page.locator("#receipt")).to_be_visible()
+    expect(page.get_by_role("heading", name="Receipt")).to_be_focused()
+    last4 = gift_card.number[-4:]
+    rows = receipt_rows(page)
+    assert (rows["Amount paid"], rows["Paid with"]) == ("£25.98", f"£25.98, gift card ending in {last4}")
+    assert fits_the_width(page)
+    page.screenshot(path=output_dir / "payment-link-gift-card-only-receipt-390x844.png", full_page=True)
+    [transaction] = transactions_of(link, private_key_pem)
+    assert (transaction["status"], transaction["payment_method"]) == ("capture_succeeded", None)
+    link.refresh_from_db()
+    assert (link.status, str(link.transaction_id)) == (PaymentLinkStatus.COMPLETED, transaction["id"])
+    gift_card.refresh_from_db()
+    assert gift_card.balance == 402
