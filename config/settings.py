@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "reports",
     "payouts",
     "paymentlinks",
+    "digitalwallets",
     "django_tasks",
     "django_tasks_db",
 ]
@@ -651,3 +652,20 @@ PAYOUT_RECOVER_AFTER_SECONDS = env.int("PAYOUT_RECOVER_AFTER_SECONDS", default=1
 # A card given for one payout stays sealed until the payout is decided, and never longer than this (the span over
 # which processors answer a repeated idempotency key: Adyen keeps them at least 7 days).
 PAYOUT_CARD_RETENTION_SECONDS = env.int("PAYOUT_CARD_RETENTION_SECONDS", default=7 * 24 * 3600)
+
+# Digital wallets (docs/digital-wallets.md). Apple Pay merchant validation is sent only to the hosts Apple publishes
+# for it (production, China, and the sandbox's), with the merchant identity certificate; nothing else is called.
+APPLE_PAY_VALIDATION_HOSTS = env.list(
+    "APPLE_PAY_VALIDATION_HOSTS",
+    default=[
+        "apple-pay-gateway.apple.com",
+        "cn-apple-pay-gateway.apple.com",
+        *(f"apple-pay-gateway-{site}-pod{n}.apple.com" for site in ("nc", "pr") for n in range(1, 6)),
+        *(f"cn-apple-pay-gateway-{site}-pod{n}.apple.com" for site in ("sh", "tj") for n in range(1, 4)),
+        "apple-pay-gateway-cert.apple.com",
+        "cn-apple-pay-gateway-cert.apple.com",
+    ],
+)
+APPLE_PAY_TIMEOUT_SECONDS = env.float("APPLE_PAY_TIMEOUT_SECONDS", default=10.0)
+# The certificate authorities Apple's validation hosts are checked against: empty means the system's.
+APPLE_PAY_CA_BUNDLE = env.str("APPLE_PAY_CA_BUNDLE", default="")

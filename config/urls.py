@@ -34,6 +34,7 @@ urlpatterns = [
     path("", include("threedsecure.api.urls")),
     path("", include("reports.api.urls")),
     path("", include("payouts.api.urls")),
+    path("", include("digitalwallets.api.urls")),
     path("", include("payments.api.urls")),
     # Last: only what nothing above matched. `/buyers/` is redirected to `/buyers`; the rest stays a JSON 404.
     slash_form_pattern(),

@@ -45,11 +45,12 @@ ROLES: tuple[Role, ...] = (
         "payments",
         "Payments",
         "Takes payments: buyers, checkout sessions, transactions, stored payment methods and gift cards, and embed "
-        "tokens; reads the payment options and services it pays through.",
+        "tokens; reads the payment options, services and digital wallets it pays through.",
         (
             *_both("buyers", "checkout-sessions", "transactions", "payment-methods", "gift-cards"),
             "payment-options.read",
             "payment-services.read",
+            "digital-wallets.read",
             EMBED,
         ),
     ),

@@ -275,6 +275,7 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "buyers.buyer": "buyer",
         "buyers.shippingdetails": "shipping-details",
         "checkout.checkoutsession": "checkout-session",
+        "digitalwallets.digitalwallet": "digital-wallet",
         "disputes.disputeanswer": "dispute-answer",
         "giftcards.giftcard": "gift-card",
         "giftcards.giftcardissuance": "gift-card-issuance",
