@@ -30,7 +30,8 @@ def _processor_doubles() -> list[str]:
     return [module for module in modules if importlib.util.find_spec(module) is not None]
 
 
-pytest_plugins = _processor_doubles()
+# The stand-in for Apple Pay's validation hosts (a TLS server requiring the merchant identity certificate) too.
+pytest_plugins = [*_processor_doubles(), "digitalwallets.tests.validation"]
 
 TEST_CARD_KEYS = ["test1:" + base64.urlsafe_b64encode(b"k" * 32).decode().rstrip("=")]
 TEST_FINGERPRINT_KEY = base64.urlsafe_b64encode(b"f" * 32).decode().rstrip("=")
