@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from tests.conformance import (
     account_scenarios,
+    digital_wallet_scenarios,
     key_scenarios,
     merchant_scenarios,
     network_token_scenarios,
@@ -60,6 +61,7 @@ SCENARIOS = (
     + payout_scenarios.SCENARIOS
     + key_scenarios.SCENARIOS
     + payment_link_scenarios.SCENARIOS
+    + digital_wallet_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.
@@ -114,5 +116,6 @@ def test_every_implemented_operation_is_covered_with_a_success(client):
         payment_service_scenarios.ALWAYS_REFUSED
         | network_token_scenarios.ALWAYS_REFUSED
         | transaction_scenarios.ALWAYS_REFUSED
+        | digital_wallet_scenarios.ALWAYS_REFUSED
     )
     assert covered | always_refused == implemented

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
+from digitalwallets.tests.factories import DigitalWalletFactory
 from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentmethods.tests.factories import PaymentMethodFactory
@@ -68,6 +69,7 @@ def path_values(merchant_account, settings, monkeypatch) -> dict[str, str]:
         "api_key_pair_id": str(
             api_key_register(public_key_pem=public_pem(generate_private_key()[0]), merchant_account=merchant_account).id
         ),
+        "digital_wallet_id": str(DigitalWalletFactory(merchant_account=merchant_account).id),
         **_report_values(merchant_account),
     }
 

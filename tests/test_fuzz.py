@@ -28,6 +28,7 @@ from django.db import connection
 
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.tests.factories import CheckoutSessionFactory
+from digitalwallets.tests.factories import DigitalWalletFactory
 from disputes.tests.factories import DisputeFactory
 from giftcards.tests.factories import GiftCardFactory
 from paymentlinks.tests.factories import PaymentLinkFactory
@@ -102,6 +103,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
         "dispute_id": [str(dispute.pk)],
         "payment_link_id": [str(PaymentLinkFactory(merchant_account=account).pk)],
         "payout_id": [str(PayoutFactory(merchant_account=account).pk)],
+        "digital_wallet_id": [str(DigitalWalletFactory(merchant_account=account).pk)],
         # Another key of the account's: the fuzzer's updates and deletes must not touch the key that signs its token.
         "api_key_pair_id": [str(other_key.pk)],
         "network_token_id": [str(uuid.uuid4())],  # none is held (no token service): each is refused or not found

@@ -196,3 +196,19 @@ def test_a_warm_create_builds_no_serializer_field(warm_creator, monkeypatch):
 
     assert (response.status_code, replayed.status_code) == (201, 200)
     assert rebuilt == []
+
+
+def test_a_warm_digital_wallets_list_is_two_queries_whatever_their_number(
+    api_client, merchant_account, django_assert_num_queries
+):
+    from digitalwallets.tests.factories import register
+
+    client = api_client(scopes=["digital-wallets.read"])
+    register(merchant_account)
+    assert client.get("/digital-wallets").status_code == 200
+    register(merchant_account, provider="google")
+
+    with django_assert_num_queries(2):  # the wallets, then every wallet's key pairs at once
+        response = client.get("/digital-wallets")
+
+    assert len(response.json()["items"]) == 2

@@ -9,14 +9,17 @@ import ssl
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from django.test import override_settings
 
 from digitalwallets.services import digital_wallet_certificate_upload
 from digitalwallets.tests.factories import TestAuthority, register
@@ -60,19 +63,21 @@ def authority() -> TestAuthority:
     return TestAuthority()
 
 
-@pytest.fixture
-def validation_server(authority, tmp_path, settings) -> Iterator[ValidationServer]:
+@contextmanager
+def serving(authority: TestAuthority, directory: Path) -> Iterator[ValidationServer]:
+    """A validation server on localhost for as long as the block runs, its certificate and the client's signed by
+    `authority`, with the settings that let the server call it (and trust it) for that long."""
     key = ec.generate_private_key(ec.SECP256R1())
     certificate = authority.sign(
         key.public_key(), x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]), dns="localhost"
     )
-    (tmp_path / "server.pem").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    (tmp_path / "server.key").write_bytes(
+    (directory / "server.pem").write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    (directory / "server.key").write_bytes(
         key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     )
-    (tmp_path / "ca.pem").write_text(authority.pem)
+    (directory / "ca.pem").write_text(authority.pem)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(tmp_path / "server.pem", tmp_path / "server.key")
+    context.load_cert_chain(directory / "server.pem", directory / "server.key")
     context.verify_mode = ssl.CERT_REQUIRED
     context.load_verify_locations(cadata=authority.pem)
 
@@ -83,14 +88,22 @@ def validation_server(authority, tmp_path, settings) -> Iterator[ValidationServe
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    settings.APPLE_PAY_VALIDATION_HOSTS = ["localhost"]
-    settings.APPLE_PAY_CA_BUNDLE = str(tmp_path / "ca.pem")
-    settings.APPLE_PAY_TIMEOUT_SECONDS = 5.0
     try:
-        yield state
+        with override_settings(
+            APPLE_PAY_VALIDATION_HOSTS=["localhost"],
+            APPLE_PAY_CA_BUNDLE=str(directory / "ca.pem"),
+            APPLE_PAY_TIMEOUT_SECONDS=5.0,
+        ):
+            yield state
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def validation_server(authority, tmp_path) -> Iterator[ValidationServer]:
+    with serving(authority, tmp_path) as state:
+        yield state
 
 
 @pytest.fixture

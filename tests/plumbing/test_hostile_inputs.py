@@ -17,6 +17,8 @@ from buyers.models import Buyer, ShippingDetails
 from buyers.tests.factories import BuyerFactory, ShippingDetailsFactory
 from checkout.models import CheckoutSession
 from checkout.tests.factories import CheckoutSessionFactory
+from digitalwallets.models import DigitalWallet
+from digitalwallets.tests.factories import DigitalWalletFactory
 from disputes.tests.factories import DisputeFactory
 from paymentmethods.models import PaymentMethod
 from paymentmethods.tests.factories import PaymentMethodFactory
@@ -96,6 +98,13 @@ BODY_OPERATIONS = [
     ("post", "/gift-cards/issuances", {}),
     ("post", "/gift-cards/activations", {}),
     ("post", "/payment-links", {}),
+    ("post", "/digital-wallets", {}),
+    ("put", "/digital-wallets/{digital_wallet_id}", {}),
+    ("post", "/digital-wallets/{digital_wallet_id}/domains", {}),
+    ("delete", "/digital-wallets/{digital_wallet_id}/domains", {}),
+    ("post", "/digital-wallets/{digital_wallet_id}/certificates", {}),
+    ("post", "/digital-wallets/apple/session", {}),
+    ("post", "/digital-wallets/google/session", {}),
 ]
 
 
@@ -118,6 +127,7 @@ def objects(merchant_account, api_key, settings):
         "payment_service_definition_id": "stripe-card",
         "network_token_id": uuid.uuid4(),
         "api_key_pair_id": api_key.id,  # the key that signs `api_client`'s tokens
+        "digital_wallet_id": DigitalWalletFactory(merchant_account=merchant_account).id,
         **_report_objects(merchant_account),
     }
 
@@ -144,6 +154,7 @@ def _counts() -> tuple[int, ...]:
         PaymentService,
         Report,
         ApiKey,
+        DigitalWallet,
     )
     return tuple(model.objects.count() for model in models)
 
