@@ -24,6 +24,7 @@ GUIDES = {
     "first-payment": "Take your first payment",
     "saved-cards": "Save a card and charge it again",
     "webhooks": "Receive webhooks",
+    "digital-wallets": "Offer Apple Pay and Google Pay",
     **{
         processor.slug: f"Connect {processor.display_name} and pay through it"
         for processor in PROCESSORS

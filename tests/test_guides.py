@@ -258,7 +258,15 @@ def wait_for_text(log: Path, text: str) -> str:
 
 def test_every_guide_is_found_and_linked_from_the_readme():
     names = [path.name for path in guide_paths()]
-    assert names == ["adyen.md", "first-payment.md", "production.md", "saved-cards.md", "stripe.md", "webhooks.md"]
+    assert names == [
+        "adyen.md",
+        "digital-wallets.md",
+        "first-payment.md",
+        "production.md",
+        "saved-cards.md",
+        "stripe.md",
+        "webhooks.md",
+    ]
     readme = (ROOT / "README.md").read_text()
     head = readme[: readme.index("## What it is")]
     for name in names:
