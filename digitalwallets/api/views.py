@@ -31,10 +31,12 @@ from digitalwallets.services import (
 )
 from digitalwallets.sessions import apple_pay_session_create, google_pay_session_create
 from payments.errors import DomainError
+from payments.ratelimits.throttles import EmbedTokenThrottle, RateLimitedMixin
 from payments.rest.fields import validated
 from payments.rest.permissions import request_merchant_account
 
 _SESSION_SCOPES = ("digital-wallets.write", "embed")
+_SESSION_ACTIONS = ("apple", "google", "refused")
 
 
 class DigitalWalletViewSet(viewsets.GenericViewSet[DigitalWallet]):
@@ -170,12 +172,14 @@ class DigitalWalletViewSet(viewsets.GenericViewSet[DigitalWallet]):
         return Response(WalletKeyOutput(key).data)
 
 
-class DigitalWalletSessionViewSet(viewsets.GenericViewSet[DigitalWallet]):
+class DigitalWalletSessionViewSet(RateLimitedMixin, viewsets.GenericViewSet[DigitalWallet]):
     """The wallets' session operations; those of wallets this server does not offer are refused by name."""
 
     queryset = DigitalWallet.objects.none()  # names the model for the schema
     scope_resource = "digital-wallets"
     action_scopes = {"apple": _SESSION_SCOPES, "google": _SESSION_SCOPES, "refused": _SESSION_SCOPES}
+    # Per embed token, like every embed call (docs/rate-limits.md): a page cannot have Apple called without end.
+    rate_limits = dict.fromkeys(_SESSION_ACTIONS, (EmbedTokenThrottle,))
 
     @extend_schema(request=ApplePaySessionInput, responses={200: {"type": "object", "additionalProperties": True}})
     def apple(self, request: Request) -> Response:

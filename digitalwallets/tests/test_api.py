@@ -384,3 +384,23 @@ def test_the_scopes(api_client, merchant_account, scopes, method, path, allowed)
 
     assert (response.status_code != 403) is allowed, response.content
     assert DigitalWallet.objects.count() == 1
+
+
+def test_an_embed_token_is_limited_on_the_session_operations_and_a_server_token_is_not(
+    api_client, merchant_account, settings
+):
+    import uuid as _uuid
+
+    settings.RATELIMIT_CACHE_PREFIX = f"rl-test-{_uuid.uuid4().hex}:"
+    settings.RATELIMIT_EMBED = "2/d"
+    register(merchant_account, provider="google")
+    body = {"origin_domain": "shop.example.com"}
+    embed = api_client(scopes=["embed"], embed={"amount": 100, "currency": "USD"})
+    server = api_client(scopes=["digital-wallets.write"])
+
+    answers = [embed.post("/digital-wallets/google/session", body, format="json").status_code for _ in range(3)]
+
+    assert answers == [200, 200, 429]
+    assert [server.post("/digital-wallets/google/session", body, format="json").status_code for _ in range(3)] == [
+        200
+    ] * 3
