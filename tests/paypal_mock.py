@@ -1,8 +1,8 @@
 """A mock of PayPal's REST API for the `paypal-paypal` connector: Prism, as real processes in validating mode, serving
-the project's contracts of PayPal's Orders v2, Payments v2, Notifications v1 and Customer Disputes v1 documents
-(contracts/paypal/), so every request the official library (`paypal-server-sdk`) sends is checked against PayPal's
-schemas; a request the real PayPal would refuse shows up as a violation (Prism's `sl-violations` header, kept with
-each exchange). A multipart request (Disputes v1's answers) is kept as its parts (`_body`).
+the project's contracts of PayPal's Orders v2, Payments v2, Notifications v1, Customer Disputes v1 and Transaction
+Search documents (contracts/paypal/), so every request the official library (`paypal-server-sdk`) sends is checked
+against PayPal's schemas; a request the real PayPal would refuse shows up as a violation (Prism's `sl-violations`
+header, kept with each exchange). A multipart request (Disputes v1's answers) is kept as its parts (`_body`).
 
 The library calls one host for both documents, so a small front of the suite's own takes every call and hands it to
 the Prism of the document that holds its path. Two things are the suite's own, not Prism's:
@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 import zlib
@@ -57,6 +58,7 @@ DOCUMENTS = {
     "/v2/payments/": contracts.PAYPAL_PAYMENTS,
     "/v1/notifications/": contracts.PAYPAL_WEBHOOKS,
     "/v1/customer/disputes/": contracts.PAYPAL_DISPUTES,
+    "/v1/reporting/": contracts.PAYPAL_TRANSACTIONS,
 }
 
 # The ids of the answers below (PayPal's are 17 upper-case letters and digits).
@@ -64,6 +66,11 @@ ORDER_ID = "5O190127TN364715T"
 AUTHORIZATION_ID = "0VF52814937998046"
 CAPTURE_ID = "2GG279541U471931P"
 REFUND_ID = "1JU08902781691411"
+# A payment of another's in the account's Transaction Search (no payment here names it).
+FOREIGN_ID = "9XY12345AB6789012"
+# What PayPal's Transaction Search says of the capture and the refund: its fee taken on the first, partly given back.
+SEARCH_FEE = "-0.59"
+REFUND_FEE = "0.07"
 PAYER_EMAIL = "buyer@example.com"
 APPROVE_LINK = f"https://www.sandbox.paypal.com/checkoutnow?token={ORDER_ID}"
 REFUSED_CLIENT = "refusedclient"
@@ -99,6 +106,40 @@ _ORDER_LINKS = [
     {"href": APPROVE_LINK, "rel": "payer-action", "method": "GET"},
     {"href": f"https://api-m.sandbox.paypal.com/v2/checkout/orders/{ORDER_ID}", "rel": "self", "method": "GET"},
 ]
+
+
+def _search_line(code: str, own: str, value: str, fee: str, **more: str) -> dict[str, Any]:
+    info = {
+        "transaction_id": own,
+        "transaction_event_code": code,
+        "transaction_initiation_date": "2026-01-05T10:00:00Z",
+        "transaction_amount": _money(value),
+        "fee_amount": _money(fee),
+        "transaction_status": "S",
+        **more,
+    }
+    return {"transaction_info": info}
+
+
+_CAPTURED_LINE = _search_line("T0006", CAPTURE_ID, "10.00", SEARCH_FEE)
+_REFUND_LINE = _search_line("T1107", REFUND_ID, "-2.50", REFUND_FEE, paypal_reference_id=CAPTURE_ID)
+_FOREIGN_LINE = _search_line("T0006", FOREIGN_ID, "4.00", "-0.42")
+
+
+def _search_page(lines: list[dict[str, Any]], *, page: int = 1, pages: int = 1, refreshed: str = "") -> dict[str, Any]:
+    """A page of Transaction Search's answer; PayPal's records complete to `refreshed` (by default far ahead, so a
+    window is never cut short by it)."""
+    answer: dict[str, Any] = {
+        "account_number": "QYR5Z8XDVJNXQ",
+        "start_date": "2026-01-01T00:00:00Z",
+        "end_date": "2026-01-31T00:00:00Z",
+        "last_refreshed_datetime": refreshed or "2099-12-31T23:59:59Z",
+        "page": page,
+        "total_items": len(lines),
+        "total_pages": pages,
+    }
+    return {**answer, "transaction_details": lines} if lines else answer
+
 
 # Named answers by (path, method), for each of its 2xx statuses. Static: Prism does not echo the request, so an
 # amount here is its own.
@@ -137,6 +178,13 @@ ANSWERS: dict[tuple[str, str], dict[str, Any]] = {
     (VERIFY_PATH, "post"): {"verified": {"verification_status": "SUCCESS"}},
     ("/v2/payments/captures/{capture_id}/refund", "post"): {
         "completed": {"id": REFUND_ID, "status": "COMPLETED", "amount": _money("2.50")},
+    },
+    ("/v1/reporting/transactions", "get"): {
+        "settled": _search_page([_CAPTURED_LINE, _REFUND_LINE, _FOREIGN_LINE]),
+        "first": _search_page([_CAPTURED_LINE], pages=2),
+        "second": _search_page([_REFUND_LINE], page=2, pages=2),
+        "none": _search_page([]),
+        "lagging": _search_page([_CAPTURED_LINE], refreshed="2000-01-01T00:00:00Z"),
     },
 }
 
@@ -243,6 +291,7 @@ class Exchange:
     violations: str | None
     headers: dict[str, str]
     body: Any
+    query: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -333,7 +382,8 @@ class _Front(BaseHTTPRequestHandler):
         prism = next((url for prefix, url in self.mock.prisms.items() if path.startswith(prefix)), None)
         data = self.rfile.read(int(self.headers.get("Content-Length") or 0)) if method != "GET" else None
         headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
-        prefer = self.mock.prefer(path)
+        # A pattern may name the query too (`/v1/reporting/transactions?*page=2*`), for an answer per page.
+        prefer = self.mock.prefer(self.path) or self.mock.prefer(path)
         if prefer:  # Prism's own (letters and '=' only, as the contract's pattern for PayPal's `Prefer` wants)
             headers["Prefer"] = prefer
         if prism is None:
@@ -346,11 +396,12 @@ class _Front(BaseHTTPRequestHandler):
         except urllib.error.HTTPError as error:
             status, body, answer_headers = error.code, error.read(), dict(error.headers)
         sent = _body(data, self.headers.get("Content-Type", ""))
+        query = dict(urllib.parse.parse_qsl(self.path.partition("?")[2]))
         self.mock.exchanges.append(
-            Exchange(method, path, status, answer_headers.get("sl-violations"), dict(self.headers), sent)
+            Exchange(method, path, status, answer_headers.get("sl-violations"), dict(self.headers), sent, query)
         )
         kept = {k: v for k, v in answer_headers.items() if k.lower() in ("content-type", "sl-violations")}
-        error = self.mock.error(path)
+        error = self.mock.error(self.path) or self.mock.error(path)
         if error is not None and status < 300:  # the request was valid: the error the test asked for
             status, body = error, json.dumps(ERRORS[str(error)]).encode()
             self.mock.exchanges[-1].status = error

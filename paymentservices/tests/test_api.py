@@ -7,7 +7,9 @@ import uuid
 import pytest
 
 from payments.tests.assertions import assert_error
+from paymentservices import definitions
 from paymentservices.models import PaymentService
+from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.services import payment_service_credentials
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -84,7 +86,9 @@ def test_settlement_reporting_is_taken_where_the_processors_reports_are_fetched(
     assert created.json()["settlement_reporting_enabled"] is True
 
 
-def test_settlement_reporting_is_refused_by_name_where_reports_are_not_fetched(writer, merchant_account):
+def test_settlement_reporting_is_refused_by_name_where_reports_are_not_fetched(writer, merchant_account, monkeypatch):
+    # Every processor of the registry reads its settlements: PayPal stands for one whose reports are not fetched.
+    monkeypatch.setattr(definitions, "_SETTLEMENT_REPORTS", definitions._SETTLEMENT_REPORTS - {PAYPAL.id})
     paypal = PaymentServiceFactory(paypal=True, accepted_countries=["US"], accepted_currencies=["USD"])
     payload = {
         "display_name": "PayPal",

@@ -37,7 +37,7 @@ def test_enqueue_hands_the_scheduled_job_to_the_worker(db):
 
 def test_the_schedule_names_the_ingestion():
     assert settings.SCHEDULED_JOBS["ingest-settlements"]["call"] == "settlements.sources.settlements_ingest"
-    assert settlement_sources() == ["mock-card", "stripe-card", "adyen-card"]
+    assert settlement_sources() == ["mock-card", "stripe-card", "adyen-card", "paypal-paypal"]
 
 
 def test_an_unknown_source_is_refused_by_name():

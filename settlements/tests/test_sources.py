@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 import settlements.sources as sources
 from paymentservices import processors
-from paymentservices.processors import PROCESSORS, stripe
+from paymentservices.processors import PROCESSORS, paypal, stripe
 from paymentservices.processors.seam import Processor
 from paymentservices.processors.settling import Ledger, LineKind, PulledFile, SettledLine, Settlements
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -76,9 +76,10 @@ def test_the_sources_follow_the_registry(monkeypatch):
 
     monkeypatch.setattr(processors, "PROCESSORS", (*PROCESSORS, Elsewhere()))
 
-    assert sources.settlement_sources() == ["mock-card", "stripe-card", "adyen-card", "elsewhere-card"]
+    assert sources.settlement_sources() == ["mock-card", "stripe-card", "adyen-card", "paypal-paypal", "elsewhere-card"]
     assert "elsewhere-card" in sources.settlement_definition_ids()
-    assert "paypal-paypal" not in sources.settlement_sources()  # it declares no settlement records
+    monkeypatch.setattr(type(paypal.PROCESSOR), "settlements", None)
+    assert "paypal-paypal" not in sources.settlement_sources()  # once it declares no settlement records
 
 
 @pytest.mark.django_db(transaction=True)

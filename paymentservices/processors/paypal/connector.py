@@ -356,6 +356,13 @@ class PayPalConnector:
             return False
         return bool(field_of(answer, "verification_status") == "SUCCESS")
 
+    # --- Transaction Search -----------------------------------------------------------------------------------
+
+    def transactions(self, query: Mapping[str, Any]) -> dict[str, Any]:
+        """One page of PayPal's Transaction Search (`GET /v1/reporting/transactions`, settlements.py) through the
+        library's controller: PayPal's answer, `PayPalRefused` or `NoAnswer` as for every call here."""
+        return self._call(self._client.transaction_search.search_transactions, dict(query))
+
     # --- calls the library has no controller for -----------------------------------------------------------------
 
     def send(self, call: Callable[[Any], Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from paymentservices.processors.paypal import notifications
 from paymentservices.processors.paypal.connector import PayPalConnector
 from paymentservices.processors.paypal.disputes import PayPalDisputes
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
+from paymentservices.processors.paypal.settlements import PayPalSettlements
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
 
@@ -36,6 +37,8 @@ class PayPalProcessor(Processor):
     notification_secret_field = "webhook_id"  # noqa: S105 - a field name, not a secret
     # Its disputes are answered through its Customer Disputes API v1 (disputes.py).
     disputes = PayPalDisputes()
+    # What it paid out and took in fees is read from its Transaction Search (settlements.py).
+    settlements = PayPalSettlements()
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PayPalConnector:
         return PayPalConnector(
