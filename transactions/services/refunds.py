@@ -15,6 +15,7 @@ from payments.connectors import (
     Outcome,
     OutcomeUnknown,
 )
+from payments.connectors.base import RepeatsWrites
 from payments.errors import Conflict, DomainError
 from transactions.disputes import transaction_held, transaction_open_disputes, transaction_taken_back
 from transactions.models import (
@@ -237,14 +238,31 @@ def refunds_sync(*, txn: Transaction, actor: Actor) -> None:
     """Ask the processor what became of each card refund of `txn` still `processing` (its request died, or the
     processor did not answer it) and record its answer, as the request would have. Only the processor's word settles
     one: a refund it has no record of stays `processing`, counted as refunded (the safe side), for the operator; some
-    processors cannot be asked by our reference at all. Raises `OutcomeUnknown` when the processor cannot be asked."""
+    processors cannot be asked by our reference at all, and one that answers a write sent again with our reference
+    with what it did the first time (PayPal) is sent it again. Raises `OutcomeUnknown` when the processor cannot be
+    asked."""
     pending = Refund.objects.filter(
         transaction=txn, target_type=RefundTargetType.PAYMENT_METHOD, status=RefundStatus.PROCESSING
     ).order_by("created_at", "id")
     for refund in pending:
-        found = connector_of(txn).lookup(reference=str(refund.pk))
+        found = connector_of(txn).lookup(reference=str(refund.pk)) or _refund_again(refund)
         if found is not None:
             _finish_refund(refund, result=found, actor=actor)
+
+
+def _refund_again(refund: Refund) -> ConnectorResult | None:
+    """A refund whose answer was lost, sent again under its own reference to a processor that answers a repeat with
+    the refund it made the first time, never a second one: its answer, or None when it gave none again."""
+    connector = connector_of(refund.transaction)
+    if not (isinstance(connector, RepeatsWrites) and connector.repeats_writes):
+        return None
+    result = connector.refund(
+        processor_reference=refund.transaction.payment_service_transaction_id or "",
+        amount=refund.amount,
+        currency=refund.currency,
+        reference=str(refund.pk),
+    )
+    return None if result.outcome is Outcome.FAILED else result
 
 
 @transaction.atomic

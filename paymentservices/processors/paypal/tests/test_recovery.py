@@ -1,6 +1,6 @@
-"""A PayPal capture whose answer was lost (its process died, or PayPal gave none) is recovered like the other
-processors': PayPal cannot be looked up by our reference, but answers a capture sent again with its PayPal-Request-Id
-with what it did the first time, so recovery sends it again and records that answer."""
+"""A PayPal capture or refund whose answer was lost (its process died, or PayPal gave none) is recovered like the other
+processors': PayPal cannot be looked up by our reference, but answers a capture or refund sent again with its
+PayPal-Request-Id with what it did the first time, so recovery sends it again and records that answer."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 
 from paymentservices.models import PaymentService
 from paymentservices.processors.paypal.tests.test_notifications import _at, paypal_service
-from tests.paypal_mock import AUTHORIZATION_ID, CAPTURE_ID
-from transactions.models import Capture
+from tests.paypal_mock import AUTHORIZATION_ID, CAPTURE_ID, REFUND_ID
+from transactions.models import Capture, Refund
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM, capture_reference
-from transactions.tests.factories import CaptureFactory
+from transactions.tests.factories import CaptureFactory, RefundFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -63,3 +63,58 @@ def test_no_answer_again_leaves_the_capture_pending_for_the_next_run(paypal, pay
 
     assert synced.status == "capture_pending"
     assert Capture.objects.get(pk=capture.pk).status == "pending"
+
+
+def _refund_processing(paypal) -> Refund:
+    """A refund of 2.50 whose request died after it was recorded: PayPal may have made it."""
+    txn = _at(
+        paypal,
+        status="capture_succeeded",
+        payment_service_transaction_id=CAPTURE_ID,
+        captured_amount=1000,
+        refunded_amount=250,
+    )
+    return RefundFactory(transaction=txn, amount=250, status="processing")
+
+
+def _sweep(refund: Refund) -> None:
+    """What the pending sweep does with the refund's transaction once its request is given up on."""
+    transaction_sync(txn=refund.transaction, actor=SYSTEM, abandoned=True)
+
+
+def _refund_calls(paypal_api):
+    return paypal_api.calls("POST", f"/v2/payments/captures/{CAPTURE_ID}/refund")
+
+
+def test_a_refund_whose_answer_was_lost_is_sent_again_with_its_reference_and_recorded(paypal, paypal_api):
+    paypal_api.answer("/v2/payments/captures/*/refund", code=500)
+    refund = _refund_processing(paypal)
+
+    _sweep(refund)  # PayPal gives no answer again: the refund stays, counted as refunded
+
+    refund.refresh_from_db()
+    assert (refund.status, refund.transaction.refunded_amount) == ("processing", 250)
+    paypal_api.reset()
+    paypal_api.answer("/v2/payments/captures/*/refund", example="completed")
+
+    _sweep(refund)
+    _sweep(refund)  # settled: not sent a third time
+
+    refund.refresh_from_db()
+    assert (refund.status, refund.payment_service_refund_id, refund.transaction.refunded_amount) == (
+        "succeeded",
+        REFUND_ID,
+        250,
+    )
+    [sent] = _refund_calls(paypal_api)
+    assert sent.headers["PayPal-Request-Id"] == str(refund.pk)  # PayPal answers it with the refund it made, once
+
+
+def test_a_refund_paypal_refuses_when_sent_again_gives_its_amount_back(paypal, paypal_api):
+    paypal_api.answer("/v2/payments/captures/*/refund", code=422)
+    refund = _refund_processing(paypal)
+
+    _sweep(refund)
+
+    refund.refresh_from_db()
+    assert (refund.status, refund.transaction.refunded_amount) == ("declined", 0)
