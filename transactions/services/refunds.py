@@ -256,12 +256,15 @@ def _refund_again(refund: Refund) -> ConnectorResult | None:
     connector = connector_of(refund.transaction)
     if not (isinstance(connector, RepeatsWrites) and connector.repeats_writes):
         return None
-    result = connector.refund(
-        processor_reference=refund.transaction.payment_service_transaction_id or "",
-        amount=refund.amount,
-        currency=refund.currency,
-        reference=str(refund.pk),
-    )
+    try:
+        result = connector.refund(
+            processor_reference=refund.transaction.payment_service_transaction_id or "",
+            amount=refund.amount,
+            currency=refund.currency,
+            reference=str(refund.pk),
+        )
+    except OutcomeUnknown:
+        return None
     return None if result.outcome is Outcome.FAILED else result
 
 

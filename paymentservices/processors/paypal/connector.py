@@ -314,16 +314,32 @@ class PayPalConnector:
             "paypal_request_id": reference,
             "body": {"amount": money(amount, currency), "custom_id": reference},
         }
-        return self._payment(self._client.payments.refund_captured_payment, options, keep=None)
+        try:
+            return self._payment(
+                self._client.payments.refund_captured_payment, options, keep=None, unknown_when_sent=True
+            )
+        except NoAnswer as exc:
+            # Sent twice and unanswered twice: PayPal may have refunded. Failing it would free its amount for a second
+            # refund under another reference; it stays pending, and recovery sends it again under this one.
+            raise OutcomeUnknown(f"PayPal gave no answer to refund {reference} ({exc.code}).") from None
 
     def _payment(
-        self, call: Callable[[dict[str, Any]], Any], options: dict[str, Any], *, keep: str | None, status: str = ""
+        self,
+        call: Callable[[dict[str, Any]], Any],
+        options: dict[str, Any],
+        *,
+        keep: str | None,
+        status: str = "",
+        unknown_when_sent: bool = False,
     ) -> ConnectorResult:
         """A write on the payment; its result names the authorization (`keep`) or what the write made (a capture,
-        a refund). A void answers 204 with no body: its `status` is given."""
+        a refund). A void answers 204 with no body: its `status` is given. `unknown_when_sent`: a call that may have
+        reached PayPal and got no answer raises its `NoAnswer` rather than answer FAILED."""
         try:
             answer = self._write(call, options)
         except NoAnswer as exc:
+            if unknown_when_sent and exc.sent:
+                raise
             return _no_answer(exc)
         except PayPalRefused as exc:
             return _refused(exc)

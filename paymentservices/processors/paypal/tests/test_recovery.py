@@ -118,3 +118,23 @@ def test_a_refund_paypal_refuses_when_sent_again_gives_its_amount_back(paypal, p
 
     refund.refresh_from_db()
     assert (refund.status, refund.transaction.refunded_amount) == ("declined", 0)
+
+
+def test_a_refund_paypal_does_not_answer_stays_processing_and_is_recovered_once(paypal, paypal_api, api_client):
+    """PayPal may have refunded: the refund is not failed (its amount would be free for a second refund under another
+    reference) but answered processing, and the sweep's repeat under its own reference records PayPal's refund."""
+    txn = _at(paypal, status="capture_succeeded", payment_service_transaction_id=CAPTURE_ID, captured_amount=1000)
+    paypal_api.answer("/v2/payments/captures/*/refund", code=500)
+    client = api_client(scopes=["transactions.read", "transactions.write"])
+
+    response = client.post(f"/transactions/{txn.pk}/refunds", {"amount": 300}, format="json")
+
+    assert (response.status_code, response.json()["status"]) == (201, "processing")
+    refund = Refund.objects.get(pk=response.json()["id"])
+    assert refund.transaction.refunded_amount == 300
+    paypal_api.reset()
+    paypal_api.answer("/v2/payments/captures/*/refund", example="completed")
+    _sweep(refund)
+    refund.refresh_from_db()
+    assert refund.status == "succeeded"
+    assert [call.headers["PayPal-Request-Id"] for call in _refund_calls(paypal_api)] == [str(refund.pk)]
