@@ -16,13 +16,14 @@ from paymentmethods.services import payment_method_delete
 from payments.staff.cards import card_facts_words
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from payments.staff.pivots import PivotsMixin
 
 logger = logging.getLogger("paymentmethods.admin")
 DELETE_PERMISSION = "paymentmethods.delete_paymentmethod"
 
 
 @admin.register(PaymentMethod)
-class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class PaymentMethodAdmin(PivotsMixin, ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ("id", "card_masked", "expiration_date", "buyer", "merchant_account", "usage_count", "created_at")
     list_filter = ("merchant_account",)
     list_select_related = ("card", "buyer", "merchant_account")
@@ -47,6 +48,7 @@ class PaymentMethodAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
         "has_replacement",
         "created_at",
         "updated_at",
+        "related",
     )
     readonly_fields = fields
     ordering = ("-created_at", "-id")

@@ -94,3 +94,62 @@ class InboundNotification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event_type} {self.event_id}"
+
+
+class PaymentServiceToken(TimestampedModel):
+    """A stored card kept at one payment service's processor (`Processor.tokens`): later payments of the card to that
+    service send the processor's token instead of the number (docs/stored-cards-at-processors.md).
+
+    `failed` with `reason`: the processor would not keep the card. `revoked_at`: the processor said the token no longer
+    works (its notification, or a refusal naming it); the row stays, with why, and payments send the card again. At
+    most one token of a method per service works at a time (a constraint decides between concurrent creates)."""
+
+    class Status(models.TextChoices):
+        # Upstream's `PaymentMethodStatus`: a token is kept or refused at once, so only these two are reached.
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
+    payment_method = models.ForeignKey(
+        "paymentmethods.PaymentMethod", on_delete=models.CASCADE, related_name="service_tokens"
+    )
+    payment_service = models.ForeignKey(
+        PaymentService, on_delete=models.CASCADE, related_name="tokens", verbose_name="payment service"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices)
+    # The processor's id of the card, and of the customer it keeps it under (Stripe's); None when it refused.
+    token = models.CharField(max_length=255, null=True, blank=True)
+    customer = models.CharField(max_length=255, null=True, blank=True)
+    # Why the processor refused the card, or revoked the token (its own words).
+    reason = models.CharField(max_length=500, null=True, blank=True)
+    revoked_at = models.DateTimeField("revoked", null=True, blank=True)
+
+    class Meta:
+        verbose_name = "payment service token"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["payment_method", "payment_service"],
+                condition=models.Q(status="succeeded", revoked_at__isnull=True),
+                name="payment_service_token_one_working",
+            )
+        ]
+        indexes = [models.Index(fields=["payment_method", "-created_at"], name="payment_service_token_method")]
+
+    def __str__(self) -> str:
+        return f"{self.payment_service} · {self.state}"
+
+    @property
+    def label(self) -> str:
+        """What the audit log names it by: the service whose processor holds it."""
+        return f"{self.payment_service.display_name} token"
+
+    @property
+    def usable(self) -> bool:
+        return self.status == self.Status.SUCCEEDED and self.revoked_at is None
+
+    @property
+    def state(self) -> str:
+        """What the desk says of it: kept, refused or revoked."""
+        if self.revoked_at is not None:
+            return "revoked"
+        return "kept" if self.status == self.Status.SUCCEEDED else "refused"

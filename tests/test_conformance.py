@@ -19,6 +19,7 @@ from tests.conformance import (
     network_token_scenarios,
     payment_link_scenarios,
     payment_service_scenarios,
+    payment_service_token_scenarios,
     payout_scenarios,
     report_scenarios,
     resource_scenarios,
@@ -62,6 +63,7 @@ SCENARIOS = (
     + key_scenarios.SCENARIOS
     + payment_link_scenarios.SCENARIOS
     + digital_wallet_scenarios.SCENARIOS
+    + payment_service_token_scenarios.SCENARIOS
 )
 
 # Scenarios showing a refusal; every other scenario shows a success and must answer 2xx.

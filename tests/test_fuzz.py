@@ -107,6 +107,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
         # Another key of the account's: the fuzzer's updates and deletes must not touch the key that signs its token.
         "api_key_pair_id": [str(other_key.pk)],
         "network_token_id": [str(uuid.uuid4())],  # none is held (no token service): each is refused or not found
+        "payment_service_token_id": [str(uuid.uuid4())],  # the fuzzer makes its own; another id is not found
     }
 
 

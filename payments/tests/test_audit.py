@@ -283,6 +283,7 @@ def test_each_resource_app_registers_the_resources_it_audits_from_its_ready():
         "paymentlinks.paymentlink": "payment-link",
         "paymentmethods.paymentmethod": "payment-method",
         "paymentservices.paymentservice": "payment-service",
+        "paymentservices.paymentservicetoken": "payment-service-token",
         "payouts.payout": "payout",
         "reports.report": "report",
         "transactions.refund": "refund",

@@ -8,7 +8,8 @@ its notifications (`parse_notification`, refusing with a pointer of its own) and
 its own authentication (`buyer_page`), and may declare its settlement records (`settlements`, a
 `paymentservices.processors.settling.Settlements`), may pay out to cards (`payouts`, a
 `paymentservices.processors.paying_out.CardPayouts`), and may answer its disputes (`disputes`, a `DisputeAnswers`:
-accept one, or defend it with evidence). The services and the API ask only this seam; the payment service
+accept one, or defend it with evidence), and may keep stored cards for later payments (`tokens`, a `StoredTokens`).
+The services and the API ask only this seam; the payment service
 definitions (`paymentservices.definitions`) are derived from the registry.
 """
 
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from payments.connectors.base import ConnectorResult, PaymentConnector
+from payments.connectors.base import CardDetails, ConnectorResult, PaymentConnector
 from paymentservices.processors.fields import IDENTIFIER, FieldRule
 
 if TYPE_CHECKING:
@@ -227,6 +228,38 @@ class DisputeAnswers:
         raise NotImplementedError
 
 
+@dataclass(frozen=True)
+class KeptCard:
+    """The processor's token of a stored card: its id of the card (what payments send instead of the number) and the
+    customer it keeps it under, when it keeps cards under customers (Stripe's)."""
+
+    token: str
+    customer: str | None = None
+
+
+class TokenRefused(Exception):
+    """The processor would not keep the card (the issuer refused its check, or the card is not one it takes). The
+    message is the processor's own, safe to show."""
+
+
+class TokenUnreached(Exception):
+    """The processor could not be asked (unreachable, no answer in time, our key refused): nothing is known to be
+    kept. The message is safe to show."""
+
+
+class StoredTokens:
+    """How a processor keeps a stored card for later payments (`Processor.tokens`). `keep` is given the service's
+    credentials, the card (clear, for this call only) and our reference of the stored method; it answers the
+    processor's token, raises `TokenRefused` when the processor will not keep the card, or `TokenUnreached`. `forget`
+    asks the processor to drop a token (best effort: a token we no longer send is harmless)."""
+
+    def keep(self, *, credentials: Mapping[str, str], card: CardDetails, reference: str) -> KeptCard:
+        raise NotImplementedError
+
+    def forget(self, *, credentials: Mapping[str, str], kept: KeptCard) -> None:
+        raise NotImplementedError
+
+
 class Processor(ABC):
     """A processor this server pays through: its definition and what it does (see the module docstring). One instance
     per processor is registered; it holds no credentials (each call is given a service's)."""
@@ -266,6 +299,9 @@ class Processor(ABC):
     # How its disputes are answered (accepted, defended with evidence); None when they are answered only at the
     # processor (its dashboard).
     disputes: ClassVar[DisputeAnswers | None] = None
+    # How it keeps stored cards for later payments (its tokens); None when every payment sends the card. Its features
+    # say `payment_method_tokenization` exactly when it has one (the registry test holds the two equal).
+    tokens: ClassVar[StoredTokens | None] = None
 
     @abstractmethod
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

@@ -26,7 +26,7 @@ from payments.accounts.models import ApiKey, MerchantAccount
 from payments.rest.models import IdempotencyRecord
 from payments.rest.parsers import json_depth
 from payments.tests.assertions import assert_error
-from paymentservices.models import PaymentService
+from paymentservices.models import PaymentService, PaymentServiceToken
 from reports.models import Report
 from reports.tests.factories import ReportExecutionFactory
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
@@ -84,6 +84,7 @@ BODY_OPERATIONS = [
     ("post", "/payment-services/{payment_service_id}/sessions", {}),
     ("post", "/payment-service-definitions/{payment_service_definition_id}/sessions", {}),
     ("post", "/payment-methods/{payment_method_id}/network-tokens", {}),
+    ("post", "/payment-methods/{payment_method_id}/payment-service-tokens", {}),
     ("post", "/payment-methods/{payment_method_id}/network-tokens/{network_token_id}/cryptogram", {}),
     ("post", "/account-updater/jobs", {}),
     ("post", "/reports", {}),
@@ -126,6 +127,7 @@ def objects(merchant_account, api_key, settings):
         "payment_service_id": PaymentService.objects.get(merchant_account=merchant_account).id,
         "payment_service_definition_id": "stripe-card",
         "network_token_id": uuid.uuid4(),
+        "payment_service_token_id": uuid.uuid4(),
         "api_key_pair_id": api_key.id,  # the key that signs `api_client`'s tokens
         "digital_wallet_id": DigitalWalletFactory(merchant_account=merchant_account).id,
         **_report_objects(merchant_account),
@@ -152,6 +154,7 @@ def _counts() -> tuple[int, ...]:
         ThreeDSConfiguration,
         ThreeDSScenario,
         PaymentService,
+        PaymentServiceToken,
         Report,
         ApiKey,
         DigitalWallet,

@@ -12,6 +12,7 @@ from paymentservices.processors.sandbox.connector import SandboxConnector
 from paymentservices.processors.sandbox.disputes import SandboxDisputes
 from paymentservices.processors.sandbox.payouts import SandboxPayouts
 from paymentservices.processors.sandbox.settlements import SandboxSettlements
+from paymentservices.processors.sandbox.tokens import SandboxTokens
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, Processor
 
 
@@ -21,6 +22,7 @@ class SandboxProcessor(Processor):
     settlements = SandboxSettlements()
     payouts = SandboxPayouts()
     disputes = SandboxDisputes()
+    tokens = SandboxTokens()
     display_name = "Mock card (sandbox)"
     # Upstream's simulator is set up with a merchant ID of the merchant's choosing that nothing reads.
     fields = (DefinitionField("merchant_id", "Merchant ID", required=True, secret=False),)
@@ -31,6 +33,7 @@ class SandboxProcessor(Processor):
         "multiple_captures": True,
         "incremental_authorization": True,
         "payouts": True,
+        "payment_method_tokenization": True,
     }
     sandbox = True
 

@@ -170,3 +170,12 @@ def test_a_processor_pays_out_exactly_when_its_features_say_so(processor):
     assert processor.features.get("payouts", False) is (processor.payouts is not None)
     if processor.payouts is not None:
         assert (_folder(processor) / "tests" / "test_payouts.py").is_file()
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_a_processor_keeps_cards_exactly_when_its_features_say_so(processor):
+    """The definition's `payment_method_tokenization` feature tells merchants which services keep stored cards: true
+    of the processors that declare tokens (`Processor.tokens`) and of no other, and each tests them."""
+    assert processor.features.get("payment_method_tokenization", False) is (processor.tokens is not None)
+    if processor.tokens is not None:
+        assert (_folder(processor) / "tests" / "test_tokens.py").is_file()
