@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, PaymentConnector
+from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, PaymentConnector, ProcessorToken
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
 from paymentservices.definitions import DEFINITIONS
@@ -185,10 +185,21 @@ NextAttempt = Callable[[PaymentService, ConnectorResult, PaymentService], bool]
 
 
 def authorize_routed(
-    *, route: Route, request: AuthorizationRequest, next_attempt: NextAttempt
+    *,
+    route: Route,
+    request: AuthorizationRequest,
+    next_attempt: NextAttempt,
+    tokens: Mapping[uuid.UUID, ProcessorToken] | None = None,
 ) -> tuple[PaymentService, ConnectorResult]:
-    """Authorize `request` along `route` (`ask_routed`)."""
-    return ask_routed(route=route, ask=lambda connector: connector.authorize(request), next_attempt=next_attempt)
+    """Authorize `request` along `route` (`ask_routed`); a service that keeps the stored card (`tokens`, by service
+    id) is sent its token instead of the card's number."""
+    kept = tokens or {}
+
+    def ask_for(service: PaymentService) -> Ask:
+        service_request = replace(request, processor_token=kept.get(service.pk))
+        return lambda connector: connector.authorize(service_request)
+
+    return _routed(route=route, ask_for=ask_for, next_attempt=next_attempt)
 
 
 def ask_routed(*, route: Route, ask: Ask, next_attempt: NextAttempt) -> tuple[PaymentService, ConnectorResult]:
@@ -199,14 +210,20 @@ def ask_routed(*, route: Route, ask: Ask, next_attempt: NextAttempt) -> tuple[Pa
     later one before it is asked, so a crash at any moment leaves the service to ask on record. A connector that
     raises (the outcome is unknown) ends the routing: the exception propagates and recovery asks that service.
     """
+    return _routed(route=route, ask_for=lambda _service: ask, next_attempt=next_attempt)
+
+
+def _routed(
+    *, route: Route, ask_for: Callable[[PaymentService], Ask], next_attempt: NextAttempt
+) -> tuple[PaymentService, ConnectorResult]:
     deadline = time.monotonic() + settings.PAYMENT_ROUTING_SECONDS
     service = route.first
-    result = _ask(service, ask, deadline)
+    result = _ask(service, ask_for(service), deadline)
     for following in route.services[1:]:
         if not try_next(result, service) or deadline - time.monotonic() < MIN_ATTEMPT_SECONDS:
             break
         if not next_attempt(service, result, following):
             break
         service = following
-        result = _ask(service, ask, deadline)
+        result = _ask(service, ask_for(service), deadline)
     return service, result

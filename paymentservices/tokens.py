@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 
 from paymentmethods.models import PaymentMethod
-from payments.connectors.base import CardDetails
+from payments.connectors.base import CardDetails, ProcessorToken
 from payments.errors import DomainError, DuplicateRecord, NotFound, ServiceUnavailable
 from payments.vault.services import vaulted_card_reveal
 from paymentservices.models import PaymentService, PaymentServiceToken
@@ -53,6 +53,19 @@ def payment_service_token_get(*, method: PaymentMethod, id: uuid.UUID | str) -> 
     if token is None:
         raise NotFound(_NOT_FOUND)
     return token
+
+
+def payment_service_tokens_usable(*, method: PaymentMethod | None) -> dict[uuid.UUID, ProcessorToken]:
+    """The working tokens of a stored method, by service id: what its payments send to those services instead of the
+    card's number (none for a card that is not a stored method's)."""
+    if method is None:
+        return {}
+    working = method.service_tokens.filter(status=PaymentServiceToken.Status.SUCCEEDED, revoked_at__isnull=True)
+    return {
+        token.payment_service_id: ProcessorToken(token=token.token, customer=token.customer)
+        for token in working
+        if token.token is not None
+    }
 
 
 def _keeper(service: PaymentService) -> StoredTokens:

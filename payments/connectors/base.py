@@ -155,6 +155,15 @@ class PaymentDetails:
     recipient: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class ProcessorToken:
+    """The processor's own token of the stored card a payment is of (a payment service token): sent instead of the
+    card's number, with the customer the processor keeps it under (Stripe's), when it keeps cards under customers."""
+
+    token: str
+    customer: str | None = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class AuthorizationRequest(PaymentDetails):
     """Everything a processor may use to authorize one card payment. Only `card` holds card data.
@@ -162,7 +171,8 @@ class AuthorizationRequest(PaymentDetails):
     `reference` is our id for the payment (stable across retries); `billing_postal_code` is the one Secure Fields
     took with the card, for address verification. `country`, `payment_source` and the two flags are what the
     request declared, or else what its checkout session did. `connection_options` holds only option sets some
-    processor the payment may go to declares it reads (`Processor.connection_options_keys`).
+    processor the payment may go to declares it reads (`Processor.connection_options_keys`). `processor_token`: the
+    asked processor's token of the stored card, when it keeps one (its connector then sends no card number).
     """
 
     card: CardDetails
@@ -176,6 +186,7 @@ class AuthorizationRequest(PaymentDetails):
     merchant_initiated: bool = False
     is_subsequent_payment: bool = False
     connection_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    processor_token: ProcessorToken | None = None
 
 
 def payment_details_of(details: PaymentDetails) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
 from paymentservices.routing import authorize_routed, connection_options_keys, route
+from paymentservices.tokens import payment_service_tokens_usable
 from transactions.details import payment_details_columns
 from transactions.disputes import DISPUTES
 from transactions.models import (
@@ -306,6 +307,7 @@ def transaction_create(
         next_attempt=lambda failed, answer, following: record_failover(
             txn, failed=failed, result=answer, following=following, actor=actor
         ),
+        tokens=payment_service_tokens_usable(method=card.payment_method if card else None),
     )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
     txn = record_authorization(

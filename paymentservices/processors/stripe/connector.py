@@ -1,9 +1,11 @@
 """The `stripe-card` connector: card payments through Stripe's PaymentMethods and PaymentIntents, with Stripe's
 official library.
 
-- authorize: a PaymentMethod from the card, then a PaymentIntent confirmed at once (`capture_method=manual` unless the
-  payment captures immediately). Our reference is the PaymentIntent's `metadata["reference"]`, and every write
-  carries an idempotency key made from our reference, so a retried call never makes a second PaymentIntent.
+- authorize: a PaymentMethod from the card (or the card's kept PaymentMethod and its Customer, when the stored card
+  has a token here: no card number is sent), then a PaymentIntent confirmed at once (`capture_method=manual` unless
+  the payment captures immediately; `off_session` when the merchant initiates it). Our reference is the
+  PaymentIntent's `metadata["reference"]`, and every write carries an idempotency key made from our reference, so a
+  retried call never makes a second PaymentIntent.
 - capture (full or partial), void (cancel) and refund (partial or full) act on the PaymentIntent.
 - lookup answers "what became of the operation sent with this reference" from what Stripe holds: the PaymentIntent
   (or refund) whose metadata carries the reference, read newest first.
@@ -277,6 +279,40 @@ class StripeConnector:
     # --- authorize -------------------------------------------------------------------------------------------
 
     def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
+        kept = request.processor_token
+        method_id = kept.token if kept is not None else None
+        if method_id is None:
+            made = self._payment_method(request)
+            if isinstance(made, ConnectorResult):
+                return made
+            method_id = made
+        params: dict[str, Any] = {
+            "amount": request.amount,
+            "currency": request.currency.lower(),
+            "payment_method": method_id,
+            "payment_method_types": ["card"],
+            "capture_method": "automatic" if request.capture else "manual",
+            "confirm": True,
+            "metadata": {REFERENCE_KEY: request.reference},
+            # The charge's network details (the scheme's id of the payment, the address check) come with it.
+            "expand": ["latest_charge"],
+        }
+        if kept is not None and kept.customer:
+            params["customer"] = kept.customer  # a kept card is charged as its Customer's
+        if request.merchant_initiated:
+            params["off_session"] = True
+        try:
+            intent = self._api().v1.payment_intents.create(
+                params=cast(Any, params), options={"idempotency_key": f"{request.reference}:authorize"}
+            )
+        except stripe.StripeError as exc:
+            if _ambiguous(exc):
+                return self._reconcile(request.reference, exc)
+            return _no_answer(exc) if _unanswered(exc) else _declined(exc)
+        return _decided(intent)
+
+    def _payment_method(self, request: AuthorizationRequest) -> str | ConnectorResult:
+        """A PaymentMethod made from the card, by its id; a refusal or no answer as the payment's result."""
         card: dict[str, Any] = {
             "number": request.card.number,
             "exp_month": request.card.expiration_month,
@@ -292,28 +328,7 @@ class StripeConnector:
         except stripe.StripeError as exc:
             # No money moves when a PaymentMethod is made: whatever happened, nothing is left to reconcile.
             return _no_answer(exc) if _unanswered(exc) else _declined(exc)
-        params: dict[str, Any] = {
-            "amount": request.amount,
-            "currency": request.currency.lower(),
-            "payment_method": method.id,
-            "payment_method_types": ["card"],
-            "capture_method": "automatic" if request.capture else "manual",
-            "confirm": True,
-            "metadata": {REFERENCE_KEY: request.reference},
-            # The charge's network details (the scheme's id of the payment, the address check) come with it.
-            "expand": ["latest_charge"],
-        }
-        if request.merchant_initiated:
-            params["off_session"] = True
-        try:
-            intent = self._api().v1.payment_intents.create(
-                params=cast(Any, params), options={"idempotency_key": f"{request.reference}:authorize"}
-            )
-        except stripe.StripeError as exc:
-            if _ambiguous(exc):
-                return self._reconcile(request.reference, exc)
-            return _no_answer(exc) if _unanswered(exc) else _declined(exc)
-        return _decided(intent)
+        return str(method.id)
 
     def _reconcile(self, reference: str, exc: stripe.StripeError) -> ConnectorResult:
         """After a call that may have reached Stripe: Stripe's own record decides, or the outcome stays unknown."""

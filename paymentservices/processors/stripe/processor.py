@@ -14,6 +14,7 @@ from paymentservices.processors.stripe import notifications
 from paymentservices.processors.stripe.connector import StripeConnector
 from paymentservices.processors.stripe.disputes import StripeDisputes
 from paymentservices.processors.stripe.settlements import StripeSettlements
+from paymentservices.processors.stripe.tokens import StripeTokens
 
 
 # The fields' shapes, as Stripe's "API keys" page and its webhook docs give the keys:
@@ -40,6 +41,7 @@ class StripeProcessor(Processor):
     slug = "stripe"
     settlements = StripeSettlements()
     disputes = StripeDisputes()
+    tokens = StripeTokens()
     display_name = "Stripe"
     fields = (
         DefinitionField("secret_key", "Secret key", required=True, secret=True, verifiable=True, rule=SECRET_KEY),
@@ -50,7 +52,11 @@ class StripeProcessor(Processor):
     )
     # One capture per authorization and no increments: Stripe's multicapture and incremental authorization are
     # features the test double (localstripe) does not have, so nothing here could show them working.
-    features: ClassVar[Mapping[str, bool]] = {**CARD_FEATURES, "webhooks": True}
+    features: ClassVar[Mapping[str, bool]] = {
+        **CARD_FEATURES,
+        "webhooks": True,
+        "payment_method_tokenization": True,
+    }
     notification_secret_field = "webhook_secret"  # noqa: S105 - a field name, not a secret
     buyer_page = "stripe/three_d_secure.html"
 
