@@ -73,11 +73,12 @@ def route(
     country: str | None = None,
     payment_service_id: uuid.UUID | str | None = None,
     method: str = "card",
+    prefer: frozenset[uuid.UUID] = frozenset(),
 ) -> Route:
     """The eligible services, in order. With `payment_service_id`: that one service, refused by name when it belongs
     to another account or is deleted (as one that does not exist), is inactive, or does not take the currency or
     country. Without: the account's active services by `position` that take the method, the currency (and the
-    country, when the payment has one)."""
+    country, when the payment has one), those in `prefer` (the services that keep the stored card) first."""
     if payment_service_id is not None:
         try:
             service = payment_service_get(merchant_account=merchant_account, id=payment_service_id)
@@ -92,9 +93,14 @@ def route(
         return Route((service,))
     candidates = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False, active=True)
     eligible = tuple(
-        service
-        for service in candidates.order_by("position", "created_at")
-        if _refusal(service, currency, country, method) is None
+        sorted(
+            (
+                service
+                for service in candidates.order_by("position", "created_at")
+                if _refusal(service, currency, country, method) is None
+            ),
+            key=lambda service: service.pk not in prefer,  # stable: the position orders each group
+        )
     )
     if not eligible:
         where = f" from {country}" if country else ""

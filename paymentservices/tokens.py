@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from paymentmethods.models import PaymentMethod
 from payments.connectors.base import CardDetails, ProcessorToken
@@ -172,3 +173,13 @@ def payment_service_token_delete(*, token: PaymentServiceToken) -> None:
     except CredentialsUnusable:
         return
     _forget(processor.tokens, credentials, KeptCard(token=token.token, customer=token.customer))
+
+
+def payment_service_token_revoke(*, method: PaymentMethod, service: PaymentService, reason: str | None) -> None:
+    """Mark the method's working token at `service` revoked (the processor no longer has it): its payments send the
+    card again from now on."""
+    revoked = method.service_tokens.filter(
+        payment_service=service, status=PaymentServiceToken.Status.SUCCEEDED, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now(), updated_at=timezone.now(), reason=(reason or "revoked by the processor")[:500])
+    if revoked:
+        logger.warning("Payment method %s: its token at service %s was revoked by the processor", method.pk, service.pk)

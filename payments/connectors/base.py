@@ -228,6 +228,9 @@ class ConnectorResult:
     payment_reference: str | None = None
     # How the buyer's account is shown (PayPal's payer email, masked), when the processor tells it.
     payer_label: str | None = None
+    # The processor refused the stored card's token it was sent (`AuthorizationRequest.processor_token`): it no longer
+    # has it, so the token is marked revoked and the card's next payment to it sends the card again.
+    token_revoked: bool = False
 
     @property
     def approved(self) -> bool:

@@ -170,3 +170,24 @@ def test_the_list_costs_the_same_whatever_its_size(api_client, method, merchant_
 
     with django_assert_num_queries(2):
         assert len(client.get(_url(method.id)).json()["items"]) == 3
+
+
+def test_routing_prefers_a_service_that_keeps_the_stored_card(api_client, merchant_account, method, sandbox):
+    """The account's own sandbox service stands first; the one that keeps the card (added after it) is asked first."""
+    client = api_client(scopes=[*WRITE, "transactions.write"])
+    _create(client, method.id, sandbox.id)
+    body = {"amount": 100, "currency": "USD", "payment_method": {"method": "id", "id": str(method.id)}}
+
+    answer = client.post("/transactions", body, format="json").json()
+
+    assert sandbox.position > 1
+    assert (answer["status"], answer["payment_service"]["id"]) == ("authorization_succeeded", str(sandbox.id))
+
+
+def test_routing_keeps_the_order_when_no_service_keeps_the_card(api_client, merchant_account, method, sandbox):
+    client = api_client(scopes=["transactions.write"])
+    body = {"amount": 100, "currency": "USD", "payment_method": {"method": "id", "id": str(method.id)}}
+
+    answer = client.post("/transactions", body, format="json").json()
+
+    assert answer["payment_service"]["id"] != str(sandbox.id)

@@ -31,7 +31,7 @@ from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
 from paymentservices.routing import authorize_routed, connection_options_keys, route
-from paymentservices.tokens import payment_service_tokens_usable
+from paymentservices.tokens import payment_service_token_revoke, payment_service_tokens_usable
 from transactions.details import payment_details_columns
 from transactions.disputes import DISPUTES
 from transactions.models import (
@@ -233,6 +233,8 @@ def transaction_create(
     shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     _check_store(request, card=card, buyer=buyer)
+    # The services that keep the stored card (their tokens are sent instead of it): routing tries them first.
+    tokens = payment_service_tokens_usable(method=card.payment_method if card else None)
     # Where the card part may go, in order (a 400 naming why when nowhere): decided before anything is written.
     routed = (
         route(
@@ -241,6 +243,7 @@ def transaction_create(
             # The payment's country, else the session's, else the card's issuing country (docs/card-details.md).
             country=request.country or (card.session_hints.get("country") or card.country if card else None),
             payment_service_id=request.payment_service_id,
+            prefer=frozenset(tokens),
         )
         if card is not None
         else None
@@ -307,8 +310,12 @@ def transaction_create(
         next_attempt=lambda failed, answer, following: record_failover(
             txn, failed=failed, result=answer, following=following, actor=actor
         ),
-        tokens=payment_service_tokens_usable(method=card.payment_method if card else None),
+        tokens=tokens,
     )
+    if result.token_revoked and card is not None and card.payment_method is not None:
+        payment_service_token_revoke(
+            method=card.payment_method, service=service, reason=result.raw_response_description
+        )
     keep = _card_to_keep(request, card=card, clear_card=clear_card)
     txn = record_authorization(
         txn,

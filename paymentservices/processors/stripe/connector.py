@@ -23,6 +23,7 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any, cast
 
 import requests
@@ -144,6 +145,11 @@ def _unanswered(exc: stripe.StripeError) -> bool:
     """Errors that are not Stripe (or the issuer) deciding the request."""
     kinds = (stripe.APIConnectionError, stripe.APIError, stripe.RateLimitError, stripe.AuthenticationError)
     return isinstance(exc, (*kinds, stripe.PermissionError))
+
+
+def _missing(exc: stripe.StripeError) -> bool:
+    """Stripe no longer has an object the request named (a kept PaymentMethod, or its Customer, deleted)."""
+    return isinstance(exc, stripe.InvalidRequestError) and (exc.http_status == 404 or exc.code == "resource_missing")
 
 
 def _declined(exc: stripe.StripeError, processor_reference: str | None = None) -> ConnectorResult:
@@ -308,6 +314,8 @@ class StripeConnector:
         except stripe.StripeError as exc:
             if _ambiguous(exc):
                 return self._reconcile(request.reference, exc)
+            if kept is not None and _missing(exc):
+                return replace(_declined(exc), token_revoked=True)
             return _no_answer(exc) if _unanswered(exc) else _declined(exc)
         return _decided(intent)
 

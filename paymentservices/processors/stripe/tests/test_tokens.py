@@ -132,3 +132,27 @@ def test_stripe_unreachable_records_nothing(api_client, merchant_account, servic
 
     assert response.status_code == 503, response.content
     assert not PaymentServiceToken.objects.exists()
+
+
+def test_a_token_stripe_no_longer_has_is_revoked_and_the_next_payment_sends_the_card(
+    api_client, merchant_account, service, at_stripe, sent
+):
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    client = api_client(scopes=["payment-methods.read", "payment-methods.write", "transactions.write"])
+    _keep(client, method, service)
+    kept = PaymentServiceToken.objects.get()
+    at_stripe.v1.customers.delete(kept.customer)  # Stripe no longer has the card's Customer
+
+    refused = _pay(client, method, service, merchant_initiated=True).json()
+
+    assert refused["status"] == "authorization_declined"
+    kept.refresh_from_db()
+    assert kept.revoked_at is not None
+    listed = client.get(f"/payment-methods/{method.pk}/payment-service-tokens").json()["items"]
+    assert [(item["status"], item["token"]) for item in listed] == [("failed", None)]
+    sent.clear()
+    _pay(client, method, service, merchant_initiated=True)
+    # The card, from the vault, again (localstripe then refuses a card sent without its security code: Stripe would
+    # charge it under the stored-credential agreement).
+    (card_fields,) = [fields for path, fields in sent if path == "/v1/payment_methods"]
+    assert card_fields["card[number]"] == [NUMBER]
