@@ -96,6 +96,13 @@ MODIFICATION = {"merchantAccount": MERCHANT_ACCOUNT, "paymentPspReference": PAYM
 # request, so an amount here is the answer's own.
 ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
     ("/payments", "200"): {
+        # A zero-value check that stored the card (`storePaymentMethod`): the stored payment method's id.
+        "card-stored": {
+            "pspReference": "SIMSTORED0000001",
+            "resultCode": "Authorised",
+            "merchantReference": "string",
+            "additionalData": {"tokenization.storedPaymentMethodId": "SIMSTOREDCARD0001"},
+        },
         # Adyen asks for the shopper's device fingerprint (3-D Secure 2, native) or sends the shopper to the issuer.
         "card-3d-secure-2-web": {
             "resultCode": "IdentifyShopper",

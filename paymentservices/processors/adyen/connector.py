@@ -37,7 +37,7 @@ from Adyen.services.checkout import AdyenCheckoutApi
 from Adyen.services.payouts import InstantPayoutsApi
 from django.conf import settings
 
-from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome
+from payments.connectors.base import AuthorizationRequest, CardDetails, ConnectorResult, Outcome
 from paymentservices.processors.adyen.codes import (
     APPROVED_RESULTS,
     CVC_RESULTS,
@@ -113,6 +113,23 @@ class _Client(AdyenClient):  # type: ignore[misc] # the library is untyped
         if not _adyen_url(endpoint):
             raise HostRefused("The URL is not one of Adyen's.")
         return endpoint
+
+
+# The currency of the zero-value check that stores a card: nothing is charged, so any currency Adyen takes will do.
+STORE_CHECK_CURRENCY = "EUR"
+
+
+def _card_method(card: CardDetails) -> dict[str, Any]:
+    """The card as Adyen's `scheme` payment method."""
+    method: dict[str, Any] = {
+        "type": "scheme",
+        "number": card.number,
+        "expiryMonth": f"{card.expiration_month:02d}",
+        "expiryYear": f"{card.expiration_year:04d}",
+    }
+    if card.security_code:
+        method["cvc"] = card.security_code
+    return method
 
 
 class AdyenConnector:
@@ -220,22 +237,21 @@ class AdyenConnector:
         return self._payment_result(answer, request.reference)
 
     def _payment_request(self, request: AuthorizationRequest) -> dict[str, Any]:
-        card = request.card
-        payment_method: dict[str, Any] = {
-            "type": "scheme",
-            "number": card.number,
-            "expiryMonth": f"{card.expiration_month:02d}",
-            "expiryYear": f"{card.expiration_year:04d}",
-        }
-        if card.security_code:
-            payment_method["cvc"] = card.security_code
+        kept = request.processor_token
         body: dict[str, Any] = {
             "amount": {"value": request.amount, "currency": request.currency},
             "merchantAccount": self._merchant_account,
             "reference": request.reference,
-            "paymentMethod": payment_method,
+            # The card's stored payment method at Adyen, for the shopper it is stored for: no card number is sent.
+            "paymentMethod": _card_method(request.card)
+            if kept is None
+            else {"type": "scheme", "storedPaymentMethodId": kept.token},
             "returnUrl": (settings.PUBLIC_BASE_URL or "http://localhost").rstrip("/") + DEFAULT_RETURN_PATH,
         }
+        if kept is not None:
+            body["shopperReference"] = kept.customer
+            body["shopperInteraction"] = "ContAuth"
+            body["recurringProcessingModel"] = "CardOnFile"
         if request.capture:
             body["captureDelayHours"] = 0
         else:
@@ -268,6 +284,23 @@ class AdyenConnector:
                 mpi["xid"] = three_d_secure.xid
             body["mpiData"] = mpi
         return body
+
+    def store_card(self, *, card: CardDetails, shopper_reference: str) -> dict[str, Any]:
+        """Adyen's answer to a zero-value check of the card that stores it (`storePaymentMethod`) for the shopper
+        `shopper_reference` names, for later card-on-file payments. Raises `NoAnswer`, or `AdyenAPIResponseError`
+        when Adyen refuses the request."""
+        body = {
+            "amount": {"value": 0, "currency": STORE_CHECK_CURRENCY},
+            "merchantAccount": self._merchant_account,
+            "reference": f"{shopper_reference}:store",
+            "paymentMethod": _card_method(card),
+            "shopperReference": shopper_reference,
+            "storePaymentMethod": True,
+            "shopperInteraction": "Ecommerce",
+            "recurringProcessingModel": "UnscheduledCardOnFile",
+            "returnUrl": (settings.PUBLIC_BASE_URL or "http://localhost").rstrip("/") + DEFAULT_RETURN_PATH,
+        }
+        return self._write(self._checkout.payments_api.payments, body, idempotency_key=f"{shopper_reference}:store")
 
     def _payment_result(self, answer: Mapping[str, Any], reference: str) -> ConnectorResult:
         code = str(field_of(answer, "resultCode") or "")

@@ -13,6 +13,7 @@ from paymentservices.processors.adyen.disputes import AdyenDisputes
 from paymentservices.processors.adyen.payouts import AdyenPayouts
 from paymentservices.processors.adyen.rules import API_KEY, HMAC_KEY, LIVE_URL_PREFIX, MERCHANT_ACCOUNT, REPORT_API_KEY
 from paymentservices.processors.adyen.settlements import AdyenSettlements
+from paymentservices.processors.adyen.tokens import AdyenTokens
 from paymentservices.processors.features import CARD_FEATURES
 from paymentservices.processors.seam import CredentialProblem, DefinitionField, ParsedNotification, Processor
 
@@ -24,6 +25,7 @@ class AdyenProcessor(Processor):
     # Instant card payouts through its Payout API (payouts.py).
     payouts = AdyenPayouts()
     disputes = AdyenDisputes()
+    tokens = AdyenTokens()
     display_name = "Adyen"
     fields = (
         DefinitionField("api_key", "API key", required=True, secret=True, verifiable=True, rule=API_KEY),
@@ -53,6 +55,7 @@ class AdyenProcessor(Processor):
         "multiple_captures": True,
         "incremental_authorization": True,
         "payouts": True,
+        "payment_method_tokenization": True,
     }
     notification_secret_field = "hmac_key"  # noqa: S105 - a field name, not a secret
 
