@@ -177,6 +177,16 @@ ANSWERS: dict[tuple[str, str], dict[str, dict[str, Any]]] = {
             "amount": {"value": 1500, "currency": "EUR"},
         },
     },
+    ("/payments", "422"): {
+        # The stored payment method a payment named is gone (Adyen's 803, "PaymentDetail is not found").
+        "stored-method-missing": {
+            "status": 422,
+            "errorCode": "803",
+            "errorType": "validation",
+            "message": "PaymentDetail is not found",
+            "pspReference": "SIMNOSTORED00001",
+        },
+    },
     ("/paymentMethods", "200"): {
         "basic": {
             "paymentMethods": [
@@ -241,17 +251,18 @@ def _payment_answers() -> dict[str, dict[str, Any]]:
 
 
 def added_answers() -> Iterator[tuple[str, str, str, str, dict[str, Any]]]:
-    """Every answer the mock adds: (path, method, status, name, body)."""
-    for (path, status), answers in ANSWERS.items():
-        for name, body in answers.items():
-            yield path, "post", status, name, body
-    for name, body in _payment_answers().items():
-        yield "/payments", "post", "200", name, body
+    """Every answer the mock adds: (path, method, status, name, body). The generic errors come first: an error status
+    asked for without naming an example answers the generic one."""
     for path, item in _contract()["paths"].items():
         for method, operation in item.items():
             for status, response in operation["responses"].items():
                 if status in ERRORS and "application/json" in response.get("content", {}):
                     yield path, method, status, "generic", ERRORS[status]
+    for (path, status), answers in ANSWERS.items():
+        for name, body in answers.items():
+            yield path, "post", status, name, body
+    for name, body in _payment_answers().items():
+        yield "/payments", "post", "200", name, body
 
 
 def mock_document() -> dict[str, Any]:

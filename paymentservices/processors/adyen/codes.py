@@ -56,6 +56,9 @@ VALIDATION_ERRORS: dict[str, str] = {
     "129": "invalid_expiry_date",  # Expiry date invalid
     "140": "invalid_expiry_date",  # Invalid expiry month / year
 }
+# Adyen's API error codes saying the stored payment method a payment named is gone (its "API error codes" page: 800
+# "Contract not found", 803 "PaymentDetail is not found"): the token is revoked, the card is sent next time.
+STORED_METHOD_MISSING = frozenset({"800", "803"})
 
 # Every `resultCode` of Checkout v72's PaymentResponse, by what it means for a card payment this server asked for.
 APPROVED_RESULTS = frozenset({"Authorised"})

@@ -45,6 +45,7 @@ from paymentservices.processors.adyen.codes import (
     DEFAULT_REFUSAL,
     REFUSAL_REASONS,
     SHOPPER_ACTION_RESULTS,
+    STORED_METHOD_MISSING,
     UNSUPPORTED_RESULTS,
     VALIDATION_ERRORS,
 )
@@ -233,7 +234,9 @@ class AdyenConnector:
                 self.release(request.reference)
             return no_answer_result(exc)
         except AdyenAPIResponseError as exc:
-            return refused_request(exc)
+            refused = refused_request(exc)
+            gone = request.processor_token is not None and refused.raw_response_code in STORED_METHOD_MISSING
+            return replace(refused, token_revoked=True) if gone else refused
         return self._payment_result(answer, request.reference)
 
     def _payment_request(self, request: AuthorizationRequest) -> dict[str, Any]:

@@ -89,3 +89,33 @@ def test_the_next_payment_sends_the_stored_payment_method_and_no_card_number(
         assert sent["additionalData"]["networkTxReference"] == "MCC123456789012"
     else:
         assert sent["recurringProcessingModel"] == "CardOnFile"
+
+
+def test_a_stored_payment_method_adyen_no_longer_has_is_revoked_and_the_next_payment_sends_the_card(
+    api_client, merchant_account, service, adyen_mock
+):
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    client = api_client(scopes=["payment-methods.read", "payment-methods.write", "transactions.write"])
+    adyen_mock.answer("/payments", example="card-stored")
+    _keep(client, method, service)
+    payment = {
+        "amount": 1299,
+        "currency": "EUR",
+        "payment_method": {"method": "id", "id": str(method.pk)},
+        "payment_service_id": str(service.pk),
+    }
+    adyen_mock.reset()
+    adyen_mock.answer("/payments", code=422, example="stored-method-missing")
+
+    refused = client.post("/transactions", payment, format="json").json()
+
+    assert refused["status"] == "authorization_declined"
+    kept = PaymentServiceToken.objects.get()
+    assert (kept.revoked_at is not None, kept.reason) == (True, "PaymentDetail is not found")
+    listed = client.get(f"/payment-methods/{method.pk}/payment-service-tokens").json()["items"]
+    assert [(item["status"], item["token"]) for item in listed] == [("failed", None)]
+    adyen_mock.reset()
+    adyen_mock.answer("/payments", example="result-Authorised")
+    assert client.post("/transactions", payment, format="json").json()["status"] == "authorization_succeeded"
+    (sent,) = _payments(adyen_mock)
+    assert sent["paymentMethod"]["number"] == NUMBER  # the card, from the vault, again
