@@ -21,6 +21,7 @@ from payments.connectors.base import CardDetails, ProcessorToken
 from payments.errors import DomainError, DuplicateRecord, NotFound, ServiceUnavailable
 from payments.vault.services import vaulted_card_reveal
 from paymentservices.models import PaymentService, PaymentServiceToken
+from paymentservices.notifications import Matched, ProcessorEvent
 from paymentservices.processors import processor_get
 from paymentservices.processors.seam import KeptCard, StoredTokens, TokenRefused, TokenUnreached
 from paymentservices.selectors import payment_service_get
@@ -173,6 +174,21 @@ def payment_service_token_delete(*, token: PaymentServiceToken) -> None:
     except CredentialsUnusable:
         return
     _forget(processor.tokens, credentials, KeptCard(token=token.token, customer=token.customer))
+
+
+def payment_service_token_revoke_notified(event: ProcessorEvent) -> Matched:
+    """A processor's notification that it no longer keeps a token (`revoked_token`) revokes ours at that service;
+    None when the event says no such thing, or names a token we no longer hold (one deleted here, then dropped)."""
+    if event.revoked_token is None:
+        return None
+    tokens = PaymentServiceToken.objects.filter(payment_service=event.payment_service, token=event.revoked_token)
+    if not tokens.exists():
+        return None
+    now = timezone.now()
+    tokens.filter(status=PaymentServiceToken.Status.SUCCEEDED, revoked_at__isnull=True).update(
+        revoked_at=now, updated_at=now, reason=f"revoked by the processor ({event.event_type})"[:500]
+    )
+    return True
 
 
 def payment_service_token_revoke(*, method: PaymentMethod, service: PaymentService, reason: str | None) -> None:

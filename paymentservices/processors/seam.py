@@ -161,6 +161,8 @@ class ParsedNotification:
     dispute: NotifiedDispute | None = None
     renames_payment: str | None = None
     payout: NotifiedPayout | None = None
+    # The processor's token of a stored card it no longer keeps (Stripe's payment_method.detached): revoked here.
+    revoked_token: str | None = None
 
 
 @dataclass(frozen=True)

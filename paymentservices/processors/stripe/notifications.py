@@ -47,6 +47,8 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         data=obj.to_dict() if isinstance(obj, stripe.StripeObject) else {},
         **(_disputed(obj, created=value_of(event, "created")) if _is_dispute(str(event_type)) else {}),
         **_payment_change(str(event_type), obj),
+        # A kept card's PaymentMethod detached from its Customer (in Stripe's Dashboard, or by Stripe): unusable now.
+        revoked_token=str(value_of(obj, "id")) if event_type == "payment_method.detached" else None,
     )
 
 

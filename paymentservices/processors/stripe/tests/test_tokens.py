@@ -5,6 +5,10 @@ token is detached at Stripe."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import time
 from urllib.parse import parse_qs
 
 import pytest
@@ -156,3 +160,35 @@ def test_a_token_stripe_no_longer_has_is_revoked_and_the_next_payment_sends_the_
     # charge it under the stored-credential agreement).
     (card_fields,) = [fields for path, fields in sent if path == "/v1/payment_methods"]
     assert card_fields["card[number]"] == [NUMBER]
+
+
+def test_stripes_notification_that_it_detached_the_card_revokes_the_token(api_client, merchant_account, stripe_api):
+    secret = "whsec_kept_cards_0123"
+    service = PaymentServiceFactory(
+        merchant_account=merchant_account,
+        fields=[{"key": "secret_key", "value": KEY}, {"key": "webhook_secret", "value": secret}],
+    )
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    _keep(api_client(scopes=["payment-methods.write"]), method, service)
+    kept = PaymentServiceToken.objects.get()
+    event = {
+        "id": "evt_detached_1",
+        "object": "event",
+        "type": "payment_method.detached",
+        "data": {"object": {"id": kept.token, "object": "payment_method", "customer": None}},
+    }
+    payload = json.dumps(event).encode()
+    stamp = int(time.time())
+    digest = hmac.new(secret.encode(), f"{stamp}.".encode() + payload, hashlib.sha256).hexdigest()
+
+    response = api_client().post(
+        f"/inbound/payment-services/{service.pk}/notifications",
+        payload,
+        content_type="application/json",
+        HTTP_STRIPE_SIGNATURE=f"t={stamp},v1={digest}",
+    )
+
+    assert response.status_code == 200, response.content
+    kept.refresh_from_db()
+    assert kept.revoked_at is not None
+    assert not kept.usable
