@@ -100,9 +100,10 @@ class PaymentServiceToken(TimestampedModel):
     """A stored card kept at one payment service's processor (`Processor.tokens`): later payments of the card to that
     service send the processor's token instead of the number (docs/stored-cards-at-processors.md).
 
-    `failed` with `reason`: the processor would not keep the card. `revoked_at`: the processor said the token no longer
-    works (its notification, or a refusal naming it); the row stays, with why, and payments send the card again. At
-    most one token of a method per service works at a time (a constraint decides between concurrent creates)."""
+    `failed` with `reason`: the processor would not keep the card, or gave no answer. `revoked_at`: the processor
+    said the token no longer works (its notification, or a refusal naming it); the row stays, with why, and payments
+    send the card again. At most one token of a method per service works at a time (a constraint decides between
+    concurrent creates)."""
 
     class Status(models.TextChoices):
         # Upstream's `PaymentMethodStatus`: a token is kept or refused at once, so only these two are reached.
@@ -149,7 +150,7 @@ class PaymentServiceToken(TimestampedModel):
 
     @property
     def state(self) -> str:
-        """What the desk says of it: kept, refused or revoked."""
+        """What the desk says of it: kept, not kept (the processor refused the card or gave no answer) or revoked."""
         if self.revoked_at is not None:
             return "revoked"
-        return "kept" if self.status == self.Status.SUCCEEDED else "refused"
+        return "kept" if self.status == self.Status.SUCCEEDED else "not kept"

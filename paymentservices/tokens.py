@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from paymentmethods.models import PaymentMethod
 from payments.connectors.base import CardDetails, ProcessorToken
-from payments.errors import DomainError, DuplicateRecord, NotFound, ServiceUnavailable
+from payments.errors import DomainError, DuplicateRecord, NotFound
 from payments.vault.services import vaulted_card_reveal
 from paymentservices.models import PaymentService, PaymentServiceToken
 from paymentservices.notifications import Matched, ProcessorEvent
@@ -88,11 +88,12 @@ def _service(method: PaymentMethod, payment_service_id: uuid.UUID) -> PaymentSer
         ) from None
 
 
-def _credentials(service: PaymentService) -> dict[str, str]:
+def _credentials(service: PaymentService) -> dict[str, str] | None:
+    """The service's credentials in clear, or None when they cannot be used (nothing is sent then)."""
     try:
         return payment_service_connector_credentials(service=service)
     except CredentialsUnusable:
-        raise ServiceUnavailable("The payment service's credentials cannot be used: nothing was sent.") from None
+        return None
 
 
 def _card(method: PaymentMethod, security_code: str | None) -> CardDetails:
@@ -103,25 +104,32 @@ def _card(method: PaymentMethod, security_code: str | None) -> CardDetails:
 def payment_service_token_create(
     *, method: PaymentMethod, payment_service_id: uuid.UUID, security_code: str | None = None
 ) -> PaymentServiceToken:
-    """Keep the stored card at the service's processor: `succeeded` with its token, or `failed` with the processor's
-    reason. Refused by name when the service is not the account's or its processor keeps no cards; 409 while a working
-    token of the method at that service exists; 503 when the processor cannot be asked (nothing recorded)."""
+    """Keep the stored card at the service's processor: `succeeded` with its token, or `failed` with why not (the
+    processor refused the card, gave no answer, or the service's credentials cannot be used: a payment would fail the
+    same way, and a later create may try again). Refused by name when the service is not the account's or its
+    processor keeps no cards; 409 while a working token of the method at that service exists."""
     service = _service(method, payment_service_id)
     keeper = _keeper(service)
     _require_none_working(method, service)
     credentials = _credentials(service)
+    if credentials is None:
+        return _failed(method, service, "The payment service's credentials cannot be used: nothing was sent.")
     try:
         kept = keeper.keep(credentials=credentials, card=_card(method, security_code), reference=str(method.pk))
     except TokenUnreached as error:
         logger.warning("Payment method %s: service %s gave no answer (%s)", method.pk, service.pk, error)
-        raise ServiceUnavailable(f"The processor gave no answer: {error}") from None
+        return _failed(method, service, f"The processor gave no answer: {error}")
     except TokenRefused as refusal:
-        return _record(method, service, status=PaymentServiceToken.Status.FAILED, reason=str(refusal)[:500])
+        return _failed(method, service, str(refusal))
     try:
         return _record(method, service, status=PaymentServiceToken.Status.SUCCEEDED, kept=kept)
     except IntegrityError:  # a concurrent create recorded its token first: this one is not kept
         _forget(keeper, credentials, kept)
         raise _duplicate() from None
+
+
+def _failed(method: PaymentMethod, service: PaymentService, reason: str) -> PaymentServiceToken:
+    return _record(method, service, status=PaymentServiceToken.Status.FAILED, reason=reason[:500])
 
 
 def _duplicate() -> DuplicateRecord:

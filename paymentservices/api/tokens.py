@@ -120,12 +120,11 @@ class PaymentServiceTokenViewSet(viewsets.GenericViewSet):
         """Create payment service token
 
         Keeps the stored card at the payment service's processor: `succeeded` with its token, or `failed` when the
-        processor would not keep the card. Later payments of the card to that service send the token instead of the
-        number.
+        processor would not keep the card or gave no answer. Later payments of the card to that service send the token
+        instead of the number.
 
         400: The payment service is not the account's, or its processor keeps no stored cards.
-        409: The method already has a working token at that service.
-        503: The processor could not be asked; nothing was recorded."""
+        409: The method already has a working token at that service."""
         data: dict[str, Any] = validated(PaymentServiceTokenCreateInput(data=request.data))
         method = self._method(request, payment_method_id)
         token = payment_service_token_create(

@@ -17,6 +17,7 @@ import stripe
 
 from paymentmethods.tests.factories import PaymentMethodFactory
 from paymentservices.models import PaymentServiceToken
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 
 pytestmark = pytest.mark.django_db
@@ -126,16 +127,14 @@ def test_a_deleted_token_is_detached_at_stripe_and_the_card_is_sent_again(
     assert "/v1/payment_methods" in [path for path, _ in sent]
 
 
-def test_stripe_unreachable_records_nothing(api_client, merchant_account, service, settings):
-    from paymentservices.processors.tests.overrides import override_processor
-
+def test_stripe_unreachable_is_a_failed_token_saying_so(api_client, merchant_account, service, settings):
     override_processor(settings, "stripe", API_BASE="http://127.0.0.1:9", TIMEOUT_SECONDS=1)
     method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
 
-    response = _keep(api_client(scopes=["payment-methods.write"]), method, service)
+    body = _keep(api_client(scopes=["payment-methods.write"]), method, service).json()
 
-    assert response.status_code == 503, response.content
-    assert not PaymentServiceToken.objects.exists()
+    assert (body["status"], body["token"]) == ("failed", None)
+    assert PaymentServiceToken.objects.get().reason.startswith("The processor gave no answer: Stripe gave no answer")
 
 
 def test_a_token_stripe_no_longer_has_is_revoked_and_the_next_payment_sends_the_card(
