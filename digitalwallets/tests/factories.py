@@ -50,6 +50,8 @@ def _name(common_name: str) -> x509.Name:
 class TestAuthority:
     """A certificate authority of the test's own: it signs CSRs as Apple does, and server certificates."""
 
+    __test__ = False  # a helper named like a test class, never collected
+
     name: str = "Test Apple Worldwide Developer Relations CA"
     key: ec.EllipticCurvePrivateKey = field(default_factory=lambda: ec.generate_private_key(ec.SECP256R1()))
 
