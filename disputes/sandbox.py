@@ -47,7 +47,7 @@ def _on_the_sandbox(txn: Transaction) -> None:
 def sandbox_dispute_open(*, transaction_id: uuid.UUID, amount: int | None, reason: str, opened_by: str) -> Dispute:
     """A test dispute of `amount` (the captured amount when None) on a captured sandbox payment, needing a response
     within a week."""
-    txn = Transaction.objects.select_for_update().select_related("payment_service").filter(pk=transaction_id).first()
+    txn = Transaction.objects.select_for_update().filter(pk=transaction_id).first()
     if txn is None:
         raise NotFound("No transaction has this id.")
     _on_the_sandbox(txn)
@@ -81,7 +81,7 @@ def sandbox_dispute_decide(*, dispute_id: uuid.UUID, state: str, decided_by: str
         raise NotFound("No test dispute has this id.")
     if state not in DECISIONS:
         raise DomainError("A test dispute is decided won or lost.")
-    txn = Transaction.objects.select_for_update().select_related("payment_service").get(pk=dispute.transaction_id)
+    txn = Transaction.objects.select_for_update().get(pk=dispute.transaction_id)
     _on_the_sandbox(txn)
     if not dispute.open:
         raise Conflict(f"The test dispute is already closed ({dispute.get_state_display().lower()}).")
