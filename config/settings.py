@@ -346,10 +346,6 @@ SPECTACULAR_SETTINGS = {
         "CheckoutSessionFieldsMethodEnum": "checkout.api.serializers.SECURE_FIELDS_METHODS",
         "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
     },
-    "SECURITY": [{"BearerAuth": []}],
-    "APPEND_COMPONENTS": {
-        "securitySchemes": {"BearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"}}
-    },
 }
 
 # simplejwt supplies the verification machinery; keys and algorithms come from each ApiKey row.

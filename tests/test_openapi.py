@@ -326,6 +326,12 @@ def test_the_security_scheme_says_how_to_get_a_token(schema):
     assert "ES512" in schema["info"]["description"]
 
 
+def test_each_operation_names_its_security_once(schema):
+    """An operation reads the bearer token, or none at all (Secure Fields): never the same scheme twice."""
+    for path, method, operation in _operations(schema):
+        assert operation["security"] in ([{"BearerAuth": []}], []), f"{method} {path}"
+
+
 class _Documented:
     """A viewset's docstring sections document the actions it inherits."""
 
