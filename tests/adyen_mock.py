@@ -31,9 +31,8 @@ from typing import IO, Any
 from Adyen.httpclient import HTTPClient
 
 import contracts
+from tests.processes import free_port, stop_process
 
-# tests.servers loads the processors (Django models): imported where a test runs the mock, so that
-# `python -m tests.adyen_mock` (docs/guides/adyen.md) starts without Django.
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = contracts.ADYEN_CHECKOUT
 PRISM = ROOT / "node_modules" / ".bin" / "prism"
@@ -327,8 +326,6 @@ class AdyenMock:
         return from_headers + from_log
 
     def stop(self) -> None:
-        from tests.servers import stop_process
-
         stop_process(self.process, grace=10)
 
 
@@ -349,8 +346,6 @@ def _prism_serving(name: str, document: dict, probe: str = "/paymentMethods") ->
     each of Adyen's APIs has a Prism of its own, as each has a host of its own."""
     if not PRISM.exists():
         raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
-    from tests.servers import free_port
-
     port = free_port()
     with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
         path = Path(directory) / name

@@ -24,6 +24,7 @@ the Prism of the document that holds its path. Two things are the suite's own, n
 
 from __future__ import annotations
 
+import argparse
 import base64
 import copy
 import email.parser
@@ -32,7 +33,9 @@ import fnmatch
 import hashlib
 import hmac
 import json
+import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -42,7 +45,7 @@ import urllib.request
 import uuid
 import zlib
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,7 +54,7 @@ from typing import IO, Any
 
 import contracts
 from tests.adyen_mock import PRISM, start_prism
-from tests.servers import free_port, stop_process
+from tests.processes import free_port, stop_process
 
 DOCUMENTS = {
     "/v2/checkout/": contracts.PAYPAL_ORDERS,
@@ -72,7 +75,9 @@ FOREIGN_ID = "9XY12345AB6789012"
 SEARCH_FEE = "-0.59"
 REFUND_FEE = "0.07"
 PAYER_EMAIL = "buyer@example.com"
-APPROVE_LINK = f"https://www.sandbox.paypal.com/checkoutnow?token={ORDER_ID}"
+APPROVAL_PAGE = "https://www.sandbox.paypal.com/checkoutnow"
+APPROVE_LINK = f"{APPROVAL_PAGE}?token={ORDER_ID}"
+PAYER_ID = "QYR5Z8XDVJNXQ"
 REFUSED_CLIENT = "refusedclient"
 # The webhook the suite's notifications are sent to, and the key the double signs them with (PayPal signs with its
 # certificate's key; the double's signature is an HMAC over what PayPal's covers: the transmission id and time, the
@@ -305,6 +310,10 @@ class PayPalMock:
     answers: dict[str, str] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     exchanges: list[Exchange] = field(default_factory=list)
+    # Standing in for the buyer's PayPal too (`python -m tests.paypal_mock`): orders send the buyer to the front's own
+    # approval page, which approves at once and sends them back to the last order's return URL, as PayPal does.
+    approves_here: bool = False
+    last_return_url: str | None = None
 
     def answer(self, pattern: str, *, example: str | None = None, code: int | None = None) -> None:
         """`example`: Prism answers with that named answer. `code`: an error status; Prism still validates the
@@ -407,9 +416,24 @@ class _Front(BaseHTTPRequestHandler):
             self.mock.exchanges[-1].status = error
         elif path == VERIFY_PATH and status < 300:  # Prism checked the request; the signature decides the answer
             body = json.dumps(_verdict(sent)).encode()
+        if self.mock.approves_here and method == "POST" and path == "/v2/checkout/orders" and status < 300:
+            self.mock.last_return_url = sent["payment_source"]["paypal"]["experience_context"]["return_url"]
+            body = body.replace(APPROVAL_PAGE.encode(), f"{self.mock.url}/checkoutnow".encode())
         self._send(status, body, kept)
 
+    def _approve(self) -> None:
+        """The buyer approves at once: back to where the last order asked, with PayPal's `token` and `PayerID`."""
+        if self.mock.last_return_url is None:
+            self._send(404, b"No order was opened.", {"Content-Type": "text/plain"})
+            return
+        separator = "&" if "?" in self.mock.last_return_url else "?"
+        query = urllib.parse.urlencode({"token": ORDER_ID, "PayerID": PAYER_ID})
+        self._send(302, b"", {"Location": f"{self.mock.last_return_url}{separator}{query}"})
+
     def do_GET(self) -> None:
+        if self.mock.approves_here and self.path.startswith("/checkoutnow"):
+            self._approve()
+            return
         self._forward("GET")
 
     def do_POST(self) -> None:
@@ -473,18 +497,20 @@ def _wait_until_answering(url: str, process: subprocess.Popen, log: IO[bytes]) -
 
 
 @contextmanager
-def paypal_mock() -> Iterator[PayPalMock]:
-    """The front on a free port, and a Prism per document refusing requests that break it (`--errors`)."""
+def paypal_mock(
+    documents: dict[str, Path] = DOCUMENTS, *, port: int | None = None, approves_here: bool = False
+) -> Iterator[PayPalMock]:
+    """The front (on `port`, or a free one), and a Prism per document refusing requests that break it (`--errors`)."""
     if not PRISM.exists():
         raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         prisms, logs = {}, []
-        for prefix, document in DOCUMENTS.items():
+        for prefix, document in documents.items():
             url, log = stack.enter_context(_prism(document, directory))
             prisms[prefix] = url
             logs.append(log)
-        port = free_port()
-        mock = PayPalMock(f"http://127.0.0.1:{port}", prisms, logs)
+        port = port or free_port()
+        mock = PayPalMock(f"http://127.0.0.1:{port}", prisms, logs, approves_here=approves_here)
         handler = type("Front", (_Front,), {"mock": mock})
         server = ThreadingHTTPServer(("127.0.0.1", port), handler)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -494,3 +520,36 @@ def paypal_mock() -> Iterator[PayPalMock]:
         finally:
             server.shutdown()
             server.server_close()
+
+
+# What docs/guides/paypal.md does: open an order, authorize it once approved, capture it, refund part, void another.
+GUIDE_DOCUMENTS = {prefix: DOCUMENTS[prefix] for prefix in ("/v2/checkout/", "/v2/payments/")}
+GUIDE_ANSWERS = {
+    "/v2/checkout/orders": "opened",
+    "/v2/checkout/orders/*/authorize": "authorized",
+    "/v2/payments/authorizations/*/capture": "completed",
+    "/v2/payments/authorizations/*/void": "voided",
+    "/v2/payments/captures/*/refund": "completed",
+}
+
+
+def main() -> None:
+    """`python -m tests.paypal_mock --port 8431`: the mock in the foreground, as docs/guides/paypal.md starts it.
+    It is the buyer's PayPal too: an order's approval link approves at once."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--port", type=int, default=8431)
+    port = parser.parse_args().port
+    if not PRISM.exists():
+        raise SystemExit("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+    # Stopped as a reader stops it (Ctrl-C) or as a test does (SIGTERM): either way its Prisms stop with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with paypal_mock(GUIDE_DOCUMENTS, port=port, approves_here=True) as mock:
+        for pattern, example in GUIDE_ANSWERS.items():
+            mock.answer(pattern, example=example)
+        print(f"PayPal mock listening on {mock.url}", flush=True)
+        with suppress(KeyboardInterrupt):
+            signal.pause()
+
+
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from paymentservices.processors.tests.overrides import override_processor
+from tests.processes import free_port, stop_process
 
 if TYPE_CHECKING:
     from tests.logscan import LogScan
@@ -47,24 +47,6 @@ class Server:
         """The master's live children: its workers."""
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
         return [int(pid) for pid in children]
-
-
-def stop_process(process: subprocess.Popen, *, grace: float = 30) -> None:
-    """SIGTERM, `grace` seconds to stop, then SIGKILL: a server the test started never outlives it."""
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def database_url(database: dict) -> str:

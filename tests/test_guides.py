@@ -5,16 +5,17 @@ on an SQLite file of the test's own, served by gunicorn on a free port. A guide'
 bash script and its `python` blocks in order as one Python program, from the root of the checkout, so each
 column of a guide is followed from top to bottom exactly as a reader pastes it. Each guide sets its addresses once,
 at the top, from the variables `make run` listens on (`HOST`, `PORT`; the webhook receiver's `RECEIVER_PORT`,
-by default the port after the server's; localstripe's `STRIPE_PORT` and the Adyen mock's `ADYEN_PORT`, which the
-server's `STRIPE_API_BASE` and `ADYEN_API_BASE` name): the test sets them to its server's. The only rewriting:
+by default the port after the server's; localstripe's `STRIPE_PORT`, the Adyen mock's `ADYEN_PORT` and the PayPal
+mock's `PAYPAL_PORT`, which the server's `STRIPE_API_BASE`, `ADYEN_API_BASE` and `PAYPAL_API_BASE` name): the test
+sets them to its server's. The only rewriting:
 `.local/` (the key `make run` wrote, the receiver's secret) becomes the test's own directory.
 
 Markers, an HTML comment on the line before a block:
 - `<!-- guide: skip (why) -->`: not run (`make run` itself, which the test starts its own way; cron lines). Keep
   these few.
 - `<!-- guide: background -->`: started before the guide's other blocks and left running (a webhook receiver,
-  localstripe, the Adyen mock); its output is checked for what the guide says it prints. It listens on
-  `STRIPE_PORT` or `ADYEN_PORT` when it names one, else on the receiver's port.
+  localstripe, a processor's mock); its output is checked for what the guide says it prints. It listens on
+  `STRIPE_PORT`, `ADYEN_PORT` or `PAYPAL_PORT` when it names one, else on the receiver's port.
 - `<!-- guide: check -->`: a check a reader runs (an `sh` block, reaching the server at `$API` or, through the
   load balancer, `$SITE`): run in its place, and again against a server that answers every request with a redirect
   and an empty body (what plain HTTP to a production host gets), where it must fail.
@@ -112,6 +113,7 @@ class Local:
     env: dict[str, str]
     stripe_port: int  # where the server expects Stripe: a guide starts localstripe there
     adyen_port: int  # where the server expects Adyen: a guide starts the Adyen mock there
+    paypal_port: int  # where the server expects PayPal: a guide starts the PayPal mock there
 
 
 def _manage(*args: str, env: dict[str, str]) -> str:
@@ -126,7 +128,7 @@ def _manage(*args: str, env: dict[str, str]) -> str:
 def make_run(home: Path) -> Iterator[Local]:
     """A server, its worker and its key, set up as `make run` sets them up, on an SQLite file under `home`."""
     key_path = home / "default-api-key.pem"
-    stripe_port, adyen_port = free_port(), free_port()
+    stripe_port, adyen_port, paypal_port = free_port(), free_port(), free_port()
     env = {
         **{name: value for name, value in os.environ.items() if not name.startswith("GR4VY_")},
         "DJANGO_SETTINGS_MODULE": "config.settings",
@@ -141,6 +143,8 @@ def make_run(home: Path) -> Iterator[Local]:
         "STRIPE_API_BASE": f"http://127.0.0.1:{stripe_port}",
         # As docs/guides/adyen.md starts it: Adyen is the mock that guide runs.
         "ADYEN_API_BASE": f"http://127.0.0.1:{adyen_port}",
+        # As docs/guides/paypal.md starts it: PayPal (and the buyer's PayPal page) is the mock that guide runs.
+        "PAYPAL_API_BASE": f"http://127.0.0.1:{paypal_port}",
     }
     env.pop("REDIS_URL", None)  # the embedded default, as on a fresh clone
     _manage("init_local_env", "--path", str(home / "env"), env=env)
@@ -155,7 +159,7 @@ def make_run(home: Path) -> Iterator[Local]:
     )
     try:
         with gunicorn(env) as server:
-            yield Local(server, home, env, stripe_port, adyen_port)
+            yield Local(server, home, env, stripe_port, adyen_port, paypal_port)
     finally:
         worker.send_signal(signal.SIGTERM)
         try:
@@ -179,6 +183,7 @@ def addresses(local: Local, receiver_port: str) -> dict[str, str]:
     """What a reader's terminal holds after `make run` (HOST, PORT), and the receiver's port when not the default."""
     env = {**local.env, "HOST": "127.0.0.1", "PORT": str(local.server.port)}
     env |= {"STRIPE_PORT": str(local.stripe_port), "ADYEN_PORT": str(local.adyen_port)}
+    env["PAYPAL_PORT"] = str(local.paypal_port)
     if receiver_port != str(local.server.port + 1):
         env["RECEIVER_PORT"] = receiver_port
     return env
@@ -230,7 +235,7 @@ def start_background(blocks: list[Block], local: Local, port: str, log: Path) ->
 
 def _listens_on(block: Block, local: Local, receiver_port: str) -> int:
     """A background block serves the port it names: a processor's double, else the webhook receiver."""
-    named = {"STRIPE_PORT": local.stripe_port, "ADYEN_PORT": local.adyen_port}
+    named = {"STRIPE_PORT": local.stripe_port, "ADYEN_PORT": local.adyen_port, "PAYPAL_PORT": local.paypal_port}
     return next((port for name, port in named.items() if name in block.code), int(receiver_port))
 
 
@@ -262,6 +267,7 @@ def test_every_guide_is_found_and_linked_from_the_readme():
         "adyen.md",
         "digital-wallets.md",
         "first-payment.md",
+        "paypal.md",
         "production.md",
         "saved-cards.md",
         "stripe.md",

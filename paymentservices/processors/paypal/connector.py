@@ -434,12 +434,13 @@ class _Notifications(BaseController):  # type: ignore[misc] # the library is unt
 
 
 def _approval_link(order: Mapping[str, Any]) -> str | None:
-    """The order's page where the buyer approves it, when it is PayPal's own (an https URL under paypal.com)."""
+    """The order's page where the buyer approves it, when it is PayPal's own (an https URL under paypal.com), or
+    under PAYPAL_API_BASE: the operator's stand-in for PayPal (a mock) is the buyer's PayPal as well."""
     links = field_of(order, "links")
     for link in links if isinstance(links, list) else []:
         href = field_of(link, "href")
         if field_of(link, "rel") in ("payer-action", "approve") and isinstance(href, str):
-            return href if url_allowed(href, domains=PAYPAL_DOMAINS) else None
+            return href if paypal_url(href) else None
     return None
 
 

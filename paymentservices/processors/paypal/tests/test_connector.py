@@ -164,6 +164,15 @@ def test_an_approve_link_that_is_not_paypals_never_reaches_the_buyer(paypal_api)
     assert result.approval_link is None
 
 
+def test_an_approve_link_under_the_configured_paypal_is_the_buyers_page(paypal_api):
+    """PAYPAL_API_BASE stands in for PayPal: its own approval page (the mock's, as docs/guides/paypal.md runs it)."""
+    paypal_api.approves_here = True
+    paypal_api.answer("/v2/checkout/orders", example="opened")
+    result = connector().redirect_begin(OPENING)
+    assert result.approval_link == f"{paypal_api.url}/checkoutnow?token={mock_answers.ORDER_ID}"
+    assert paypal_api.last_return_url == OPENING.return_url
+
+
 def test_amounts_are_sent_in_the_currencys_own_decimals():
     assert money(1000, "JPY") == {"currency_code": "JPY", "value": "1000"}
     assert money(1, "EUR") == {"currency_code": "EUR", "value": "0.01"}
