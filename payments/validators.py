@@ -9,13 +9,25 @@ MAX_AMOUNT = 99_999_999
 
 
 @cache
+def all_countries() -> list[str]:
+    """Every ISO 3166-1 alpha-2 code, sorted."""
+    return sorted(country.alpha_2 for country in pycountry.countries)
+
+
+@cache
+def all_currencies() -> list[str]:
+    """Every ISO 4217 code, sorted."""
+    return sorted(currency.alpha_3 for currency in pycountry.currencies)
+
+
+@cache
 def _countries() -> frozenset[str]:
-    return frozenset(country.alpha_2 for country in pycountry.countries)
+    return frozenset(all_countries())
 
 
 @cache
 def _currencies() -> frozenset[str]:
-    return frozenset(currency.alpha_3 for currency in pycountry.currencies)
+    return frozenset(all_currencies())
 
 
 def validate_country(value: str) -> None:

@@ -15,8 +15,8 @@ from django.http import HttpRequest
 from payments.errors import DomainError
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
-from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import InboundNotification, PaymentService, processor_name
+from paymentservices.processors import processor_get
 from paymentservices.services import payment_service_move, payment_service_update
 
 MASK = "••••••••"
@@ -66,10 +66,10 @@ class PaymentServiceAdmin(admin.ModelAdmin[PaymentService]):
 
     @admin.display(description="Credentials")
     def credentials(self, service: PaymentService) -> str:
-        definition = DEFINITIONS.get(service.definition_id)
+        processor = processor_get(service.definition_id)
         shown = [f"{key}: {value}" for key, value in sorted(service.fields.items())]
         shown += [f"{key}: {MASK}" for key in sorted(service.sealed_fields)]
-        if definition is not None and not definition.fields:
+        if processor is not None and not processor.fields:
             return "none needed"
         return ", ".join(shown) or "none"
 

@@ -16,13 +16,13 @@ def sandbox_services_refused(
     """A production server without SANDBOX_PAYMENTS refuses every `mock-card` service: say how many are configured.
 
     Reads the database, so it runs where checks are given one (`migrate`, `check --database default`)."""
-    from paymentservices.definitions import DEFINITIONS
+    from paymentservices import processors
     from paymentservices.models import PaymentService
     from paymentservices.sandbox import sandbox_payments_allowed
 
     if sandbox_payments_allowed() or not databases:
         return []
-    sandbox_ids = [definition.id for definition in DEFINITIONS.values() if definition.sandbox]
+    sandbox_ids = [processor.id for processor in processors.PROCESSORS if processor.sandbox]
     try:
         count = PaymentService.objects.filter(definition_id__in=sandbox_ids, is_deleted=False, active=True).count()
     except DatabaseError:  # not migrated yet: nothing configured

@@ -7,13 +7,13 @@ import uuid
 from django.db import models
 
 from payments.models import MerchantAccount, TimestampedModel
-from paymentservices.definitions import DEFINITIONS
+from paymentservices.processors import processor_get
 
 
 def processor_name(definition_id: str) -> str:
     """A processor as people name it ("Stripe", "Mock card (sandbox)"); its id when this server no longer ships it."""
-    definition = DEFINITIONS.get(definition_id)
-    return definition.display_name if definition is not None else definition_id
+    processor = processor_get(definition_id)
+    return processor.display_name if processor is not None else definition_id
 
 
 class PaymentService(TimestampedModel):

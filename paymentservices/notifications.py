@@ -27,8 +27,8 @@ from dataclasses import dataclass, fields
 from django.db import IntegrityError, transaction
 
 from payments.errors import DomainError, NotFound
-from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import InboundNotification, PaymentService
+from paymentservices.processors import processor_get
 from paymentservices.processors.seam import NotificationRefused, ParsedNotification
 from paymentservices.selectors import payment_service_for_notification
 from paymentservices.services import payment_service_credentials
@@ -75,18 +75,18 @@ def notification_receive(*, service_id: uuid.UUID | str, payload: bytes, headers
     service = payment_service_for_notification(id=service_id)
     if service is None:
         raise NotFound("No payment service takes notifications at this URL.")
-    definition = DEFINITIONS.get(service.definition_id)
-    if definition is None or definition.parse_notification is None or definition.webhook_secret_field is None:
+    processor = processor_get(service.definition_id)
+    if processor is None or processor.notification_secret_field is None:
         raise NotFound("This payment service takes no notifications.")
     credentials = payment_service_credentials(service=service)
-    secret = credentials.get(definition.webhook_secret_field)
+    secret = credentials.get(processor.notification_secret_field)
     if not secret:
         raise NotificationRejected(
-            f"The payment service has no {definition.webhook_secret_field} to verify notifications with.",
+            f"The payment service has no {processor.notification_secret_field} to verify notifications with.",
             location="header",
         )
     try:
-        parsed = definition.parse_notification(payload=payload, headers=headers, secret=secret, credentials=credentials)
+        parsed = processor.parse_notification(payload=payload, headers=headers, secret=secret, credentials=credentials)
     except NotificationRefused as exc:
         logger.warning("Refused a notification for payment service %s: %s", service.pk, exc)
         raise NotificationRejected(str(exc), pointer=exc.pointer, location=exc.location) from None

@@ -20,11 +20,11 @@ from django.conf import settings
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, PaymentConnector, ProcessorToken
 from payments.errors import DomainError, NotFound
 from payments.models import MerchantAccount
-from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import PaymentService
+from paymentservices.processors import processor_get
 from paymentservices.sandbox import REFUSAL, sandbox_payments_allowed
 from paymentservices.selectors import payment_service_get
-from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
+from paymentservices.services import CredentialsUnusable, definition_require, payment_service_connector_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -52,12 +52,12 @@ def _refusal(service: PaymentService, currency: str, country: str | None, method
         return "The payment service has been deleted."
     if not service.active:
         return "The payment service is not active."
-    definition = DEFINITIONS.get(service.definition_id)
-    if definition is None:
+    processor = processor_get(service.definition_id)
+    if processor is None:
         return f"The payment service's definition '{service.definition_id}' is not available on this server."
-    if definition.method != method:
-        return f"The payment service takes {definition.method} payments, not {method}."
-    if definition.sandbox and not sandbox_payments_allowed():
+    if processor.method != method:
+        return f"The payment service takes {processor.method} payments, not {method}."
+    if processor.sandbox and not sandbox_payments_allowed():
         return REFUSAL
     if currency not in service.accepted_currencies:
         return f"The payment service does not accept {currency}."
@@ -116,8 +116,8 @@ def connector_for(service: PaymentService, *, deadline: float | None = None) -> 
     """The connector that speaks for `service`, built with its credentials (revealed for this connector only, each held
     to its field's rule again), whose calls wait no later than `deadline` (a `time.monotonic()` value) when one is
     given. Raises `CredentialsUnusable` when they cannot be used."""
-    definition = DEFINITIONS[service.definition_id]
-    return definition.connector(payment_service_connector_credentials(service=service), deadline=deadline)
+    processor = definition_require(service.definition_id)
+    return processor.connect(payment_service_connector_credentials(service=service), deadline=deadline)
 
 
 def connection_options_keys(route: Route) -> frozenset[str]:
@@ -127,9 +127,9 @@ def connection_options_keys(route: Route) -> frozenset[str]:
 
 
 def options_keys(service: PaymentService) -> frozenset[str]:
-    """The `connection_options` sets `service`'s processor reads, from its definition."""
-    definition = DEFINITIONS.get(service.definition_id)
-    return definition.connection_options_keys if definition is not None else frozenset()
+    """The `connection_options` sets `service`'s processor reads, as it declares them."""
+    processor = processor_get(service.definition_id)
+    return processor.connection_options_keys if processor is not None else frozenset()
 
 
 def _unusable(exc: CredentialsUnusable) -> ConnectorResult:

@@ -16,8 +16,10 @@ from payments.errors import Conflict, DomainError
 from payments.models import MerchantAccount
 from payments.vault import crypto
 from payments.vault.services import RotationBatch, sealed_rows_rotate_batch
-from paymentservices.definitions import DEFINITIONS, SANDBOX_ID, Definition, all_countries, all_currencies
+from paymentservices import processors
+from paymentservices.definitions import SANDBOX_ID, settlement_reports_fetched
 from paymentservices.models import PaymentService
+from paymentservices.processors.seam import Processor
 from paymentservices.sandbox import THREE_D_SECURE_REFUSAL, sandbox_payments_allowed, sandbox_require
 
 DEFINITION_POINTER = "/payment_service_definition_id"
@@ -75,30 +77,30 @@ def _context(service_id: uuid.UUID, key: str) -> str:
     return f"payment-service:{service_id}:{key}"
 
 
-def _settlement_reports_require(definition: Definition) -> None:
+def _settlement_reports_require(processor: Processor) -> None:
     """`settlement_reporting_enabled: true` only where this server fetches the processor's settlement reports."""
-    if not definition.settlement_reports:
+    if not settlement_reports_fetched(processor):
         raise DomainError(
-            f"settlement_reporting_enabled: {definition.id} services' settlement reports are not fetched by this "
+            f"settlement_reporting_enabled: {processor.id} services' settlement reports are not fetched by this "
             "server.",
             pointer="/settlement_reporting_enabled",
         )
 
 
-def definition_require(definition_id: str) -> Definition:
-    """The definition with this id, or a 400 naming `/payment_service_definition_id`."""
-    definition = DEFINITIONS.get(definition_id)
-    if definition is None:
+def definition_require(definition_id: str) -> Processor:
+    """The definition (its processor) with this id, or a 400 naming `/payment_service_definition_id`."""
+    processor = processors.processor_get(definition_id)
+    if processor is None:
         raise DomainError(
             f"There is no payment service definition '{definition_id}'; this server has "
-            f"{', '.join(sorted(DEFINITIONS))}.",
+            f"{', '.join(sorted(item.id for item in processors.PROCESSORS))}.",
             pointer=DEFINITION_POINTER,
         )
-    return definition
+    return processor
 
 
 def _field_values(
-    definition: Definition, fields: Sequence[Mapping[str, str]], *, base: Mapping[str, str] | None = None
+    processor: Processor, fields: Sequence[Mapping[str, str]], *, base: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The credential values `fields` give, over `base`; an unknown or repeated key, or a value that breaks its
     field's rule, is a 400 naming it, an empty value clears an optional field (updates only send one). A value kept
@@ -108,57 +110,57 @@ def _field_values(
     seen: set[str] = set()
     for index, item in enumerate(fields):
         key, value = item["key"], item["value"]
-        field = definition.field_named(key)
+        field = processor.field_named(key)
         if field is None:
-            known = ", ".join(f.key for f in definition.fields) or "none"
+            known = ", ".join(f.key for f in processor.fields) or "none"
             raise DomainError(
-                f"'{key}' is not a field of {definition.id} (its fields: {known}).", pointer=f"/fields/{index}/key"
+                f"'{key}' is not a field of {processor.id} (its fields: {known}).", pointer=f"/fields/{index}/key"
             )
         if key in seen:
             raise DomainError(f"'{key}' is given more than once.", pointer=f"/fields/{index}/key")
         seen.add(key)
         if value == "":
             if field.required:
-                raise DomainError(f"'{key}' is required by {definition.id}.", pointer=f"/fields/{index}/value")
+                raise DomainError(f"'{key}' is required by {processor.id}.", pointer=f"/fields/{index}/value")
             values.pop(key, None)
             continue
         refusal = field.rule.refusal(value)
         if refusal is not None:
             raise DomainError(f"'{key}' {refusal}.", pointer=f"/fields/{index}/value")
         values[key] = value
-    for field in definition.fields:
+    for field in processor.fields:
         if field.required and field.key not in values:
-            raise DomainError(f"The field '{field.key}' is required by {definition.id}.", pointer="/fields")
-    malformed = _malformed_field(definition, {key: value for key, value in values.items() if key not in seen})
+            raise DomainError(f"The field '{field.key}' is required by {processor.id}.", pointer="/fields")
+    malformed = _malformed_field(processor, {key: value for key, value in values.items() if key not in seen})
     if malformed is not None:
         raise CredentialsMalformed(malformed)
     return values
 
 
-def _malformed_field(definition: Definition, values: Mapping[str, str]) -> str | None:
+def _malformed_field(processor: Processor, values: Mapping[str, str]) -> str | None:
     """The first key of `values` whose value its field's rule refuses (a key that is no field is read by no one)."""
     for key, value in values.items():
-        field = definition.field_named(key)
+        field = processor.field_named(key)
         if field is not None and field.rule.refusal(value) is not None:
             return key
     return None
 
 
 def _check_supported(
-    definition: Definition, *, currencies: Sequence[str] | None, countries: Sequence[str] | None
+    processor: Processor, *, currencies: Sequence[str] | None, countries: Sequence[str] | None
 ) -> None:
     for name, given, supported in (
-        ("accepted_currencies", currencies, definition.supported_currencies),
-        ("accepted_countries", countries, definition.supported_countries),
+        ("accepted_currencies", currencies, processor.supported_currencies),
+        ("accepted_countries", countries, processor.supported_countries),
     ):
         for index, code in enumerate(given or ()):
             if code not in supported:
-                raise DomainError(f"{definition.id} does not support '{code}'.", pointer=f"/{name}/{index}")
+                raise DomainError(f"{processor.id} does not support '{code}'.", pointer=f"/{name}/{index}")
 
 
-def _seal(service: PaymentService, definition: Definition, values: Mapping[str, str]) -> None:
+def _seal(service: PaymentService, processor: Processor, values: Mapping[str, str]) -> None:
     """Keep non-secret values as given and seal the secret ones under the current key."""
-    secret = {f.key for f in definition.fields if f.secret}
+    secret = {f.key for f in processor.fields if f.secret}
     service.fields = {key: value for key, value in values.items() if key not in secret}
     service.sealed_fields = {
         key: crypto.encrypt(value, context=_context(service.id, key)) for key, value in values.items() if key in secret
@@ -228,19 +230,19 @@ def payment_service_create(
     settlement_reporting_enabled: bool | None = False,
 ) -> PaymentService:
     """A new service of the account at `position` (default: last); later services move down one place."""
-    definition = definition_require(definition_id)
+    processor = definition_require(definition_id)
     if settlement_reporting_enabled:
-        _settlement_reports_require(definition)
-    if definition.sandbox:
+        _settlement_reports_require(processor)
+    if processor.sandbox:
         sandbox_require(pointer=DEFINITION_POINTER)
     if three_d_secure_enabled:
         _three_d_secure_require()
-    values = _field_values(definition, fields)
-    _check_supported(definition, currencies=accepted_currencies, countries=accepted_countries)
+    values = _field_values(processor, fields)
+    _check_supported(processor, currencies=accepted_currencies, countries=accepted_countries)
     services = _locked_services(merchant_account)
     service = PaymentService(
         merchant_account=merchant_account,
-        definition_id=definition.id,
+        definition_id=processor.id,
         display_name=display_name,
         position=len(services) + 1,
         active=True if active is None else active,
@@ -253,7 +255,7 @@ def payment_service_create(
         open_loop=bool(open_loop),
         settlement_reporting_enabled=bool(settlement_reporting_enabled),
     )
-    _seal(service, definition, values)
+    _seal(service, processor, values)
     service.save(force_insert=True)
     services.append(service)
     if position is not None:
@@ -302,7 +304,7 @@ def payment_service_update(
     service = PaymentService.objects.select_for_update().get(pk=service.pk)
     if service.is_deleted:
         raise Conflict("The payment service has been deleted; create a new one instead.")
-    definition = definition_require(service.definition_id)
+    processor = definition_require(service.definition_id)
     given: dict[str, Any] = {
         "display_name": display_name,
         "accepted_currencies": accepted_currencies,
@@ -317,14 +319,14 @@ def payment_service_update(
         "cascade_retryable_declines": cascade_retryable_declines,
     }
     changes = {name: value for name, value in given.items() if value is not None}
-    if definition.sandbox and changes.get("active") and not service.active:
+    if processor.sandbox and changes.get("active") and not service.active:
         sandbox_require(pointer="/active")
     if changes.get("three_d_secure_enabled") and not service.three_d_secure_enabled:
         _three_d_secure_require()
     if changes.get("settlement_reporting_enabled"):
-        _settlement_reports_require(definition)
+        _settlement_reports_require(processor)
     _check_supported(
-        definition, currencies=changes.get("accepted_currencies"), countries=changes.get("accepted_countries")
+        processor, currencies=changes.get("accepted_currencies"), countries=changes.get("accepted_countries")
     )
     for name in ("accepted_currencies", "accepted_countries"):
         if name in changes:
@@ -332,7 +334,7 @@ def payment_service_update(
     for name, value in changes.items():
         setattr(service, name, value)
     if fields:
-        _seal(service, definition, _field_values(definition, fields, base=payment_service_credentials(service=service)))
+        _seal(service, processor, _field_values(processor, fields, base=payment_service_credentials(service=service)))
     service.save()
     if position is not None:
         payment_service_move(service=service, position=position)
@@ -354,13 +356,14 @@ def payment_service_default_create(*, merchant_account: MerchantAccount) -> Paym
     so it can take test payments with no setup. An account that already has a service is left alone."""
     if not sandbox_payments_allowed() or PaymentService.objects.filter(merchant_account=merchant_account).exists():
         return None
+    sandbox = definition_require(SANDBOX_ID)
     return payment_service_create(
         merchant_account=merchant_account,
-        definition_id=SANDBOX_ID,
+        definition_id=sandbox.id,
         display_name="Sandbox",
         fields=[{"key": "merchant_id", "value": SANDBOX_MERCHANT_ID}],
-        accepted_currencies=all_currencies(),
-        accepted_countries=all_countries(),
+        accepted_currencies=sandbox.supported_currencies,
+        accepted_countries=sandbox.supported_countries,
     )
 
 
@@ -373,19 +376,19 @@ def payment_service_credentials_verify(
 ) -> None:
     """Check credentials with the processor (no row is written); given a service, fields not sent are its own.
     A refused field is a 400 naming it; a processor that cannot be asked is a 502."""
-    definition = definition_require(definition_id)
-    if service is not None and service.definition_id != definition.id:
+    processor = definition_require(definition_id)
+    if service is not None and service.definition_id != processor.id:
         raise DomainError(
-            f"The payment service is a {service.definition_id} service, not {definition.id}.",
+            f"The payment service is a {service.definition_id} service, not {processor.id}.",
             pointer="/payment_service_id",
         )
     base = payment_service_credentials(service=service) if service is not None else None
-    values = _field_values(definition, fields, base=base)
+    values = _field_values(processor, fields, base=base)
     try:
-        problem = definition.verify_credentials(values)
+        problem = processor.verify(values)
     except Exception as exc:
         # Never the exception's text: it may quote the request, credentials included.
-        raise ProcessorUnavailable(f"{definition.display_name} could not be reached to check the credentials.") from exc
+        raise ProcessorUnavailable(f"{processor.display_name} could not be reached to check the credentials.") from exc
     if problem is not None:
         index = next((i for i, item in enumerate(fields) if item["key"] == problem.field), None)
         pointer = "/fields" if index is None else f"/fields/{index}/value"

@@ -9,7 +9,6 @@ runs in this process), so "never reaches the processor" is a fact the test reads
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from datetime import timedelta
 from urllib.parse import parse_qs, urlsplit
 
@@ -18,7 +17,8 @@ import pytest
 from django.utils import timezone
 from gr4vy import Gr4vy, errors, models
 
-from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
+from paymentservices.definitions import SANDBOX_ID
+from paymentservices.processors import processor_get
 from tests.conformance.world import SDK_DEFAULTS
 from threedsecure.models import ThreeDSScenario
 from threedsecure.tests.factories import scenario_for
@@ -41,8 +41,7 @@ FORM_TOKEN = re.compile(r'name="form_token" value="([^"]+)"')
 def processor(monkeypatch) -> type[ScriptedConnector]:
     """Every sandbox service answers as the sandbox does and records each call it receives."""
     ScriptedConnector.script, ScriptedConnector.killed_after, ScriptedConnector.calls = {}, set(), []
-    recording = replace(DEFINITIONS[SANDBOX_ID], connector=lambda credentials, deadline=None: ScriptedConnector())
-    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, recording)
+    monkeypatch.setattr(processor_get(SANDBOX_ID), "connect", lambda credentials, deadline=None: ScriptedConnector())
     return ScriptedConnector
 
 

@@ -32,7 +32,7 @@ from payments.staff.export import Column, CsvExportMixin
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
-from paymentservices.definitions import definition_get
+from paymentservices.processors import processor_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
 from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
@@ -550,10 +550,10 @@ class TransactionAdmin(ReadOnlyAdminMixin, CsvExportMixin, TransactionAdminBase)
         if not reference:
             return "-"
         service = txn.payment_service
-        definition = definition_get(service.definition_id) if service is not None else None
+        processor = processor_get(service.definition_id) if service is not None else None
         url = None
-        if service is not None and definition is not None and definition.dashboard_url is not None:
-            url = definition.dashboard_url(reference=reference, fields=service.fields or {})
+        if service is not None and processor is not None:
+            url = processor.dashboard_url(reference=reference, fields=service.fields or {})
         if url is None:
             return reference
         return format_html('<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', url, reference)

@@ -24,8 +24,9 @@ from payments.rest.fields import (
     UnsupportedField,
 )
 from payments.rest.outputs import ConstantField, OutputSerializer
-from paymentservices.definitions import DEFINITIONS
+from paymentservices import processors
 from paymentservices.models import PaymentService
+from paymentservices.processors import processor_get
 
 _PROFILE = "merchant profiles for scheme network tokens are not kept by this server."
 _TOKENS = "network tokens and processor-side card tokenization are not used by this server."
@@ -104,14 +105,14 @@ class FieldOutput(OutputSerializer):
 
 def definition_method(definition_id: str) -> str:
     """The method of a definition's services (a definition no longer shipped took cards, as every early one did)."""
-    definition = DEFINITIONS.get(definition_id)
-    return "card" if definition is None else definition.method
+    processor = processor_get(definition_id)
+    return "card" if processor is None else processor.method
 
 
 def webhook_url(service: PaymentService, request: Any) -> str | None:
     """Where the service's processor sends its notifications: a URL on this server, for definitions that take them."""
-    definition = DEFINITIONS.get(service.definition_id)
-    if definition is None or definition.parse_notification is None:
+    processor = processor_get(service.definition_id)
+    if processor is None or processor.notification_secret_field is None:
         return None
     path = reverse("payment-service-notifications", kwargs={"payment_service_id": service.pk})
     if settings.PUBLIC_BASE_URL:
@@ -149,7 +150,7 @@ class PaymentServiceOutput(OutputSerializer):
     created_at = TimestampField()
     updated_at = TimestampField()
 
-    @extend_schema_field({"type": "string", "enum": sorted({definition.method for definition in DEFINITIONS.values()})})
+    @extend_schema_field({"type": "string", "enum": sorted({processor.method for processor in processors.PROCESSORS})})
     def get_method(self, service: PaymentService) -> str:
         return definition_method(service.definition_id)
 
@@ -189,22 +190,26 @@ class DefinitionConfigurationOutput(OutputSerializer):
 
 
 class PaymentServiceDefinitionOutput(OutputSerializer):
-    """Upstream's `PaymentServiceDefinition`."""
+    """Upstream's `PaymentServiceDefinition`: a registered processor (`paymentservices.processors.seam.Processor`)
+    as the API names its parts."""
 
     id = serializers.CharField()
     type = ConstantField("payment-service-definition")
     display_name = serializers.CharField()
     method = serializers.CharField()
     fields = DefinitionFieldOutput(many=True)  # type: ignore[assignment]
-    reporting_fields = DefinitionFieldOutput(many=True)
+    # No processor here has reporting fields or an icon of its own, and each is integrated from the web.
+    reporting_fields = ConstantField([], schema={"type": "array", "items": {"type": "object"}})
     supported_currencies = serializers.ListField(child=serializers.CharField())
     supported_countries = serializers.ListField(child=serializers.CharField())
     mode = serializers.CharField()
-    icon_url = serializers.CharField(allow_null=True)
-    supported_features = serializers.DictField(child=serializers.BooleanField())
+    icon_url = ConstantField(None, schema={"type": "string", "nullable": True})
+    supported_features = serializers.DictField(source="features", child=serializers.BooleanField())
     required_checkout_fields = ConstantField([], schema={"type": "array", "items": {"type": "object"}})
     configuration = DefinitionConfigurationOutput(source="*")
-    supported_integration_clients = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    supported_integration_clients = ConstantField(
+        ["web"], schema={"type": "array", "items": {"type": "string"}, "nullable": True}
+    )
 
 
 class PaymentServiceDefinitionsOutput(OutputSerializer):

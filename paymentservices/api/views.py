@@ -20,6 +20,7 @@ from payments.rest.envelope import QueryValidationError
 from payments.rest.fields import validated
 from payments.rest.filters import TrueFalseFilter
 from payments.rest.permissions import request_merchant_account
+from paymentservices import processors
 from paymentservices.api.serializers import (
     PaymentServiceCreateInput,
     PaymentServiceDefinitionOutput,
@@ -28,9 +29,9 @@ from paymentservices.api.serializers import (
     PaymentServiceUpdateInput,
     VerifyCredentialsInput,
 )
-from paymentservices.definitions import DEFINITIONS, Definition
 from paymentservices.models import PaymentService
 from paymentservices.notifications import notification_receive
+from paymentservices.processors.seam import Processor
 from paymentservices.selectors import payment_service_get, payment_service_list
 from paymentservices.services import (
     payment_service_create,
@@ -55,7 +56,7 @@ class PaymentServiceFilter(django_filters.FilterSet):
     include_fields = TrueFalseFilter(method="filter_include_fields")
 
     def filter_method(self, queryset: QuerySet[PaymentService], name: str, value: str) -> QuerySet[PaymentService]:
-        ids = [definition.id for definition in DEFINITIONS.values() if definition.method == value]
+        ids = [processor.id for processor in processors.PROCESSORS if processor.method == value]
         return queryset.filter(definition_id__in=ids)
 
     def filter_deleted(self, queryset: QuerySet[PaymentService], name: str, value: bool) -> QuerySet[PaymentService]:
@@ -189,13 +190,13 @@ DEFINITION_ID = OpenApiParameter(
     "payment_service_definition_id",
     str,
     OpenApiParameter.PATH,
-    description="A definition's id, such as `stripe-card`.",
+    description="A definition's id, one of those the definitions list names.",
 )
 
 
 def _shipped() -> str:
     """The shipped definitions' ids, as the registry lists them, the sandbox's said as such."""
-    return "; ".join(f"`{d.id}`" + (", the sandbox" if d.sandbox else "") for d in DEFINITIONS.values())
+    return "; ".join(f"`{p.id}`" + (", the sandbox" if p.sandbox else "") for p in processors.PROCESSORS)
 
 
 class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
@@ -220,7 +221,7 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
         responses={200: PaymentServiceDefinitionsOutput},
     )
     def list(self, request: Request) -> Response:
-        items = sorted(DEFINITIONS.values(), key=lambda definition: definition.id)
+        items = sorted(processors.PROCESSORS, key=lambda processor: processor.id)
         limit = _limit(request)
         start = _cursor(request)
         page = items[start : start + limit]
@@ -243,7 +244,7 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
     def retrieve(self, request: Request, payment_service_definition_id: str) -> Response:
         """Get a payment service definition
 
-        One definition by id, e.g. `stripe-card`. An id this server does not ship is a 404."""
+        One definition by id, one of those the list names. An id this server does not ship is a 404."""
         return Response(PaymentServiceDefinitionOutput(_definition(payment_service_definition_id)).data)
 
     @extend_schema(
@@ -266,11 +267,11 @@ class PaymentServiceDefinitionViewSet(viewsets.GenericViewSet):
         )
 
 
-def _definition(definition_id: str) -> Definition:
-    definition = DEFINITIONS.get(definition_id)
-    if definition is None:
+def _definition(definition_id: str) -> Processor:
+    processor = processors.processor_get(definition_id)
+    if processor is None:
         raise NotFound("The payment service definition could not be found.")
-    return definition
+    return processor
 
 
 def _definitions_signer() -> signing.Signer:

@@ -9,8 +9,8 @@ its own authentication (`buyer_page`), and may declare its settlement records (`
 `paymentservices.processors.settling.Settlements`), may pay out to cards (`payouts`, a
 `paymentservices.processors.paying_out.CardPayouts`), and may answer its disputes (`disputes`, a `DisputeAnswers`:
 accept one, or defend it with evidence), and may keep stored cards for later payments (`tokens`, a `StoredTokens`).
-The services and the API ask only this seam; the payment service
-definitions (`paymentservices.definitions`) are derived from the registry.
+The services and the API ask only this seam: a processor is its payment service definition (`GET
+/payment-service-definitions` renders the registered processors).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from payments.connectors.base import CardDetails, ConnectorResult, PaymentConnector
+from payments.validators import all_countries, all_currencies
 from paymentservices.processors.fields import IDENTIFIER, FieldRule
 
 if TYPE_CHECKING:
@@ -304,6 +305,19 @@ class Processor(ABC):
     # How it keeps stored cards for later payments (its tokens); None when every payment sends the card. Its features
     # say `payment_method_tokenization` exactly when it has one (the registry test holds the two equal).
     tokens: ClassVar[StoredTokens | None] = None
+
+    @property
+    def supported_currencies(self) -> list[str]:
+        """The currencies its services may accept: every one ISO 4217 names, unless the processor says fewer."""
+        return all_currencies()
+
+    @property
+    def supported_countries(self) -> list[str]:
+        """The countries its services may accept payments from: every one ISO 3166 names, unless it says fewer."""
+        return all_countries()
+
+    def field_named(self, key: str) -> DefinitionField | None:
+        return next((item for item in self.fields if item.key == key), None)
 
     @abstractmethod
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pytest
 
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import DEFINITIONS, Definition, DefinitionField
 from paymentservices.models import PaymentService
+from paymentservices.processors import PROCESSORS
 from paymentservices.processors.fields import OPAQUE_SECRET
+from paymentservices.processors.seam import DefinitionField, Processor
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.routing import connector_for
 from paymentservices.services import (
@@ -24,7 +25,7 @@ from paymentservices.services import (
 
 pytestmark = pytest.mark.django_db
 
-FIELDS = [(definition, field) for definition in DEFINITIONS.values() for field in definition.fields]
+FIELDS = [(definition, field) for definition in PROCESSORS for field in definition.fields]
 FIELD_IDS = [f"{definition.id}:{field.key}" for definition, field in FIELDS]
 
 # Values that would move a URL elsewhere if one were built from them: a path, user information, a host and port, a
@@ -72,7 +73,7 @@ def _names(body: dict, field: DefinitionField, value: str) -> bool:
     return field.key in body["message"] or "\x00" in value
 
 
-def _valid_fields(definition: Definition, *, everything: bool = False) -> list[dict[str, str]]:
+def _valid_fields(definition: Processor, *, everything: bool = False) -> list[dict[str, str]]:
     return [
         {"key": field.key, "value": field.rule.example} for field in definition.fields if field.required or everything
     ]
@@ -182,7 +183,7 @@ def test_an_empty_value_is_refused_on_create_and_clears_only_an_optional_field_o
         assert field.key not in payment_service_credentials(service=service)
 
 
-def _service(merchant_account, definition: Definition) -> PaymentService:
+def _service(merchant_account, definition: Processor) -> PaymentService:
     return payment_service_create(
         merchant_account=merchant_account,
         definition_id=definition.id,
@@ -194,7 +195,7 @@ def _service(merchant_account, definition: Definition) -> PaymentService:
     )
 
 
-def _plant(service: PaymentService, definition: Definition, key: str, value: str) -> None:
+def _plant(service: PaymentService, definition: Processor, key: str, value: str) -> None:
     """Write a value past the services, as a row stored before the fields had rules would hold it."""
     values = {**payment_service_credentials(service=service), key: value}
     _seal(service, definition, values)

@@ -23,7 +23,7 @@ from payments.shapes.addresses import E164, AddressSerializer, BillingDetailsSer
 from payments.shapes.card_outputs import MaskedCardOutput
 from payments.shapes.cards import CardNumberField, ExpirationDateField
 from payments.shapes.order import GuestBuyerSerializer
-from paymentservices.definitions import definition_get
+from paymentservices.processors import processor_get
 from payouts.models import Payout, PayoutCategory, PayoutStatus
 from payouts.requests import PayoutCard, PayoutCreateRequest, PayoutStoredCard
 
@@ -161,8 +161,8 @@ class PayoutPaymentServiceOutput(OutputSerializer):
     display_name = serializers.SerializerMethodField()
 
     def get_display_name(self, service: Any) -> str:
-        definition = definition_get(service.definition_id)
-        return str(service.display_name or (definition.display_name if definition else service.definition_id))
+        processor = processor_get(service.definition_id)
+        return str(service.display_name or (processor.display_name if processor else service.definition_id))
 
 
 class PayoutBuyerOutput(OutputSerializer):

@@ -27,7 +27,7 @@ from settlements.services import IngestResult, SettlementFile, settlement_file_i
 from transactions.models import Refund, Transaction
 
 Op = SandboxOperation.Operation
-# The payment services whose settlements this source publishes (paymentservices.definitions).
+# The payment services whose settlements this source publishes: the sandbox processor's.
 DEFINITION_ID = SANDBOX_PROCESSOR.id
 
 

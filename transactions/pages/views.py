@@ -21,7 +21,7 @@ from payments.connectors import BuyerAction
 from payments.errors import Conflict, DomainError
 from payments.middleware.envelope import OWN_ERROR_PAGE
 from payments.money import format_money_for_buyers
-from paymentservices.definitions import definition_get
+from paymentservices.processors import processor_get
 from transactions.models import Transaction
 from transactions.services.challenges import ChallengePage, challenge_complete, challenge_open
 from transactions.services.redirects import redirect_return
@@ -104,10 +104,10 @@ def _page(request: HttpRequest, page: ChallengePage) -> HttpResponse:
 
 def _buyer_page(txn: Transaction) -> str:
     """The page of the processor's own authentication, as its processor names it (`Processor.buyer_page`)."""
-    definition = definition_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
-    if definition is None or definition.buyer_page is None:
+    processor = processor_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
+    if processor is None or processor.buyer_page is None:
         raise Conflict("This payment's processor has no page for the buyer.")
-    return definition.buyer_page
+    return processor.buyer_page
 
 
 def with_outcome(url: str, txn: Transaction) -> str:

@@ -28,7 +28,7 @@ from payments.connectors import (
     payment_details_of,
 )
 from payments.errors import Conflict, DomainError
-from paymentservices.definitions import definition_get
+from paymentservices.processors import processor_get
 from paymentservices.routing import connector_for
 from transactions.details import payment_details_stored
 from transactions.models import (
@@ -221,12 +221,12 @@ def connector_of(txn: Transaction) -> PaymentConnector:
 
 def require_feature(txn: Transaction, feature: str, *, asked: str, pointer: str) -> None:
     """Refuse by name (400 at `pointer`) what the processor holding the payment cannot do: its definition's
-    `supported_features` (each processor's `features`) say which."""
+    `features` say which."""
     service = txn.payment_service
-    definition = definition_get(service.definition_id) if service is not None else None
-    if definition is not None and definition.supported_features.get(feature):
+    processor = processor_get(service.definition_id) if service is not None else None
+    if processor is not None and processor.features.get(feature):
         return
-    holder = f"{definition.display_name} ({definition.id})" if definition is not None else "no processor"
+    holder = f"{processor.display_name} ({processor.id})" if processor is not None else "no processor"
     raise DomainError(f"Not supported: {asked} with {holder}, which holds this payment.", pointer=pointer)
 
 

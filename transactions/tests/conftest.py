@@ -1,9 +1,9 @@
-from dataclasses import replace
 from urllib.parse import urlsplit
 
 import pytest
 
-from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
+from paymentservices.definitions import SANDBOX_ID
+from paymentservices.processors import processor_get
 from transactions.tests.connectors import ScriptedConnector
 
 CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
@@ -16,8 +16,7 @@ def connector(monkeypatch) -> type[ScriptedConnector]:
     ScriptedConnector.script = {}
     ScriptedConnector.killed_after = set()
     ScriptedConnector.calls = []
-    scripted = replace(DEFINITIONS[SANDBOX_ID], connector=lambda credentials, deadline=None: ScriptedConnector())
-    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, scripted)
+    monkeypatch.setattr(processor_get(SANDBOX_ID), "connect", lambda credentials, deadline=None: ScriptedConnector())
     return ScriptedConnector
 
 

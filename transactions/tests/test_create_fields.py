@@ -1,7 +1,6 @@
 """Every body field of the transaction operations acts or is refused by name: never accepted and dropped."""
 
 import uuid
-from dataclasses import replace
 
 import pytest
 
@@ -9,7 +8,8 @@ from payments.connectors import AuthorizationRequest, BrowserInfo, StatementDesc
 from payments.rest.models import IdempotencyRecord
 from payments.tests.assertions import assert_error
 from payments.vault.models import VaultedCard
-from paymentservices.definitions import DEFINITIONS, SANDBOX_ID
+from paymentservices.definitions import SANDBOX_ID
+from paymentservices.processors import processor_get
 from transactions.models import Refund, Transaction
 from transactions.tests.conftest import CARD
 from transactions.tests.factories import TransactionFactory
@@ -196,9 +196,8 @@ def test_options_for_a_connection_that_is_not_configured_are_refused(client):
 
 
 def test_options_are_passed_to_a_connector_that_reads_them(client, connector, monkeypatch):
-    # A processor declares the sets it reads in its definition (`Processor.connection_options_keys`).
-    reads = replace(DEFINITIONS[SANDBOX_ID], connection_options_keys=frozenset({"mock-card"}))
-    monkeypatch.setitem(DEFINITIONS, SANDBOX_ID, reads)
+    # A processor declares the sets it reads (`Processor.connection_options_keys`).
+    monkeypatch.setattr(processor_get(SANDBOX_ID), "connection_options_keys", frozenset({"mock-card"}))
 
     create(client, connection_options={"mock-card": {"skip_retry": True}, "stripe-card": None})
 

@@ -20,8 +20,8 @@ from payments.shapes.processor_data import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
-from paymentservices.definitions import definition_get
 from paymentservices.models import PaymentService
+from paymentservices.processors import processor_get
 from transactions.api.serializers.fields import (
     NULL_OBJECT,
     NULL_STRING,
@@ -52,8 +52,8 @@ class TransactionPaymentServiceOutput(OutputSerializer):
     display_name = serializers.CharField()
 
     def get_method(self, service: PaymentService) -> str:
-        definition = definition_get(service.definition_id)
-        return definition.method if definition is not None else "card"
+        processor = processor_get(service.definition_id)
+        return processor.method if processor is not None else "card"
 
 
 class TransactionGiftCardOutput(OutputSerializer):
@@ -133,8 +133,8 @@ def _account_method(txn: Transaction) -> dict[str, Any]:
     """A payment method that is the buyer's account at the processor (PayPal): its method, shown by the payer's
     masked email as upstream labels it; the card's fields are null."""
     shown = dict.fromkeys(TransactionPaymentMethodOutput().fields)
-    definition = definition_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
-    shown |= {"type": "payment-method", "method": txn.method, "mode": definition.mode if definition else "redirect"}
+    processor = processor_get(txn.payment_service.definition_id) if txn.payment_service is not None else None
+    shown |= {"type": "payment-method", "method": txn.method, "mode": processor.mode if processor else "redirect"}
     shown["label"] = txn.payer_label
     return shown
 

@@ -18,7 +18,6 @@ from Adyen.services.checkout import AdyenCheckoutApi
 from payments.connectors.base import AuthorizationRequest, Outcome, PaymentConnector, ThreeDSecureData
 from payments.errors import DomainError
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import definition_get
 from paymentservices.models import InboundNotification
 from paymentservices.processors.adyen import PROCESSOR
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
@@ -409,8 +408,7 @@ def test_the_mock_catches_a_request_adyen_would_refuse(adyen_mock):
 
 
 def test_the_definition():
-    definition = definition_get(ADYEN.id)
-    fields = {f.key: (f.required, f.secret) for f in definition.fields}
+    fields = {f.key: (f.required, f.secret) for f in ADYEN.fields}
     assert fields == {
         "api_key": (True, True),
         "merchant_account": (True, False),
@@ -418,7 +416,7 @@ def test_the_definition():
         "hmac_key": (False, True),
         "report_api_key": (False, True),
     }
-    assert definition.webhook_secret_field == "hmac_key"
+    assert ADYEN.notification_secret_field == "hmac_key"
 
 
 def _item(**overrides) -> dict:

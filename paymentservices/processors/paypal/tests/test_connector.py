@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from payments.connectors import Outcome, RedirectConnector, RedirectRequest
-from paymentservices.definitions import DEFINITIONS
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.paypal import PayPalConnector
 from paymentservices.processors.paypal.connector import AuthorizationPending, masked_email, money
@@ -29,9 +28,8 @@ def connector(client_id: str = "AeA1QIZXiflr1") -> PayPalConnector:
 
 
 def test_the_definition_takes_paypal_with_a_rule_for_each_field():
-    definition = DEFINITIONS[PAYPAL.id]
-    assert (definition.method, definition.mode, definition.display_name) == ("paypal", "redirect", "PayPal")
-    assert [(f.key, f.secret, f.rule) for f in definition.fields] == [
+    assert (PAYPAL.method, PAYPAL.mode, PAYPAL.display_name) == ("paypal", "redirect", "PayPal")
+    assert [(f.key, f.secret, f.rule) for f in PAYPAL.fields] == [
         ("client_id", False, CLIENT_ID),
         ("client_secret", True, CLIENT_SECRET),
         ("webhook_id", False, WEBHOOK_ID),

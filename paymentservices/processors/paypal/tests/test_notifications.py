@@ -14,7 +14,6 @@ import pytest
 
 from disputes.models import Dispute
 from payments.tests.assertions import assert_error
-from paymentservices.definitions import DEFINITIONS
 from paymentservices.models import InboundNotification, PaymentService
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.tests.factories import PaymentServiceFactory
@@ -143,10 +142,8 @@ def _names(txn: Transaction) -> list[str]:
 
 
 def test_the_definition_says_it_reads_webhooks_with_the_webhook_id():
-    definition = DEFINITIONS[PAYPAL.id]
-    assert definition.supported_features["webhooks"] is True
-    assert definition.webhook_secret_field == "webhook_id"
-    assert definition.parse_notification is not None
+    assert PAYPAL.features["webhooks"] is True
+    assert PAYPAL.notification_secret_field == "webhook_id"
 
 
 def test_a_signed_event_is_verified_by_paypal_with_the_services_webhook_id(client, paypal, paypal_api):
