@@ -26,7 +26,9 @@ class DisputeAnswerForm(forms.Form):
     )
     document = forms.FileField(required=False, help_text="A document that backs it (PDF or image).")
     reason = forms.CharField(
-        required=False, max_length=100, help_text="The processor's defence reason code, when it asks for one (Adyen)."
+        required=False,
+        max_length=100,
+        help_text="The processor's defence reason code, when it asks for one (one of its own codes).",
     )
 
     def evidence(self) -> Evidence | None:

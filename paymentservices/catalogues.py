@@ -19,6 +19,8 @@ from paymentservices.processors.seam import Processor
 # Under the app's static folder: `<kind>/<id>.svg` (tests check every entry has its file).
 ICONS = "paymentservices/icons"
 CARD_METHOD = "card"
+# The mode of a way of paying the buyer approves on the processor's own pages.
+REDIRECT_MODE = "redirect"
 GIFT_CARD_METHOD = "gift-card"
 
 
@@ -40,6 +42,16 @@ def schemes_taken(processor: Processor) -> frozenset[str]:
         return frozenset()
     known = frozenset(SCHEME_NAMES)
     return known if processor.card_schemes is None else processor.card_schemes & known
+
+
+def redirect_methods() -> dict[str, Processor]:
+    """The ways of paying the buyer approves on a processor's own pages, each with the first registered processor (in
+    the registry's order) that takes it: what says how the way of paying is named and offered."""
+    found: dict[str, Processor] = {}
+    for processor in processors.PROCESSORS:
+        if processor.mode == REDIRECT_MODE:
+            found.setdefault(processor.method, processor)
+    return found
 
 
 def card_scheme_definitions() -> list[CatalogueEntry]:

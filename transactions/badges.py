@@ -10,6 +10,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from payments.choices import DisputeState
+from paymentservices.catalogues import redirect_methods
 from transactions.models import Transaction
 
 _DISPUTE_LABELS = {
@@ -38,12 +39,16 @@ def refund_badge(txn: Transaction) -> SafeString:
 
 
 def method_badge(txn: Transaction) -> SafeString:
-    """`PayPal`, with the payer's masked email, beside a payment made with a PayPal account (a card shows its last 4
-    instead)."""
-    if txn.method != "paypal":
+    """The way of paying's name (`PayPal`), with the payer's masked email, beside a payment the buyer approved on its
+    processor's pages (a card shows its last 4 instead)."""
+    processor = redirect_methods().get(txn.method or "")
+    if processor is None:
         return SafeString("")
     return format_html(
-        ' <span class="badge badge-paypal" data-badge="paypal">PayPal{}</span>',
+        ' <span class="badge badge-{}" data-badge="{}">{}{}</span>',
+        txn.method,
+        txn.method,
+        processor.method_display_name,
         f" {txn.payer_label}" if txn.payer_label else "",
     )
 

@@ -38,7 +38,7 @@ class DisputeDefendInput(RequestSerializer[Evidence]):
         required=False,
         allow_null=True,
         max_length=100,
-        help_text="The processor's code of the defence, for a processor that asks for one (Adyen's defence reason).",
+        help_text="The processor's code of the defence, for a processor that asks for one (one of its own codes).",
     )
 
     def to_request(self, data: dict[str, Any]) -> Evidence:

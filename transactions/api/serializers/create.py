@@ -33,6 +33,7 @@ from payments.shapes.processor_data import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
+from paymentservices.catalogues import redirect_methods
 from transactions.api.serializers.fields import (
     ConnectionOptionsField,
     MetadataField,
@@ -51,8 +52,9 @@ from transactions.requests import (
 # --- POST /transactions --------------------------------------------------------------------------------
 
 # The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
-# input's `method` lists them all, so the schema has one enum of methods.
-PAYMENT_METHODS = ["card", "checkout-session", "id", "paypal"]
+# input's `method` lists them all, so the schema has one enum of methods. The ways the buyer approves at a processor
+# are those the registered processors take.
+PAYMENT_METHODS = ["card", "checkout-session", "id", *redirect_methods()]
 
 
 class PaymentMethodInput(StrictSerializer):
@@ -146,7 +148,7 @@ class RedirectPaymentMethodInput(PaymentMethodInput):
     method = serializers.ChoiceField(choices=PAYMENT_METHODS)
     redirect_url = WebUrlField(
         max_length=2048,
-        help_text="Where the buyer returns after approving (or not) at PayPal, with transaction_id and "
+        help_text="Where the buyer returns after approving (or not) at the processor, with transaction_id and "
         "transaction_status.",
     )
     # Upstream requires both; here they may be left out, and when sent they must be the transaction's own.
@@ -165,18 +167,12 @@ class RedirectPaymentMethodInput(PaymentMethodInput):
         )
 
 
-PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = dict(
-    zip(
-        PAYMENT_METHODS,
-        [
-            CardPaymentMethodInput,
-            CheckoutSessionPaymentMethodInput,
-            StoredPaymentMethodInput,
-            RedirectPaymentMethodInput,
-        ],
-        strict=True,
-    )
-)
+PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = {
+    "card": CardPaymentMethodInput,
+    "checkout-session": CheckoutSessionPaymentMethodInput,
+    "id": StoredPaymentMethodInput,
+    **dict.fromkeys(redirect_methods(), RedirectPaymentMethodInput),
+}
 
 
 @extend_schema_field(
