@@ -309,19 +309,28 @@ class PayPalMock:
     logs: list[IO[bytes]]
     answers: dict[str, str] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
+    dropped: set[str] = field(default_factory=set)
     exchanges: list[Exchange] = field(default_factory=list)
     # Standing in for the buyer's PayPal too (`python -m tests.paypal_mock`): orders send the buyer to the front's own
     # approval page, which approves at once and sends them back to the last order's return URL, as PayPal does.
     approves_here: bool = False
     last_return_url: str | None = None
 
-    def answer(self, pattern: str, *, example: str | None = None, code: int | None = None) -> None:
+    def answer(
+        self, pattern: str, *, example: str | None = None, code: int | None = None, dropped: bool = False
+    ) -> None:
         """`example`: Prism answers with that named answer. `code`: an error status; Prism still validates the
         request (its `Prefer: code=` would break the contract's own pattern for PayPal's `Prefer` header), and the
-        front answers PayPal's error body of that status (`ERRORS`)."""
+        front answers PayPal's error body of that status (`ERRORS`). `dropped`: Prism validates the request and the
+        front closes the connection without an answer (PayPal got the request; its answer was lost)."""
         self.answers[pattern] = f"example={example}" if example else ""
         if code:
             self.errors[pattern] = code
+        if dropped:
+            self.dropped.add(pattern)
+
+    def drops(self, path: str) -> bool:
+        return any(fnmatch.fnmatchcase(path, pattern) for pattern in self.dropped)
 
     def error(self, path: str) -> int | None:
         return next((code for pattern, code in self.errors.items() if fnmatch.fnmatchcase(path, pattern)), None)
@@ -329,6 +338,7 @@ class PayPalMock:
     def reset(self) -> None:
         self.answers.clear()
         self.errors.clear()
+        self.dropped.clear()
         self.exchanges.clear()
 
     def calls(self, method: str, pattern: str) -> list[Exchange]:
@@ -409,6 +419,9 @@ class _Front(BaseHTTPRequestHandler):
         self.mock.exchanges.append(
             Exchange(method, path, status, answer_headers.get("sl-violations"), dict(self.headers), sent, query)
         )
+        if self.mock.drops(path):
+            self.close_connection = True  # no status line, no body: the client's read ends with the connection
+            return
         kept = {k: v for k, v in answer_headers.items() if k.lower() in ("content-type", "sl-violations")}
         error = self.mock.error(self.path) or self.mock.error(path)
         if error is not None and status < 300:  # the request was valid: the error the test asked for

@@ -305,8 +305,8 @@ class ReadsCapturedAmount(Protocol):
 @runtime_checkable
 class RepeatsWrites(Protocol):
     """A connector whose processor answers a write sent again with our reference with what it did the first time (or
-    does it now, once): PayPal's `PayPal-Request-Id`. Its `lookup` answers None, so recovery asks about a capture
-    whose answer was lost by sending it again (`repeats_writes` is True)."""
+    does it now, once): PayPal's `PayPal-Request-Id`. Its `lookup` answers None, so recovery asks about a capture,
+    void or refund whose answer was lost by sending it again (`repeats_writes` is True)."""
 
     repeats_writes: bool
 

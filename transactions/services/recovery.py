@@ -92,8 +92,8 @@ def transaction_sync(
     asked = capture is not None if operation == "capture" else bool(txn.authorized_amount)
     connector = connector_of(txn)
     found = connector.lookup(reference=reference) if asked else None
-    if found is None and capture is not None and isinstance(connector, RepeatsWrites) and connector.repeats_writes:
-        found = _capture_again(txn, capture=capture, reference=reference)
+    if found is None and asked and isinstance(connector, RepeatsWrites) and connector.repeats_writes:
+        found = _sent_again(txn, capture=capture, reference=reference)
         if found is None:
             return txn  # the processor gave no answer again: the next run asks again
     if found is None and asked and not abandoned:
@@ -105,15 +105,20 @@ def transaction_sync(
     return finish_void(txn, result=result, actor=actor)
 
 
-def _capture_again(txn: Transaction, *, capture: Capture, reference: str) -> ConnectorResult | None:
-    """A capture whose answer was lost, sent again with its reference to a processor that answers a repeat with
-    what it did the first time (PayPal): its answer, or None when it gave none again."""
-    result = connector_of(txn).capture(
-        processor_reference=txn.payment_service_transaction_id or "",
-        amount=capture.amount,
-        currency=txn.currency,
-        reference=reference,
-    )
+def _sent_again(txn: Transaction, *, capture: Capture | None, reference: str) -> ConnectorResult | None:
+    """A capture (or, with no `capture`, a void) whose answer was lost, sent again with its reference to a processor
+    that answers a repeat with what it did the first time (PayPal): its answer, or None when it gave none again."""
+    connector = connector_of(txn)
+    authorization = txn.payment_service_transaction_id or ""
+    try:
+        if capture is None:
+            result = connector.void(processor_reference=authorization, reference=reference)
+        else:
+            result = connector.capture(
+                processor_reference=authorization, amount=capture.amount, currency=txn.currency, reference=reference
+            )
+    except OutcomeUnknown:
+        return None
     return None if result.outcome is Outcome.FAILED else result
 
 

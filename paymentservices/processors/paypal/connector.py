@@ -8,12 +8,14 @@
 - redirect_status: `GET /v2/checkout/orders/{id}`, what PayPal holds for the order now (recovery, the expiry job).
   An authorization PayPal holds `PENDING` is no decision: both raise `AuthorizationPending` (an `OutcomeUnknown`).
 - capture (full or partial: `final_capture`, the rest released), void and refund (full or partial) through Payments
-  v2 on the authorization, and for a refund on the capture (a capture's result names it: `payment_reference`).
+  v2 on the authorization, and for a refund on the capture (a capture's result names it: `payment_reference`). One
+  of these that may have reached PayPal and got no answer raises `OutcomeUnknown`: PayPal may have acted on it.
 
 Our reference is the `PayPal-Request-Id` of every write, so a retried call never makes a second order, authorization,
 capture or refund: a write that may have reached PayPal (a timeout after sending, a 5xx) is sent once more with it,
 and PayPal answers the repeat with what it did the first time. A call that gets no answer (connection refused,
-timeout, PayPal's 5xx or rate limit, the app's credentials refused) is a FAILED result, never a decline. No call goes
+timeout, PayPal's 5xx or rate limit, the app's credentials refused) is a FAILED result, never a decline, except a
+capture, void or refund that may have reached PayPal (above). No call goes
 anywhere but PayPal's hosts or the `paypal` block's `API_BASE` of `PROCESSORS` as configured (docs/payment-services.md).
 """
 
@@ -151,7 +153,8 @@ class PayPalConnector:
     """One PayPal REST app (its client ID and secret)."""
 
     # PayPal answers a write sent again with its PayPal-Request-Id with what it did the first time: recovery asks
-    # about a capture whose answer was lost by sending it again (`payments.connectors.base.RepeatsWrites`).
+    # about a capture, void or refund whose answer was lost by sending it again
+    # (`payments.connectors.base.RepeatsWrites`).
     repeats_writes = True
 
     def __init__(
@@ -300,11 +303,15 @@ class PayPalConnector:
         }
         # Its result names the capture (`processor_reference`, the capture's own id, which PayPal's notifications of it
         # name) and, as `payment_reference`, the payment from now on: PayPal's refunds and disputes name the capture.
-        return self._payment(self._client.payments.capture_authorized_payment, options, keep=None)
+        return self._unless_unanswered(
+            f"capture {reference}", self._client.payments.capture_authorized_payment, options
+        )
 
     def void(self, *, processor_reference: str, reference: str) -> ConnectorResult:
         options = {"authorization_id": processor_reference, "paypal_request_id": reference}
-        return self._payment(self._client.payments.void_payment, options, keep=processor_reference, status="VOIDED")
+        return self._unless_unanswered(
+            f"void {reference}", self._client.payments.void_payment, options, keep=processor_reference, status="VOIDED"
+        )
 
     def refund(self, *, processor_reference: str, amount: int, currency: str, reference: str) -> ConnectorResult:
         # Our reference rides in the refund's `custom_id` too: PayPal's notification of the refund carries it, so a
@@ -314,21 +321,27 @@ class PayPalConnector:
             "paypal_request_id": reference,
             "body": {"amount": money(amount, currency), "custom_id": reference},
         }
+        return self._unless_unanswered(f"refund {reference}", self._client.payments.refund_captured_payment, options)
+
+    def _unless_unanswered(
+        self, what: str, call: Callable[[dict[str, Any]], Any], options: dict[str, Any], **payment: Any
+    ) -> ConnectorResult:
+        """`_payment`, raising `OutcomeUnknown` when the write may have reached PayPal and got no answer (sent twice,
+        unanswered twice: a timeout, a dropped connection, a 5xx). PayPal may have captured, voided or refunded:
+        answering FAILED would put the payment back as it was (a capture's or refund's amount free to be taken again
+        under another reference, an authorization voided at PayPal shown as still held). It stays pending here, and
+        recovery sends it again under the same PayPal-Request-Id, which PayPal answers with what it did."""
         try:
-            return self._payment(
-                self._client.payments.refund_captured_payment, options, keep=None, unknown_when_sent=True
-            )
+            return self._payment(call, options, unknown_when_sent=True, **payment)
         except NoAnswer as exc:
-            # Sent twice and unanswered twice: PayPal may have refunded. Failing it would free its amount for a second
-            # refund under another reference; it stays pending, and recovery sends it again under this one.
-            raise OutcomeUnknown(f"PayPal gave no answer to refund {reference} ({exc.code}).") from None
+            raise OutcomeUnknown(f"PayPal gave no answer to {what} ({exc.code}).") from None
 
     def _payment(
         self,
         call: Callable[[dict[str, Any]], Any],
         options: dict[str, Any],
         *,
-        keep: str | None,
+        keep: str | None = None,
         status: str = "",
         unknown_when_sent: bool = False,
     ) -> ConnectorResult:

@@ -1,6 +1,7 @@
-"""A PayPal capture or refund whose answer was lost (its process died, or PayPal gave none) is recovered like the other
-processors': PayPal cannot be looked up by our reference, but answers a capture or refund sent again with its
-PayPal-Request-Id with what it did the first time, so recovery sends it again and records that answer."""
+"""A PayPal capture, void or refund whose answer was lost (its process died, or PayPal gave none: a timeout, a dropped
+connection, a 5xx) is recovered like the other processors': never failed while PayPal may have acted, it stays pending;
+PayPal cannot be looked up by our reference, but answers a write sent again with its PayPal-Request-Id with what it did
+the first time, so recovery sends it again and records that answer."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 
 from paymentservices.models import PaymentService
 from paymentservices.processors.paypal.tests.test_notifications import _at, paypal_service
+from paymentservices.processors.tests.overrides import override_processor
 from tests.paypal_mock import AUTHORIZATION_ID, CAPTURE_ID, REFUND_ID
-from transactions.models import Capture, Refund
+from transactions.models import Capture, Refund, Transaction
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM, capture_reference
 from transactions.tests.factories import CaptureFactory, RefundFactory
@@ -138,3 +140,73 @@ def test_a_refund_paypal_does_not_answer_stays_processing_and_is_recovered_once(
     refund.refresh_from_db()
     assert refund.status == "succeeded"
     assert [call.headers["PayPal-Request-Id"] for call in _refund_calls(paypal_api)] == [str(refund.pk)]
+
+
+@pytest.fixture
+def client(api_client):
+    return api_client(scopes=["transactions.read", "transactions.write"])
+
+
+@pytest.mark.parametrize(
+    ("action", "path", "pending", "done", "example"),
+    [
+        ("capture", "capture", "capture_pending", "capture_succeeded", "completed"),
+        ("void", "void", "authorization_void_pending", "authorization_voided", "voided"),
+    ],
+    ids=["capture", "void"],
+)
+def test_an_action_whose_connection_paypal_dropped_stays_pending_and_recovery_records_paypals_word(
+    paypal, paypal_api, client, action, path, pending, done, example
+):
+    """PayPal got the request (the mock validated it) and the connection dropped before its answer, twice: PayPal may
+    have captured or voided, so the transaction is not put back as authorized but waits for PayPal's word; the sweep
+    sends the write again under the same PayPal-Request-Id and records what PayPal says it did."""
+    paypal_api.answer(f"/v2/payments/authorizations/*/{path}", dropped=True)
+    txn = _at(paypal)
+
+    answer = client.post(f"/transactions/{txn.pk}/{action}", {}, format="json")
+
+    assert (answer.status_code, answer.json()["status"]) == (200, pending)
+    sent = paypal_api.calls("POST", f"/v2/payments/authorizations/{AUTHORIZATION_ID}/{path}")
+    assert len(sent) == 2  # sent once more with the same PayPal-Request-Id before giving up for now
+    assert sent[0].headers["PayPal-Request-Id"] == sent[1].headers["PayPal-Request-Id"]
+    if action == "capture":
+        assert Capture.objects.get(transaction=txn).status == "pending"
+    paypal_api.reset()
+    paypal_api.answer(f"/v2/payments/authorizations/*/{path}", example=example)
+
+    synced = transaction_sync(txn=Transaction.objects.get(pk=txn.pk), actor=SYSTEM, abandoned=True)
+
+    assert synced.status == done
+    [again] = paypal_api.calls("POST", f"/v2/payments/authorizations/{AUTHORIZATION_ID}/{path}")
+    assert again.headers["PayPal-Request-Id"] == sent[0].headers["PayPal-Request-Id"]
+
+
+def test_a_void_paypal_does_not_answer_again_stays_pending_for_the_next_run(paypal, paypal_api):
+    paypal_api.answer("/v2/payments/authorizations/*/void", code=500)
+    txn = _at(paypal, status="authorization_void_pending")
+
+    synced = transaction_sync(txn=txn, actor=SYSTEM, abandoned=True)
+
+    assert synced.status == "authorization_void_pending"
+
+
+def test_a_void_paypal_refuses_when_sent_again_leaves_the_payment_authorized(paypal, paypal_api):
+    paypal_api.answer("/v2/payments/authorizations/*/void", code=422)
+    txn = _at(paypal, status="authorization_void_pending")
+
+    synced = transaction_sync(txn=txn, actor=SYSTEM, abandoned=True)
+
+    assert synced.status == "authorization_succeeded"
+
+
+def test_a_capture_that_never_reached_paypal_fails_at_once(paypal, client, settings):
+    """Nothing listens where PayPal should be: the request was never sent, so PayPal did nothing and the capture is
+    answered failed with the payment authorized as before."""
+    override_processor(settings, "paypal", API_BASE="http://127.0.0.1:9", TIMEOUT_SECONDS=2)
+    txn = _at(paypal)
+
+    answer = client.post(f"/transactions/{txn.pk}/capture", {}, format="json")
+
+    assert (answer.status_code, answer.json()["status"]) == (200, "authorization_succeeded")
+    assert Capture.objects.get(transaction=txn).status == "failed"
