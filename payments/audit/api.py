@@ -44,10 +44,20 @@ class AuditLogEntryUserOutput(OutputSerializer):
     status = ConstantField("active")
 
 
-# Upstream's actions: the ones this server adds are written only on entries the API never serves.
+# This server's actions that upstream's closed list lacks, as the API serves them: an increment is upstream's
+# `updated` of the transaction (what upstream itself records it as), and `action=updated` finds it. A lock-out is
+# written only on entries the API never serves.
+SERVED_AS = {AuditLogEntry.Action.INCREMENTED: AuditLogEntry.Action.UPDATED}
 API_ACTIONS = [
-    (value, label) for value, label in AuditLogEntry.Action.choices if value != AuditLogEntry.Action.LOCKED_OUT
+    (value, label)
+    for value, label in AuditLogEntry.Action.choices
+    if value not in SERVED_AS and value != AuditLogEntry.Action.LOCKED_OUT
 ]
+
+
+class _ApiAction(serializers.ChoiceField):
+    def to_representation(self, value: str) -> str:
+        return str(SERVED_AS.get(AuditLogEntry.Action(value), value))
 
 
 class AuditLogEntryOutput(OutputSerializer):
@@ -57,16 +67,21 @@ class AuditLogEntryOutput(OutputSerializer):
     id = serializers.UUIDField()
     merchant_account_id = serializers.CharField()
     resource = AuditLogEntryResourceOutput(source="*")
-    action = serializers.ChoiceField(choices=API_ACTIONS)
+    action = _ApiAction(choices=API_ACTIONS)
     user = AuditLogEntryUserOutput(source="*")
     timestamp = TimestampField(source="created_at")
 
 
 # django-filter ships no types, so its classes are Any to mypy: subclassing one is allowed here on purpose.
 class AuditLogFilter(django_filters.FilterSet):  # type: ignore[misc]
-    action = django_filters.ChoiceFilter(field_name="action", choices=API_ACTIONS)
+    action = django_filters.ChoiceFilter(field_name="action", choices=API_ACTIONS, method="filter_action")
     user_id = django_filters.UUIDFilter(field_name="user_id")
     resource_type = django_filters.CharFilter(field_name="resource_type", max_length=64)
+
+    def filter_action(self, queryset: QuerySet[AuditLogEntry], name: str, value: str) -> QuerySet[AuditLogEntry]:
+        """The entries served as `value`: this server's own actions served as it too."""
+        served = [value, *(own for own, upstream in SERVED_AS.items() if upstream == value)]
+        return queryset.filter(action__in=served)
 
 
 class AuditLogViewSet(mixins.ListModelMixin, viewsets.GenericViewSet[AuditLogEntry]):

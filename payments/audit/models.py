@@ -23,6 +23,8 @@ class AuditLogEntry(TimestampedModel):
         VOIDED = "voided"
         CANCELED = "canceled"
         CAPTURED = "captured"
+        # Not upstream's (its actions have no increment): an authorization raised. Served as upstream's `updated`.
+        INCREMENTED = "incremented", "Incremented the authorization of"
         # Not upstream's: an admin sign-in locked after too many failures. Never served (no merchant account).
         LOCKED_OUT = "locked-out", "Locked out"
 

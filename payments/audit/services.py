@@ -26,7 +26,12 @@ Action = AuditLogEntry.Action
 # resource app registers its own from its `AppConfig.ready` (`audit_register_resource`): this package knows none.
 AUDITED_RESOURCES: dict[str, str] = {}
 # View actions that are more than an update of the resource they save.
-_STATE_ACTIONS = {"capture": Action.CAPTURED, "void": Action.VOIDED, "cancel": Action.CANCELED}
+_STATE_ACTIONS = {
+    "capture": Action.CAPTURED,
+    "void": Action.VOIDED,
+    "cancel": Action.CANCELED,
+    "increment_authorization": Action.INCREMENTED,
+}
 _STAFF_ACTIONS = {ADDITION: Action.CREATED, CHANGE: Action.UPDATED, DELETION: Action.DELETED}
 # Staff users have integer ids; upstream's user id is a UUID, derived stably so `user_id` filters work.
 _STAFF_USER_NAMESPACE = uuid.UUID("6f1d3c8e-3a52-4c1b-9d0e-2b7a8f4c5e10")

@@ -196,6 +196,28 @@ def test_a_capture_is_recorded_as_captured_and_a_refund_as_created(api_client, m
     ]
 
 
+def test_an_increment_is_its_own_action_served_as_upstreams_update_and_said_in_words(
+    api_client, merchant_account, admin_client
+):
+    from transactions.tests.test_api import create
+
+    client = api_client(scopes=["transactions.read", "transactions.write", "audit-logs.read"])
+    txn = create(client, amount=1000)
+    incremented = client.post(f"/transactions/{txn['id']}/authorization/increment", {"amount": 250}, format="json")
+    client.post(f"/transactions/{txn['id']}/capture", {}, format="json")
+
+    assert incremented.status_code == 200, incremented.content
+    entries = AuditLogEntry.objects.filter(resource_id=txn["id"]).order_by("created_at")
+    assert list(entries.values_list("action", flat=True)) == ["created", "incremented", "captured"]
+    served = client.get(URL, {"resource_type": "transaction"}).json()["items"]
+    assert [item["action"] for item in served] == ["captured", "updated", "created"]  # upstream's have no increment
+    assert len(client.get(URL, {"action": "updated"}).json()["items"]) == 1
+    assert client.get(URL, {"action": "incremented"}).status_code == 400
+    html = admin_client.get("/admin/payments/auditlogentry/").content.decode()
+    assert "Incremented the authorization of transaction <a" in html
+    assert "Captured transaction <a" in html
+
+
 def test_a_bulk_delete_in_the_admin_records_every_deletion(admin_client, merchant_account):
     sessions = [CheckoutSessionFactory(merchant_account=merchant_account) for _ in range(3)]
 
