@@ -345,6 +345,8 @@ SPECTACULAR_SETTINGS = {
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
         "CheckoutSessionFieldsMethodEnum": "checkout.api.serializers.SECURE_FIELDS_METHODS",
         "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
+        # What a dispute's evidence document shows (an extension: docs/disputes.md).
+        "EvidenceKindEnum": "payments.choices.EvidenceKind",
     },
 }
 

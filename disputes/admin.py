@@ -224,8 +224,8 @@ class DisputeAdmin(ReadOnlyAdminMixin, DisputeAdminBase):
             return "Not answered"
         files = format_html_join(
             "",
-            "<li>{} ({}, {} bytes, SHA-256 {})</li>",
-            ((f.name, f.content_type, f.size, f.sha256) for f in answer.files.all()),
+            "<li>{}: {} ({}, {} bytes, SHA-256 {})</li>",
+            ((f.get_kind_display(), f.name, f.content_type, f.size, f.sha256) for f in answer.files.all()),
         )
         return format_html(
             '<div class="dispute-answer-shown"><p><strong>{}</strong>: the processor answered <strong>{}</strong>'

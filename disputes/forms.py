@@ -9,6 +9,7 @@ from django import forms
 
 from disputes.models import DisputeAnswer
 from disputes.sandbox import REASONS
+from payments.choices import EvidenceKind
 from paymentservices.processors.seam import Evidence, EvidenceFile
 
 
@@ -25,6 +26,13 @@ class DisputeAnswerForm(forms.Form):
         help_text="What the merchant says in defence (sent as written).",
     )
     document = forms.FileField(required=False, help_text="A document that backs it (PDF or image).")
+    kind = forms.ChoiceField(
+        required=False,
+        choices=EvidenceKind.choices,
+        initial=EvidenceKind.OTHER,
+        label="The document shows",
+        help_text="A processor with evidence types of its own is told it in its own type.",
+    )
     reason = forms.CharField(
         required=False,
         max_length=100,
@@ -38,7 +46,14 @@ class DisputeAnswerForm(forms.Form):
             return None
         upload = data.get("document")
         files = (
-            (EvidenceFile(upload.name, upload.content_type or "application/octet-stream", upload.read()),)
+            (
+                EvidenceFile(
+                    upload.name,
+                    upload.content_type or "application/octet-stream",
+                    upload.read(),
+                    data.get("kind") or EvidenceKind.OTHER,
+                ),
+            )
             if upload
             else ()
         )

@@ -12,7 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
-from payments.choices import DisputeState
+from payments.choices import DisputeState, EvidenceKind
 from payments.timestamped import TimestampedModel
 
 STATE_CHOICES = [(state, state.replace("_", " ").capitalize()) for state in DisputeState.ALL]
@@ -106,6 +106,9 @@ class DisputeEvidenceFile(models.Model):
     position = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)
+    kind = models.CharField(
+        max_length=16, choices=EvidenceKind.choices, default=EvidenceKind.OTHER, help_text="What the document shows."
+    )
     size = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64)
     content = models.BinaryField()

@@ -297,6 +297,7 @@ def _keep(dispute: Dispute, *, action: str, outcome: str, evidence: Evidence | N
             position=position,
             name=file.name,
             content_type=file.content_type,
+            kind=file.kind,
             size=len(file.content),
             sha256=hashlib.sha256(file.content).hexdigest(),
             content=file.content,

@@ -1,5 +1,6 @@
 """Enumerations shared by checkout sessions and transactions, with the upstream API's values, and the words every
-processor's notifications share for where a dispute stands (processors and the disputes app both read them)."""
+processor's notifications share for where a dispute stands and what a defence's document shows (processors and the
+disputes app both read them)."""
 
 from django.db import models
 
@@ -32,3 +33,18 @@ class DisputeState:
     # Closed for the buyer: the disputed amount is taken back from the payment.
     TAKEN_BACK = (LOST, ACCEPTED)
     ALL = OPEN + CLOSED
+
+
+class EvidenceKind(models.TextChoices):
+    """What a document sent in defence of a dispute shows, in words every processor's dispute API can be told in its
+    own types (each processor's `disputes.py` maps them; one with no types of its own sends every kind alike)."""
+
+    RECEIPT = "receipt", "Receipt or invoice"
+    SHIPPING = "shipping", "Proof of shipment"
+    DELIVERY = "delivery", "Proof of delivery"
+    SERVICE = "service", "Proof the service was given"
+    REFUND = "refund", "Proof of a refund"
+    REFUND_POLICY = "refund_policy", "Refund or return policy"
+    AGREEMENT = "agreement", "The buyer's agreement"
+    DESCRIPTION = "description", "Description of what was sold"
+    OTHER = "other", "Other"

@@ -9,6 +9,7 @@ from typing import Any
 from rest_framework import serializers
 
 from disputes.models import STATE_CHOICES, DisputeAnswer
+from payments.choices import EvidenceKind
 from payments.rest.fields import RequestSerializer, StrictCharField, StrictSerializer, TimestampField
 from payments.rest.outputs import ConstantField, OutputSerializer
 from paymentservices.processors.seam import Evidence, EvidenceFile
@@ -20,6 +21,12 @@ class EvidenceFileInput(StrictSerializer):
     name = StrictCharField(max_length=255)
     content_type = StrictCharField(max_length=100, help_text="`application/pdf`, `image/jpeg`, `image/png`...")
     content = StrictCharField(help_text="The document's bytes, base64 encoded.", trim_whitespace=False)
+    kind = serializers.ChoiceField(
+        choices=EvidenceKind.choices,
+        required=False,
+        default=EvidenceKind.OTHER,
+        help_text="What the document shows; a processor with evidence types of its own is told it in its type.",
+    )
 
     def validate_content(self, value: str) -> bytes:
         try:
@@ -42,7 +49,7 @@ class DisputeDefendInput(RequestSerializer[Evidence]):
     )
 
     def to_request(self, data: dict[str, Any]) -> Evidence:
-        files = tuple(EvidenceFile(f["name"], f["content_type"], f["content"]) for f in data["files"])
+        files = tuple(EvidenceFile(f["name"], f["content_type"], f["content"], f["kind"]) for f in data["files"])
         return Evidence(text=data["text"], files=files, reason=data.get("reason") or None)
 
 
@@ -51,6 +58,7 @@ class EvidenceFileOutput(OutputSerializer):
 
     name = serializers.CharField()
     content_type = serializers.CharField()
+    kind = serializers.ChoiceField(choices=EvidenceKind.choices, help_text="What the document shows.")
     size = serializers.IntegerField(help_text="Its size in bytes.")
     sha256 = serializers.CharField(help_text="The SHA-256 of its bytes, hexadecimal.")
 

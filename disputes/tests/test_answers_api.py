@@ -49,7 +49,8 @@ def _url(dispute, action: str) -> str:
 
 
 def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispute, api_client):
-    body = {"text": "The buyer signed for the parcel.", "files": [_file(), _file(PNG, "image/png", "proof.png")]}
+    signed = {**_file(PNG, "image/png", "proof.png"), "kind": "delivery"}
+    body = {"text": "The buyer signed for the parcel.", "files": [_file(), signed]}
 
     response = writer.post(_url(dispute, "defend"), body, format="json")
 
@@ -67,12 +68,14 @@ def test_a_defence_is_sent_kept_and_answered_as_the_processor_said(writer, dispu
             {
                 "name": "receipt.pdf",
                 "content_type": "application/pdf",
+                "kind": "other",  # a document of no kind given
                 "size": len(PDF),
                 "sha256": answer.files.all()[0].sha256,
             },
             {
                 "name": "proof.png",
                 "content_type": "image/png",
+                "kind": "delivery",
                 "size": len(PNG),
                 "sha256": answer.files.all()[1].sha256,
             },

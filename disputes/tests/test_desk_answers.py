@@ -56,6 +56,7 @@ def test_an_operator_defends_with_words_and_a_document_and_the_page_shows_the_pr
             "action": "defend",
             "text": "Signed for on delivery.",
             "document": SimpleUploadedFile("receipt.pdf", PDF, content_type="application/pdf"),
+            "kind": "receipt",
         },
     )
 
@@ -70,7 +71,7 @@ def test_an_operator_defends_with_words_and_a_document_and_the_page_shows_the_pr
     page = operator.get(_page(dispute)).content.decode()
     assert "the processor answered <strong>under review</strong>" in page
     assert "Signed for on delivery." in page
-    assert f"receipt.pdf (application/pdf, {len(PDF)} bytes" in page
+    assert f"Receipt or invoice: receipt.pdf (application/pdf, {len(PDF)} bytes" in page
     assert _answer(dispute) not in page  # answered once: no second answer offered
     [entry] = AuditLogEntry.objects.filter(resource_type="dispute-answer")
     assert (entry.action, entry.resource_id, entry.user_is_staff, entry.user_name) == (

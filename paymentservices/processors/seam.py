@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from payments.choices import EvidenceKind
 from payments.connectors.base import CardDetails, ConnectorResult, PaymentConnector
 from payments.validators import all_countries, all_currencies
 from paymentservices.processors.fields import IDENTIFIER, FieldRule
@@ -168,11 +169,13 @@ class ParsedNotification:
 
 @dataclass(frozen=True)
 class EvidenceFile:
-    """A document sent in defence of a dispute: its name, media type (`application/pdf`, `image/jpeg`...) and bytes."""
+    """A document sent in defence of a dispute: its name, media type (`application/pdf`, `image/jpeg`...), bytes and
+    what it shows."""
 
     name: str
     content_type: str
     content: bytes
+    kind: str = EvidenceKind.OTHER
 
 
 @dataclass(frozen=True)

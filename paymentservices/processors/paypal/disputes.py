@@ -1,8 +1,10 @@
 """PayPal's disputes answered through its Customer Disputes API v1 (docs/disputes.md):
 
 - accept: `POST /v1/customer/disputes/{id}/accept-claim`, the claim's liability accepted (PayPal refunds the buyer);
-- defend: `POST /v1/customer/disputes/{id}/provide-evidence`, the merchant's words as the notes of one evidence of
-  type `OTHER` (its `input` part) and each document as an `evidence-file` part.
+- defend: `POST /v1/customer/disputes/{id}/provide-evidence`: one evidence per kind of document, of PayPal's type for
+  that kind (`EVIDENCE_TYPES`), naming its documents, the merchant's words as the first one's notes (words alone: one
+  evidence of type `OTHER`), in its `input` part; each document as an `evidence-file` part under the name its
+  evidence gives it.
 
 Both are multipart, as PayPal's document declares them. `paypal-server-sdk` has no Disputes controller, so the calls
 are built as the library builds its own (its request builder, its OAuth 2 token, its HTTP client and configuration),
@@ -15,6 +17,7 @@ with PayPal's words; a call that gets no answer (unreachable, 5xx, the app's cre
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +30,7 @@ from paypalserversdk.configuration import Server
 from paypalserversdk.controllers.base_controller import BaseController
 from paypalserversdk.http.http_method_enum import HttpMethodEnum
 
+from payments.choices import EvidenceKind
 from paymentservices.processors.calls import NoAnswer, field_of
 from paymentservices.processors.paypal.connector import PayPalConnector, PayPalRefused
 from paymentservices.processors.seam import (
@@ -35,12 +39,28 @@ from paymentservices.processors.seam import (
     DisputeAnswers,
     DisputeUnanswered,
     Evidence,
+    EvidenceFile,
 )
 
 # One part of a multipart body as `requests` takes it: its name, then (file name, content, media type).
 Part = tuple[str, tuple[str | None, Any, str]]
 # PayPal's `accept-claim` takes the merchant's note; an acceptance here carries no words of the merchant's.
 ACCEPT_NOTE = "The merchant accepts the claim."
+# PayPal's evidence types (its Disputes v1 `evidence.evidence_type`) for what a document shows.
+EVIDENCE_TYPES = {
+    EvidenceKind.RECEIPT: "PROOF_OF_RECEIPT_COPY",
+    EvidenceKind.SHIPPING: "PROOF_OF_FULFILLMENT",
+    EvidenceKind.DELIVERY: "PROOF_OF_DELIVERY_SIGNATURE",
+    EvidenceKind.SERVICE: "PROOF_FOR_SOFTWARE_OR_SERVICE_DELIVERED",
+    EvidenceKind.REFUND: "PROOF_OF_REFUND",
+    EvidenceKind.REFUND_POLICY: "RETURN_POLICY",
+    EvidenceKind.AGREEMENT: "BILLING_AGREEMENT",
+    EvidenceKind.DESCRIPTION: "ITEM_DESCRIPTION",
+    EvidenceKind.OTHER: "OTHER",
+}
+# A document's name as PayPal's `document.name` takes it: letters, digits, `-`, `_`, `,` and spaces, then one
+# extension of letters.
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9\-_, ]+")
 
 
 class PayPalDisputes(DisputeAnswers):
@@ -59,13 +79,45 @@ class PayPalDisputes(DisputeAnswers):
     def defend(
         self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str, evidence: Evidence
     ) -> DisputeAnswer:
-        given: dict[str, Any] = {"evidence_type": "OTHER"}
-        if evidence.text:
-            given["notes"] = evidence.text
-        parts: list[Part] = [("input", (None, json.dumps({"evidences": [given]}), "application/json"))]
-        parts += [("evidence-file", (file.name, file.content, file.content_type)) for file in evidence.files]
+        names = _document_names(evidence.files)
+        parts: list[Part] = [
+            ("input", (None, json.dumps({"evidences": _evidences(evidence, names)}), "application/json"))
+        ]
+        parts += [
+            ("evidence-file", (name, file.content, file.content_type))
+            for name, file in zip(names, evidence.files, strict=True)
+        ]
         refused = _answer(credentials, dispute_id, "provide-evidence", parts)
         return refused or DisputeAnswer(AnswerOutcome.UNDER_REVIEW)
+
+
+def _evidences(evidence: Evidence, names: list[str]) -> list[dict[str, Any]]:
+    """One evidence per kind of document, in the order the kinds first come, each naming its documents; the words are
+    the first one's notes (an `OTHER` evidence of words alone when there is no document)."""
+    by_type: dict[str, dict[str, Any]] = {}
+    for name, file in zip(names, evidence.files, strict=True):
+        evidence_type = EVIDENCE_TYPES.get(EvidenceKind(file.kind), "OTHER")
+        given = by_type.setdefault(evidence_type, {"evidence_type": evidence_type, "documents": []})
+        given["documents"].append({"name": name})
+    evidences = list(by_type.values()) or [{"evidence_type": "OTHER"}]
+    if evidence.text:
+        evidences[0]["notes"] = evidence.text
+    return evidences
+
+
+def _document_names(files: tuple[EvidenceFile, ...]) -> list[str]:
+    """Each document's name as PayPal takes it (its characters outside PayPal's replaced by `-`, an extension from its
+    media type when it has none of letters), made unique by a number where two would be the same: an evidence names
+    its documents by the names of their parts."""
+    names: list[str] = []
+    for position, file in enumerate(files, start=1):
+        stem, dot, extension = file.name.rpartition(".")
+        if not dot or not extension.isascii() or not extension.isalpha():
+            stem, extension = file.name, file.content_type.rpartition("/")[2]
+        stem = _NOT_IN_NAME.sub("-", stem).strip() or "document"
+        name = f"{stem}.{extension}"
+        names.append(f"{stem}-{position}.{extension}" if name in names else name)
+    return names
 
 
 def _answer(credentials: Mapping[str, str], dispute_id: str, action: str, parts: list[Part]) -> DisputeAnswer | None:

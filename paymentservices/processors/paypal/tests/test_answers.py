@@ -1,6 +1,7 @@
 """A PayPal dispute answered through PayPal's Customer Disputes API v1, against Prism serving the project's contract
 of PayPal's document (every request validated by it): an acceptance is PayPal's `accept-claim`, a defence its
-`provide-evidence` with the words as the evidence's notes and each document as an `evidence-file` part; PayPal's
+`provide-evidence` with an evidence of PayPal's type per kind of document, naming its documents, the words as the
+first one's notes and each document as an `evidence-file` part; PayPal's
 refusal is a 409 with its name and message and nothing kept; no answer is a 503 and nothing kept; a document PayPal
 does not take is refused before anything is sent."""
 
@@ -82,13 +83,75 @@ def test_a_defence_sends_the_words_and_each_document_as_evidence(writer, dispute
     assert (response.status_code, response.json()["outcome"]) == (201, "under_review"), response.content
     [(path, parts)] = _answers(paypal_api)
     assert path == f"/v1/customer/disputes/{DISPUTE_ID}/provide-evidence"
-    assert json.loads(parts[0][3]) == {"evidences": [{"evidence_type": "OTHER", "notes": body["text"]}]}
+    assert json.loads(parts[0][3]) == {
+        "evidences": [
+            {
+                "evidence_type": "OTHER",
+                "documents": [{"name": "delivery.pdf"}, {"name": "label.png"}, {"name": "parcel.gif"}],
+                "notes": body["text"],
+            }
+        ]
+    }
     assert parts[1:] == [
         ("evidence-file", "delivery.pdf", "application/pdf", PDF),
         ("evidence-file", "label.png", "image/png", PNG),
         ("evidence-file", "parcel.gif", "image/gif", GIF),
     ]
     assert [f.name for f in DisputeAnswer.objects.get().files.all()] == ["delivery.pdf", "label.png", "parcel.gif"]
+
+
+def test_each_kind_of_document_is_an_evidence_of_paypals_type_naming_its_documents(writer, dispute, paypal_api):
+    """Prism validates the types against PayPal's enum and each document's name against PayPal's pattern."""
+    body = {
+        "text": "Shipped on the 1st, delivered on the 3rd.",
+        "files": [
+            {**_file(PDF, "application/pdf", "receipt #42.pdf"), "kind": "receipt"},
+            {**_file(PNG, "image/png", "label.png"), "kind": "shipping"},
+            {**_file(GIF, "image/gif", "signature"), "kind": "delivery"},
+            {**_file(PDF, "application/pdf", "label.png.pdf"), "kind": "shipping"},
+        ],
+    }
+
+    response = writer.post(_url(dispute, "defend"), body, format="json")
+
+    assert (response.status_code, response.json()["outcome"]) == (201, "under_review"), response.content
+    assert [f["kind"] for f in response.json()["files"]] == ["receipt", "shipping", "delivery", "shipping"]
+    [(_, parts)] = _answers(paypal_api)
+    assert json.loads(parts[0][3]) == {
+        "evidences": [
+            {
+                "evidence_type": "PROOF_OF_RECEIPT_COPY",
+                "documents": [{"name": "receipt -42.pdf"}],
+                "notes": body["text"],
+            },
+            {"evidence_type": "PROOF_OF_FULFILLMENT", "documents": [{"name": "label.png"}, {"name": "label-png.pdf"}]},
+            {"evidence_type": "PROOF_OF_DELIVERY_SIGNATURE", "documents": [{"name": "signature.gif"}]},
+        ]
+    }
+    assert [part[1] for part in parts[1:]] == ["receipt -42.pdf", "label.png", "signature.gif", "label-png.pdf"]
+    kept = DisputeAnswer.objects.get().files.all()
+    assert (kept[0].name, kept[0].kind) == ("receipt #42.pdf", "receipt")  # kept as the merchant sent it
+
+
+def test_two_documents_of_one_name_are_told_apart(writer, dispute, paypal_api):
+    body = {"files": [_file(PDF, "application/pdf", "proof.pdf"), _file(PDF, "application/pdf", "proof.pdf")]}
+
+    response = writer.post(_url(dispute, "defend"), body, format="json")
+
+    assert response.status_code == 201, response.content
+    [(_, parts)] = _answers(paypal_api)
+    assert json.loads(parts[0][3])["evidences"] == [
+        {"evidence_type": "OTHER", "documents": [{"name": "proof.pdf"}, {"name": "proof-2.pdf"}]}
+    ]
+
+
+def test_a_kind_the_server_does_not_know_is_a_400_and_nothing_is_sent(writer, dispute, paypal_api):
+    body = {"files": [{**_file(PDF, "application/pdf", "proof.pdf"), "kind": "PROOF_OF_REFUND"}]}
+
+    response = writer.post(_url(dispute, "defend"), body, format="json")
+
+    assert assert_error(response, 400)["details"][0]["pointer"] == "/files/0/kind"
+    assert _answers(paypal_api) == []
 
 
 @pytest.mark.parametrize(("action", "code"), [("accept", 400), ("defend", 422)])
