@@ -164,6 +164,7 @@ class AdyenConnector:
             )
         self._checkout.payments_api.baseUrl = base
         self._checkout.modifications_api.baseUrl = base
+        self._checkout.recurring_api.baseUrl = base
         self._payouts = InstantPayoutsApi(client=client)
         payout_base = _payout_base_url(processor_settings("adyen").get("PAYOUT_API_BASE", ""), live_url_prefix)
         self._payouts.baseUrl = payout_base
@@ -304,6 +305,14 @@ class AdyenConnector:
             "returnUrl": (settings.PUBLIC_BASE_URL or "http://localhost").rstrip("/") + DEFAULT_RETURN_PATH,
         }
         return self._write(self._checkout.payments_api.payments, body, idempotency_key=f"{shopper_reference}:store")
+
+    def forget_stored_card(self, *, token: str, shopper_reference: str) -> None:
+        """Ask Adyen to delete the stored payment method `token` of the shopper `shopper_reference` names (`DELETE
+        /storedPaymentMethods/{id}`). Raises `NoAnswer`, or `AdyenAPIResponseError` when Adyen refuses the request
+        (a stored payment method it no longer has)."""
+        query = {"shopperReference": shopper_reference, "merchantAccount": self._merchant_account}
+        delete = self._checkout.recurring_api.delete_token_for_stored_payment_details
+        self._call(lambda **options: delete(token, query_parameters=query, **options))
 
     def _payment_result(self, answer: Mapping[str, Any], reference: str) -> ConnectorResult:
         code = str(field_of(answer, "resultCode") or "")

@@ -5,11 +5,13 @@ token is the `storedPaymentMethodId` Adyen answers (`tokenization.storedPaymentM
 `recurring.recurringDetailReference`); later payments send it with the shopper reference, `ContAuth`, and the first
 payment's network reference (`networkTxReference`) when the merchant initiates them.
 
-Adyen's refusal of the check (`Refused`, its reason) is `TokenRefused`; no answer is `TokenUnreached`.
+Adyen's refusal of the check (`Refused`, its reason) is `TokenRefused`; no answer is `TokenUnreached`. A token deleted
+here is deleted at Adyen too (`DELETE /storedPaymentMethods/{id}` through the library's checkout recurring API).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 
 from Adyen.exceptions import AdyenAPIResponseError
@@ -49,5 +51,12 @@ class AdyenTokens(StoredTokens):
         return KeptCard(token=str(stored), customer=reference)
 
     def forget(self, *, credentials: Mapping[str, str], kept: KeptCard) -> None:
-        """Left at Adyen: a stored payment method no payment names is harmless, and Adyen's own retention removes
-        unused ones."""
+        """Deleted at Adyen (its stored payment method, for the shopper it was kept for); one Adyen no longer has
+        (its refusal) is already gone."""
+        if kept.customer is None:
+            return  # no shopper named: Adyen cannot be asked to delete it
+        with contextlib.suppress(AdyenAPIResponseError):
+            try:
+                _connector(credentials).forget_stored_card(token=kept.token, shopper_reference=kept.customer)
+            except NoAnswer as exc:
+                raise TokenUnreached(f"Adyen gave no answer ({exc.code}).") from None

@@ -5,10 +5,13 @@ shopper reference, ContAuth, and the first payment's network reference when the 
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 import pytest
 
 from paymentmethods.tests.factories import PaymentMethodFactory
 from paymentservices.models import PaymentServiceToken
+from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 
 pytestmark = pytest.mark.django_db
@@ -119,3 +122,42 @@ def test_a_stored_payment_method_adyen_no_longer_has_is_revoked_and_the_next_pay
     assert client.post("/transactions", payment, format="json").json()["status"] == "authorization_succeeded"
     (sent,) = _payments(adyen_mock)
     assert sent["paymentMethod"]["number"] == NUMBER  # the card, from the vault, again
+
+
+def _deletes(mock) -> list:
+    return [exchange for exchange in mock.exchanges if exchange.method == "DELETE"]
+
+
+def test_a_token_deleted_here_is_deleted_at_adyen_for_its_shopper(api_client, merchant_account, service, adyen_mock):
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    client = api_client(scopes=["payment-methods.read", "payment-methods.write"])
+    adyen_mock.answer("/payments", example="card-stored")
+    token = _keep(client, method, service).json()
+    adyen_mock.reset()
+
+    response = client.delete(f"/payment-methods/{method.pk}/payment-service-tokens/{token['id']}")
+
+    assert response.status_code == 204
+    [deleted] = _deletes(adyen_mock)
+    path, _, query = deleted.url.partition("?")
+    assert (path.removeprefix(adyen_mock.url), deleted.status) == ("/storedPaymentMethods/SIMSTOREDCARD0001", 204)
+    assert dict(parse_qsl(query)) == {"shopperReference": str(method.pk), "merchantAccount": "ShopECOM"}
+    assert not PaymentServiceToken.objects.exists()
+
+
+def test_a_token_adyen_cannot_be_asked_to_delete_is_deleted_here_all_the_same(
+    api_client, merchant_account, service, adyen_mock, settings, caplog
+):
+    """Nothing sends the token any more: one left at Adyen is harmless, so the delete answers 204 and says so in the
+    log rather than keep a token the merchant asked to drop."""
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    client = api_client(scopes=["payment-methods.read", "payment-methods.write"])
+    adyen_mock.answer("/payments", example="card-stored")
+    token = _keep(client, method, service).json()
+    override_processor(settings, "adyen", API_BASE="http://127.0.0.1:9", TIMEOUT_SECONDS=2)
+
+    response = client.delete(f"/payment-methods/{method.pk}/payment-service-tokens/{token['id']}")
+
+    assert response.status_code == 204
+    assert not PaymentServiceToken.objects.exists()
+    assert "not dropped at its processor (Adyen gave no answer" in caplog.text
