@@ -1,5 +1,8 @@
 """Adyen's standard webhooks to a service's webhook URL: one notification item, its signed fields held to their shapes,
-verified with the service's HMAC key by Adyen's library, then read as a `ParsedNotification`."""
+verified with the service's HMAC key by Adyen's library, then read as a `ParsedNotification`. Adyen's tokenization
+webhooks come to the same URL: one event about a stored payment method, signed over the whole body with the
+tokenization webhook's own HMAC key; `recurring.token.disabled` revokes our token of it (docs/stored-cards-at-
+processors.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from Adyen.util import is_valid_hmac_notification
+from Adyen.util import is_valid_hmac_notification, is_valid_hmac_payload
 
 from payments.choices import DisputeState
 from payments.connectors.base import ConnectorResult, Outcome
@@ -31,14 +34,18 @@ ITEM_POINTER = "/notificationItems/0/NotificationRequestItem"
 HMAC_POINTER = ITEM_POINTER + "/additionalData/hmacSignature"
 
 
-def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: str) -> ParsedNotification:
+def parse_notification(
+    *, payload: bytes, headers: Mapping[str, str], secret: str, tokenization_secret: str | None = None
+) -> ParsedNotification:
     """The notification item Adyen signed with the service's HMAC key (checked by Adyen's library), once every signed
     field has its shape; anything else raises `NotificationRefused`. Adyen sends one item per notification; a batch
-    of several is refused."""
+    of several is refused. A tokenization event is checked with `tokenization_secret` instead."""
     try:
         body = json.loads(payload)
     except ValueError:
         raise NotificationRefused("The body is not an Adyen notification.", pointer="/notificationItems") from None
+    if isinstance(body, dict) and "notificationItems" not in body and "type" in body:
+        return _token_event(body, payload, headers.get(SIGNATURE_HEADER) or "", tokenization_secret)
     items = _get(body, "notificationItems")
     if not isinstance(items, list) or len(items) != 1:
         raise NotificationRefused("An Adyen notification carries exactly one item.", pointer="/notificationItems")
@@ -76,6 +83,46 @@ def parse_notification(*, payload: bytes, headers: Mapping[str, str], secret: st
         report=_available_report(item),
         dispute=_notified_dispute(item, amount) if event_code in _DISPUTE_EVENTS and success == "true" else None,
         payout=_notified_payout(item),
+    )
+
+
+# Adyen's tokenization webhooks: the event's type, its id, and the header that carries the HMAC signature of the body.
+TOKEN_EVENT = re.compile(r"recurring\.token\.[A-Za-z]{1,32}", re.ASCII)
+DISABLED_EVENT = "recurring.token.disabled"
+SIGNATURE_HEADER = "hmacsignature"
+_EVENT_ID = r"[A-Za-z0-9]{1,64}"
+
+
+def _token_event(body: Mapping[str, Any], payload: bytes, signature: str, secret: str | None) -> ParsedNotification:
+    """A tokenization event, once its signature (over the body as sent) matches the tokenization webhook's key: a
+    disabled stored payment method names the token it revokes; the others (created, updated) change nothing here."""
+    if not secret:
+        raise NotificationRefused(
+            "The payment service has no tokenization HMAC key to verify this notification with.", pointer="/type"
+        )
+    try:
+        valid = bool(signature) and is_valid_hmac_payload(signature, secret, payload)
+    except (binascii.Error, ValueError, TypeError):
+        valid = False
+    if not valid:
+        raise NotificationRefused(
+            "The HMAC signature does not match.", pointer=f"/{SIGNATURE_HEADER}", location="header"
+        )
+    event_type, event_id, data = _get(body, "type"), _get(body, "eventId"), _get(body, "data")
+    stored = _get(data, "storedPaymentMethodId")
+    if not isinstance(event_type, str) or TOKEN_EVENT.fullmatch(event_type) is None:
+        raise NotificationRefused("`type` is not an Adyen tokenization event.", pointer="/type")
+    if not isinstance(event_id, str) or re.fullmatch(_EVENT_ID, event_id, flags=re.ASCII) is None:
+        raise NotificationRefused("`eventId` is not what Adyen sends.", pointer="/eventId")
+    if not isinstance(stored, str) or re.fullmatch(_OTHER_REFERENCE, stored, flags=re.ASCII) is None:
+        raise NotificationRefused("`data.storedPaymentMethodId` is not what Adyen sends.", pointer="/data")
+    return ParsedNotification(
+        event_id=event_id,
+        event_type=event_type,
+        object_id=stored,
+        reference=str(_get(data, "shopperReference") or "") or None,
+        data=dict(body),
+        revoked_token=stored if event_type == DISABLED_EVENT else None,
     )
 
 

@@ -35,6 +35,14 @@ class AdyenProcessor(Processor):
         # Set for a live account (Adyen's "live URL prefix"); left out, the service uses Adyen's test platform.
         DefinitionField("live_url_prefix", "Live URL prefix", required=False, secret=False, rule=LIVE_URL_PREFIX),
         DefinitionField("hmac_key", "HMAC key (notifications)", required=False, secret=True, rule=HMAC_KEY),
+        # Adyen's tokenization webhook has a key of its own: set, its `recurring.token.disabled` revokes our token.
+        DefinitionField(
+            "tokenization_hmac_key",
+            "HMAC key (tokenization notifications)",
+            required=False,
+            secret=True,
+            rule=HMAC_KEY,
+        ),
         # The report user's key: set, the settlement details reports Adyen announces (REPORT_AVAILABLE) are fetched
         # and ingested (docs/reconciliation.md).
         DefinitionField(
@@ -88,4 +96,9 @@ class AdyenProcessor(Processor):
     def parse_notification(
         self, *, payload: bytes, headers: Mapping[str, str], secret: str, credentials: Mapping[str, str]
     ) -> ParsedNotification:
-        return notifications.parse_notification(payload=payload, headers=headers, secret=secret)
+        return notifications.parse_notification(
+            payload=payload,
+            headers=headers,
+            secret=secret,
+            tokenization_secret=credentials.get("tokenization_hmac_key") or None,
+        )

@@ -414,6 +414,7 @@ def test_the_definition():
         "merchant_account": (True, False),
         "live_url_prefix": (False, False),
         "hmac_key": (False, True),
+        "tokenization_hmac_key": (False, True),
         "report_api_key": (False, True),
     }
     assert ADYEN.notification_secret_field == "hmac_key"

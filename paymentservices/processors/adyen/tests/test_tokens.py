@@ -5,12 +5,17 @@ shopper reference, ContAuth, and the first payment's network reference when the 
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 from urllib.parse import parse_qsl
 
 import pytest
 
 from paymentmethods.tests.factories import PaymentMethodFactory
-from paymentservices.models import PaymentServiceToken
+from payments.tests.assertions import assert_error
+from paymentservices.models import InboundNotification, PaymentServiceToken
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 
@@ -161,3 +166,107 @@ def test_a_token_adyen_cannot_be_asked_to_delete_is_deleted_here_all_the_same(
     assert response.status_code == 204
     assert not PaymentServiceToken.objects.exists()
     assert "not dropped at its processor (Adyen gave no answer" in caplog.text
+
+
+TOKENIZATION_KEY = "33" * 32
+
+
+def _token_event(stored_id: str, *, event_type: str = "recurring.token.disabled", event_id: str = "QBQQ9DLNRHHKGK38"):
+    """Adyen's tokenization webhook about a stored payment method, and the headers it is sent with: its HMAC-SHA256
+    (the key in hex) over the body as sent, base64, written out here so the library's check meets an independent
+    signer."""
+    event = {
+        "createdAt": "2026-11-29T10:00:00+01:00",
+        "environment": "test",
+        "eventId": event_id,
+        "type": event_type,
+        "data": {
+            "merchantAccount": "ShopECOM",
+            "shopperReference": "shopper",
+            "storedPaymentMethodId": stored_id,
+            "type": "visastandarddebit",
+        },
+    }
+    payload = json.dumps(event).encode()
+    digest = hmac.new(bytes.fromhex(TOKENIZATION_KEY), payload, hashlib.sha256).digest()
+    return payload, {"HTTP_HMACSIGNATURE": base64.b64encode(digest).decode()}
+
+
+def _kept(api_client, merchant_account, adyen_mock, *, tokenization_key: bool = True) -> PaymentServiceToken:
+    """A stored card kept at a service that verifies Adyen's notifications (and, unless told not to, its tokenization
+    webhook's too)."""
+    fields = [
+        {"key": "api_key", "value": "AQE_factory_adyen_key_0123"},
+        {"key": "merchant_account", "value": "ShopECOM"},
+        {"key": "hmac_key", "value": "11" * 32},
+    ]
+    if tokenization_key:
+        fields.append({"key": "tokenization_hmac_key", "value": TOKENIZATION_KEY})
+    service = PaymentServiceFactory(merchant_account=merchant_account, definition_id="adyen-card", fields=fields)
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=NUMBER)
+    adyen_mock.answer("/payments", example="card-stored")
+    _keep(api_client(scopes=["payment-methods.write"]), method, service)
+    return PaymentServiceToken.objects.get()
+
+
+@pytest.fixture
+def kept(api_client, merchant_account, adyen_mock) -> PaymentServiceToken:
+    return _kept(api_client, merchant_account, adyen_mock)
+
+
+def _notify(client, kept: PaymentServiceToken, payload: bytes, headers: dict):
+    url = f"/inbound/payment-services/{kept.payment_service_id}/notifications"
+    return client.post(url, payload, content_type="application/json", **headers)
+
+
+def test_adyens_token_disabled_notification_revokes_the_token_once(client, kept):
+    payload, headers = _token_event(kept.token)
+
+    first = _notify(client, kept, payload, headers)
+    again = _notify(client, kept, payload, headers)
+
+    assert (first.status_code, again.status_code) == (200, 200), first.content
+    kept.refresh_from_db()
+    assert (kept.usable, kept.reason) == (False, "revoked by the processor (recurring.token.disabled)")
+    [record] = InboundNotification.objects.filter(event_type="recurring.token.disabled")
+    assert (record.object_id, record.matched) == (kept.token, True)
+
+
+def test_another_tokenization_event_changes_nothing(client, kept):
+    payload, headers = _token_event(kept.token, event_type="recurring.token.created")
+
+    assert _notify(client, kept, payload, headers).status_code == 200
+
+    kept.refresh_from_db()
+    assert kept.usable
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        lambda payload, headers: (payload.replace(b"visastandarddebit", b"mc"), headers),
+        lambda payload, headers: (payload, {}),
+        lambda payload, headers: (payload, {"HTTP_HMACSIGNATURE": "not base64 !"}),
+    ],
+    ids=["changed-after-signing", "unsigned", "garbled-signature"],
+)
+def test_a_tokenization_event_not_signed_with_its_key_is_refused_and_changes_nothing(client, kept, forged):
+    payload, headers = forged(*_token_event(kept.token))
+
+    response = _notify(client, kept, payload, headers)
+
+    assert_error(response, 400, "/hmacsignature", location="header")
+    kept.refresh_from_db()
+    assert kept.usable
+    assert not InboundNotification.objects.exists()
+
+
+def test_a_tokenization_event_to_a_service_without_its_key_is_refused(client, api_client, merchant_account, adyen_mock):
+    kept = _kept(api_client, merchant_account, adyen_mock, tokenization_key=False)
+    payload, headers = _token_event(kept.token)
+
+    response = _notify(client, kept, payload, headers)
+
+    assert "no tokenization HMAC key" in assert_error(response, 400, "/type")["message"]
+    kept.refresh_from_db()
+    assert kept.usable
