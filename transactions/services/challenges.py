@@ -23,6 +23,7 @@ from payments.vault.crypto import keyed_hash_matches
 from payments.vault.services import vaulted_card_reveal
 from paymentservices.routing import Route, authorize_routed
 from paymentservices.services import ProcessorUnavailable
+from paymentservices.tokens import payment_service_token_revoke, payment_service_tokens_usable
 from threedsecure.authentication import authentication_summary
 from threedsecure.models import ChallengeResult
 from transactions.models import ChallengeState, ThreeDSecureChallenge, Transaction, TransactionStatus
@@ -209,17 +210,22 @@ def _challenge_end(*, token: str, form_token: str, canceled: bool) -> tuple[Tran
 
 def _authorize_after_challenge(txn: Transaction, *, store_card: bool) -> Transaction:
     """Step 2 and 3 of the payment, as a create's: the processor recorded for the payment is asked, with the
-    challenge's result; a crash here leaves it `processing`, for recovery."""
+    challenge's result, and sent its token of the stored method instead of the card when it keeps one; a crash here
+    leaves it `processing`, for recovery."""
     service = txn.payment_service
     if service is None or txn.vaulted_card is None:
         raise RuntimeError(f"Transaction {txn.pk} waited for a challenge without a card or a payment service.")
     clear_card = vaulted_card_reveal(card=txn.vaulted_card)
     card_amount = card_amount_of(txn)
+    method = txn.payment_method
     _, result = authorize_routed(
         route=Route((service,)),
         request=authorization_request(txn, card=clear_card, amount=card_amount),
         next_attempt=lambda *_: False,
+        tokens=payment_service_tokens_usable(method=method),
     )
+    if result.token_revoked and method is not None:
+        payment_service_token_revoke(method=method, service=service, reason=result.raw_response_description)
     keep = (
         CardToStore(clear_card.number, clear_card.expiration_month, clear_card.expiration_year) if store_card else None
     )

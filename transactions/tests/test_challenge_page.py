@@ -94,6 +94,37 @@ def test_completing_a_challenge_that_passes_authorizes_through_the_processor_and
     assert request.three_d_secure.directory_response == "C"
 
 
+def test_a_stored_card_kept_at_the_processor_is_paid_with_its_token_after_the_challenge(
+    api_client, challenged, connector, merchant_account
+):
+    """The payment waited for the buyer's challenge; resumed, its processor is sent its token of the stored card."""
+    from paymentmethods.tests.factories import PaymentMethodFactory
+    from paymentservices.models import PaymentService, PaymentServiceToken
+    from transactions.tests.test_three_d_secure import CHALLENGE_Y, REDIRECT
+
+    challenged()  # 3-D Secure on at the account's sandbox
+    method = PaymentMethodFactory(merchant_account=merchant_account, number=CHALLENGE_Y)
+    service = PaymentService.objects.get(merchant_account=merchant_account, definition_id="mock-card")
+    writer = api_client(scopes=["payment-methods.write", "transactions.write"])
+    kept = {"payment_service_id": str(service.pk), "redirect_url": "https://shop.example/back"}
+    assert writer.post(f"/payment-methods/{method.pk}/payment-service-tokens", kept, format="json").status_code == 201
+    token = PaymentServiceToken.objects.get().token
+    stored = {"method": "id", "id": str(method.pk), "redirect_url": REDIRECT}
+    body = writer.post(
+        "/transactions", {"amount": 1299, "currency": "USD", "payment_method": stored}, format="json"
+    ).json()
+    assert body["status"] == "buyer_approval_pending", body
+    path = urlsplit(body["payment_method"]["approval_url"]).path
+    browser = Client()
+
+    browser.post(path, {"form_token": form_token(browser.get(path)), "action": "complete"})
+
+    assert status_of(body["id"]) == "authorization_succeeded"
+    [request] = authorizations(connector)
+    assert request.processor_token is not None
+    assert request.processor_token.token == token
+
+
 def test_a_failed_challenge_is_declined_without_the_processor_and_returns_gift_card_money(
     challenged, connector, merchant_account
 ):

@@ -73,6 +73,22 @@ THREE_D_SECURE_DECLINED = SandboxCard(
 )
 
 
+# The sandbox's tokens of its own test cards end with the card's last four digits (one per card in its table), so a
+# payment sent the token is decided as the card it kept; any other card kept is approved as it would be.
+KEPT_BY_LAST_FOUR = {number[-4:]: number for number in [*TEST_CARDS, MERCHANT_INITIATED_REFUSED]}
+
+
+def kept_tag(number: str) -> str:
+    """What the sandbox's token of a kept card ends with: `-` and its last four digits for a card of its table."""
+    return f"-{number[-4:]}" if KEPT_BY_LAST_FOUR.get(number[-4:]) == number else ""
+
+
+def kept_number(token: str) -> str | None:
+    """The test card the sandbox kept under `token` (None for any other card: approved)."""
+    _, dash, last_four = token.rpartition("-")
+    return KEPT_BY_LAST_FOUR.get(last_four) if dash else None
+
+
 def _reference(operation: str, reference: str) -> str:
     # Derived from our own id, so the same request always gets the same processor reference.
     return f"sandbox-{operation}-{reference}"
@@ -130,8 +146,10 @@ class SandboxConnector:
     connection options."""
 
     def authorize(self, request: AuthorizationRequest) -> ConnectorResult:
-        test_card = TEST_CARDS.get(request.card.number, APPROVED)
-        if request.card.number == MERCHANT_INITIATED_REFUSED and request.merchant_initiated:
+        # Sent its token of a stored card, the sandbox decides by the card it kept, never by a number beside it.
+        number = (kept_number(request.processor_token.token) or "") if request.processor_token else request.card.number
+        test_card = TEST_CARDS.get(number, APPROVED)
+        if number == MERCHANT_INITIATED_REFUSED and request.merchant_initiated:
             test_card = MERCHANT_INITIATED_DECLINED
         if request.three_d_secure is not None and request.three_d_secure.status is ThreeDSecureStatus.DECLINED:
             test_card = THREE_D_SECURE_DECLINED
