@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 import django_tasks_db.admin  # registers the backend's own page first, so it can be replaced below
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
+from django.contrib.auth.models import Group, User
 from django.db.models import Model, Q, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
@@ -21,6 +23,7 @@ from payments.ratelimits.models import RateLimitEvent
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
+from payments.staff.permissions import DeskPermissionsMixin
 
 if TYPE_CHECKING:
     # ModelAdmin is generic in django-stubs only: Django's own class cannot be subscripted at run time.
@@ -28,13 +31,30 @@ if TYPE_CHECKING:
     MerchantAccountAdminBase = admin.ModelAdmin[MerchantAccount]
     ApiKeyAdminBase = admin.ModelAdmin[ApiKey]
     AuditLogEntryAdminBase = admin.ModelAdmin[AuditLogEntry]
+    UserAdminBase = UserAdmin[User]
 else:
+    UserAdminBase = UserAdmin
     RateLimitEventAdminBase = MerchantAccountAdminBase = ApiKeyAdminBase = AuditLogEntryAdminBase = admin.ModelAdmin
 
 
 # The task backend's page labels its model "Task Results" and its columns by their field names: the desk shows the
 # same rows as background tasks, in its own words, instead.
 admin.site.unregister(DBTaskResult)
+
+
+# The roles' pages offer permissions in the desk's words (payments/staff/permissions.py).
+admin.site.unregister(Group)
+admin.site.unregister(User)
+
+
+@admin.register(Group)
+class DeskGroupAdmin(DeskPermissionsMixin, GroupAdmin):
+    pass
+
+
+@admin.register(User)
+class DeskUserAdmin(DeskPermissionsMixin, UserAdminBase):
+    permissions_field = "user_permissions"
 
 
 @admin.register(BackgroundTask)

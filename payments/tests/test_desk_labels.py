@@ -285,3 +285,63 @@ def test_every_change_page_reads_as_words(admin_client, one_of_each):
         problems[url] = page_problems(response.content.decode(), _chosen_names())
     found = {where: found for where, found in problems.items() if found}
     assert found == {}, "\n".join(f"{where}: {items}" for where, items in found.items())
+
+
+# --- choices and permissions ---------------------------------------------------------------------------------------
+
+# Names people write in capitals: a wallet's or a card scheme's brand.
+PROPER_NAMES = {"Apple Pay", "Google Pay", "Carte Bancaire", "Diners Club", "Eftpos Australia"}
+
+
+@pytest.mark.parametrize(("model", "model_admin"), registered(), ids=[model._meta.label for model, _ in registered()])
+def test_every_choice_reads_in_sentence_case(model, model_admin):
+    """A choice's label is what a filter, a column and a form offer: "Capture succeeded", never the enum's name made
+    Title Case ("Capture Succeeded", "Card On File")."""
+    raw = [
+        (field.name, str(label), why)
+        for field in model._meta.concrete_fields
+        for _, label in field.flatchoices
+        if str(label) not in PROPER_NAMES and (why := raw_words(str(label)))
+    ]
+    assert raw == [], f"{model._meta.label}: {raw}"
+
+
+def _offered(html: str, name: str) -> list[str]:
+    select = re.search(rf'<select[^>]*name="{name}".*?</select>', html, flags=re.S)
+    assert select is not None, name
+    return [" ".join(text.split()) for text in re.findall(r"<option[^>]*>([^<]*)</option>", select.group(0))]
+
+
+@pytest.mark.parametrize(
+    ("page", "field"),
+    [("auth/group/{group}/change/", "permissions"), ("auth/user/{user}/change/", "user_permissions")],
+    ids=["group", "user"],
+)
+def test_the_roles_pages_offer_permissions_in_the_desks_words(admin_client, admin_user, page, field):
+    from django.contrib.auth.models import Group, Permission
+
+    # A permission keeps the name of the day it was made: the settlement report downloads were "report fetch" then.
+    Permission.objects.filter(codename="add_reportfetch").update(name="Can add report fetch")
+    group = Group.objects.get(name="Support")
+    html = admin_client.get(f"/admin/{page.format(group=group.pk, user=admin_user.pk)}").content.decode()
+    offered = _offered(html, field)
+    assert "Settlement report downloads: add" in offered
+    assert "Transactions: capture, void and refund transactions" in offered
+    assert "Settlement ledger entries: view" in offered
+    assert [label for label in offered if raw_words(label) or label.startswith("Can ") or "|" in label] == []
+    # Only what the desk shows: no sessions, content types or the task backend's own table.
+    assert not [label for label in offered if label.split(":")[0] in {"Sessions", "Content types", "Task Results"}]
+
+
+def test_a_group_saved_on_the_desk_keeps_the_permissions_it_does_not_offer(admin_client):
+    from django.contrib.auth.models import Group, Permission
+
+    group = Group.objects.create(name="Night shift")
+    kept = Permission.objects.get(codename="view_session")
+    chosen = Permission.objects.get(codename="view_transaction")
+    group.permissions.add(kept)
+    response = admin_client.post(
+        f"/admin/auth/group/{group.pk}/change/", {"name": "Night shift", "permissions": [chosen.pk]}
+    )
+    assert response.status_code == 302
+    assert set(group.permissions.all()) == {kept, chosen}
