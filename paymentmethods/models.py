@@ -13,7 +13,7 @@ class PaymentMethodStatus(models.TextChoices):
     """Upstream's statuses; a stored card is usable as soon as it is stored, so only `succeeded` is reached."""
 
     PROCESSING = "processing"
-    BUYER_APPROVAL_REQUIRED = "buyer_approval_required"
+    BUYER_APPROVAL_REQUIRED = "buyer_approval_required", "Buyer approval required"
     SUCCEEDED = "succeeded"
     FAILED = "failed"
     PAUSED = "paused"

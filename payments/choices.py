@@ -15,7 +15,7 @@ class PaymentSource(models.TextChoices):
     MOTO = "moto"
     RECURRING = "recurring"
     INSTALLMENT = "installment"
-    CARD_ON_FILE = "card_on_file"
+    CARD_ON_FILE = "card_on_file", "Card on file"
 
 
 class DisputeState:

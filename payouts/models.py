@@ -23,7 +23,7 @@ class PayoutStatus(models.TextChoices):
 class PayoutCategory(models.TextChoices):
     """Upstream's `PayoutCategory`."""
 
-    ONLINE_GAMBLING = "online_gambling"
+    ONLINE_GAMBLING = "online_gambling", "Online gambling"
 
 
 class Payout(TimestampedModel):

@@ -24,7 +24,7 @@ class CreatorType(models.TextChoices):
     """Upstream's `ReportCreatorType`: a staff user (the support desk) or an API key."""
 
     USER = "user"
-    PRIVATE_KEY = "private_key"
+    PRIVATE_KEY = "private_key", "Private key"
 
 
 class ExecutionStatus(models.TextChoices):

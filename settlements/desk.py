@@ -37,7 +37,7 @@ def unmatched_entries_panel(request: HttpRequest) -> SafeString:
         (
             (
                 desk_date(e.posted_at),
-                e.kind,
+                e.get_kind_display(),
                 format_money(e.amount, e.currency),
                 e.source,
                 e.processor_reference or e.merchant_reference or e.entry_key,

@@ -26,9 +26,9 @@ class EntryKind(models.TextChoices):
 
     # The seam's words (`LineKind`), which every processor's reader writes: one vocabulary, stored as it is.
     SETTLEMENT = LineKind.SETTLEMENT
-    REFUND_SETTLEMENT = LineKind.REFUND_SETTLEMENT
+    REFUND_SETTLEMENT = LineKind.REFUND_SETTLEMENT, "Refund settlement"
     CHARGEBACK = LineKind.CHARGEBACK
-    CHARGEBACK_REVERSAL = LineKind.CHARGEBACK_REVERSAL
+    CHARGEBACK_REVERSAL = LineKind.CHARGEBACK_REVERSAL, "Chargeback reversal"
     FEE = LineKind.FEE
     PAYOUT = LineKind.PAYOUT
 

@@ -21,14 +21,14 @@ class TransactionStatus(models.TextChoices):
     """Upstream's status values; docs/transactions.md draws the transitions between them."""
 
     PROCESSING = "processing"
-    AUTHORIZATION_SUCCEEDED = "authorization_succeeded"
-    AUTHORIZATION_DECLINED = "authorization_declined"
-    AUTHORIZATION_FAILED = "authorization_failed"
-    AUTHORIZATION_VOIDED = "authorization_voided"
-    AUTHORIZATION_VOID_PENDING = "authorization_void_pending"
-    CAPTURE_SUCCEEDED = "capture_succeeded"
-    CAPTURE_PENDING = "capture_pending"
-    BUYER_APPROVAL_PENDING = "buyer_approval_pending"
+    AUTHORIZATION_SUCCEEDED = "authorization_succeeded", "Authorization succeeded"
+    AUTHORIZATION_DECLINED = "authorization_declined", "Authorization declined"
+    AUTHORIZATION_FAILED = "authorization_failed", "Authorization failed"
+    AUTHORIZATION_VOIDED = "authorization_voided", "Authorization voided"
+    AUTHORIZATION_VOID_PENDING = "authorization_void_pending", "Authorization void pending"
+    CAPTURE_SUCCEEDED = "capture_succeeded", "Capture succeeded"
+    CAPTURE_PENDING = "capture_pending", "Capture pending"
+    BUYER_APPROVAL_PENDING = "buyer_approval_pending", "Buyer approval pending"
 
 
 # Statuses in which an operation is under way and the processor's answer is not recorded yet.
@@ -378,8 +378,8 @@ class RefundStatus(models.TextChoices):
 
 
 class RefundTargetType(models.TextChoices):
-    PAYMENT_METHOD = "payment-method"
-    GIFT_CARD_REDEMPTION = "gift-card-redemption"
+    PAYMENT_METHOD = "payment-method", "Payment method"
+    GIFT_CARD_REDEMPTION = "gift-card-redemption", "Gift card redemption"
 
 
 # Upstream answers a transaction's refunds whole, in one page of at most 100 (its `limit`'s maximum): so a

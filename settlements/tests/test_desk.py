@@ -11,6 +11,9 @@ def test_the_start_page_lists_unmatched_lines_and_refused_files(support_client, 
     LedgerEntryFactory(
         transaction=None, merchant_account=merchant_account, kind=EntryKind.FEE, processor_reference="fee-1"
     )
+    LedgerEntryFactory(
+        transaction=None, merchant_account=merchant_account, kind=EntryKind.REFUND_SETTLEMENT, net_amount=-10000
+    )
     SettlementReportFileFactory(
         report__merchant_account=merchant_account, status="refused", name="batch_7.csv", message="Line 3: no amount."
     )
@@ -19,6 +22,7 @@ def test_the_start_page_lists_unmatched_lines_and_refused_files(support_client, 
 
     assert "Unmatched settlement lines" in page
     assert "psp-stranger" in page
+    assert "Refund settlement USD 100.00" in page  # the kind in words, not its stored slug
     assert "fee-1" not in page  # a fee belongs to no payment: nothing to match
     assert "batch_7.csv: Line 3: no amount." in page
 
