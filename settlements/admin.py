@@ -10,20 +10,22 @@ from django.db.models import Q, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 
 from payments.money import format_money
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
 from paymentservices.models import processor_name
-from settlements.models import PAYMENT_KINDS, LedgerEntry, ReportFetch, SettlementReportFile
+from settlements.models import PAYMENT_KINDS, LedgerEntry, ProcessorPayout, ReportFetch, SettlementReportFile
 
 if TYPE_CHECKING:
     LedgerEntryAdminBase = admin.ModelAdmin[LedgerEntry]
     ReportFileAdminBase = admin.ModelAdmin[SettlementReportFile]
     ReportFetchAdminBase = admin.ModelAdmin[ReportFetch]
+    ProcessorPayoutAdminBase = admin.ModelAdmin[ProcessorPayout]
 else:
-    LedgerEntryAdminBase = ReportFileAdminBase = ReportFetchAdminBase = admin.ModelAdmin
+    LedgerEntryAdminBase = ReportFileAdminBase = ReportFetchAdminBase = ProcessorPayoutAdminBase = admin.ModelAdmin
 
 
 class MatchedFilter(admin.SimpleListFilter):
@@ -141,6 +143,74 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
     @admin.display(description="Net", ordering="net_amount")
     def net(self, entry: LedgerEntry) -> str:
         return format_money(entry.net_amount, entry.net_currency)
+
+
+@admin.register(ProcessorPayout)
+class ProcessorPayoutAdmin(ReadOnlyAdminMixin, ProcessorPayoutAdminBase):
+    """One line per payout a processor made to the merchant's bank, with its totals and a link to the ledger lines it
+    paid: the bank statement's line, reconciled (docs/reconciliation.md). Read-only: the ingestion sums them."""
+
+    list_display = ("posted_at", "processor", "reference", "gross_amount", "fees_amount", "net_amount", "paid", "lines")
+    list_filter = (recent_values_filter("source", "processor", label=processor_name), "merchant_account")
+    search_fields = ("reference",)  # shows the box; the lookup is exact, below
+    search_help_text = "A payout id or batch number, exactly as the processor gives it."
+    ordering = ("-posted_at", "-id")
+    paginator = CappedCountPaginator
+    show_full_result_count = False
+    fields = (
+        "reference",
+        "processor",
+        "merchant_account",
+        "posted_at",
+        "gross_amount",
+        "fees_amount",
+        "net_amount",
+        "paid",
+        "lines",
+    )
+    readonly_fields = fields
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[ProcessorPayout], search_term: str
+    ) -> tuple[QuerySet[ProcessorPayout], bool]:
+        term = search_term.strip()
+        return (queryset.filter(reference=term) if term else queryset), False
+
+    @admin.display(description="Processor", ordering="source")
+    def processor(self, payout: ProcessorPayout) -> str:
+        return processor_name(payout.source)
+
+    @admin.display(description="Gross", ordering="gross")
+    def gross_amount(self, payout: ProcessorPayout) -> str:
+        return format_money(payout.gross, payout.currency)
+
+    @admin.display(description="Fees", ordering="fees")
+    def fees_amount(self, payout: ProcessorPayout) -> str:
+        return format_money(payout.fees, payout.currency)
+
+    @admin.display(description="Net", ordering="net")
+    def net_amount(self, payout: ProcessorPayout) -> str:
+        return format_money(payout.net, payout.currency)
+
+    @admin.display(description="Paid out")
+    def paid(self, payout: ProcessorPayout) -> str:
+        """The processor's own payout line; none yet while the ledger has only the lines it pays."""
+        return "-" if payout.paid_out is None else format_money(payout.paid_out, payout.currency)
+
+    @admin.display(description="Lines", ordering="line_count")
+    def lines(self, payout: ProcessorPayout) -> str:
+        query = urlencode(
+            {
+                "payout_reference": payout.reference,
+                "source": payout.source,
+                "net_currency": payout.currency,
+                "merchant_account__id__exact": payout.merchant_account_id,
+            }
+        )
+        url = f"{reverse('admin:settlements_ledgerentry_changelist')}?{query}"
+        return format_html(
+            '<a href="{}">{} {}</a>', url, payout.line_count, "line" if payout.line_count == 1 else "lines"
+        )
 
 
 @admin.register(SettlementReportFile)

@@ -184,6 +184,46 @@ class LedgerEntry(TimestampedModel):
         return self.created_at
 
 
+class ProcessorPayout(TimestampedModel):
+    """One payout of a processor to the merchant's bank in one currency (Stripe's payout, Adyen's batch, the sandbox's
+    day), summed from the ledger lines that name it (`payout_reference`): kept by the ingestion in the transaction
+    that writes or names its lines (`services.settlement_file_ingest`), so the desk lists payouts without adding up
+    the ledger.
+
+    In `currency` (the lines' net currency): `net` is what the payment and fee lines did to the balance, and so what
+    the payout should pay; `fees` the processor's commissions plus its fee lines; `gross` is `net + fees`;
+    `paid_out` what the processor's own payout line says it paid, None while the ledger holds none (the sandbox
+    writes none, a Stripe payout's line may come after the lines it pays).
+    """
+
+    id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="processor_payouts")
+    source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that pays it.")
+    reference = models.CharField(max_length=255, help_text="The processor's payout id or batch number.")
+    currency = models.CharField(max_length=3)
+    gross = models.BigIntegerField(default=0)
+    fees = models.BigIntegerField(default=0)
+    net = models.BigIntegerField(default=0)
+    paid_out = models.BigIntegerField(null=True, blank=True)
+    line_count = models.PositiveIntegerField("lines", default=0)
+    posted_at = models.DateTimeField("date", null=True, blank=True, help_text="When its last line was posted.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["merchant_account", "source", "reference", "currency"], name="processor_payout_once"
+            )
+        ]
+        # The desk's list: the newest payout first, every account.
+        indexes = [
+            models.Index(fields=["-posted_at", "-id"], name="processor_payout_desk_page"),
+            models.Index(fields=["reference"], name="processor_payout_reference"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reference} ({self.currency})"
+
+
 class FetchStatus(models.TextChoices):
     PENDING = "pending"  # announced; the fetch is queued (or failed and waits for the next attempt)
     FETCHED = "fetched"  # downloaded and handed to the ingestion (its file row says how that went)

@@ -26,7 +26,8 @@ from typing import cast
 
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, IntegrityError, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from payments.accounts.models import MerchantAccount
 from payments.money import currency_exponent, format_money
@@ -44,6 +45,7 @@ from settlements.models import (
     EntryKind,
     FileStatus,
     LedgerEntry,
+    ProcessorPayout,
     SettlementReport,
     SettlementReportFile,
 )
@@ -274,6 +276,7 @@ def _record_entries(
     ]
     _flag_mismatches(entries)
     LedgerEntry.objects.bulk_create(entries)
+    _sum_payouts(merchant_account, source, {line.payout_reference for line in parsed} - {""})
     return entries
 
 
@@ -345,6 +348,47 @@ def _name_payouts(merchant_account: MerchantAccount, source: str, known: Sequenc
         LedgerEntry.objects.filter(
             merchant_account=merchant_account, source=source, entry_key__in=keys, payout_reference=""
         ).update(payout_reference=payout)
+
+
+def _sum_payouts(merchant_account: MerchantAccount, source: str, references: set[str]) -> None:
+    """Each payout the file's lines name, summed again from all its lines in the ledger. Its rows are locked first (in
+    one order, made if new): a file ingested at the same moment waits, then sums with this one's lines committed."""
+    if not references:
+        return
+    lines = LedgerEntry.objects.filter(
+        merchant_account=merchant_account, source=source, payout_reference__in=references
+    )
+    currencies = set(lines.values_list("payout_reference", "net_currency").distinct())
+    ProcessorPayout.objects.bulk_create(
+        [
+            ProcessorPayout(merchant_account=merchant_account, source=source, reference=ref, currency=currency)
+            for ref, currency in sorted(currencies)
+        ],
+        ignore_conflicts=True,
+    )
+    payouts = list(
+        ProcessorPayout.objects.select_for_update()
+        .filter(merchant_account=merchant_account, source=source, reference__in=references)
+        .order_by("reference", "currency")
+    )
+    not_payout = ~Q(kind=EntryKind.PAYOUT)
+    totals = {
+        (row["payout_reference"], row["net_currency"]): row
+        for row in lines.values("payout_reference", "net_currency").annotate(
+            line_count=Count("id"),
+            posted_at=Max("posted_at"),
+            net=Coalesce(Sum("net_amount", filter=not_payout), 0),
+            commissions=Coalesce(Sum("commission", filter=not_payout & ~Q(kind=EntryKind.FEE)), 0),
+            fee_lines=Coalesce(Sum("net_amount", filter=Q(kind=EntryKind.FEE)), 0),
+            paid_out=-Sum("net_amount", filter=Q(kind=EntryKind.PAYOUT)),
+        )
+    }
+    for payout in payouts:  # a file names a few payouts: one for a sandbox day or a Stripe payout
+        row = totals[(payout.reference, payout.currency)]
+        payout.fees = row["commissions"] - row["fee_lines"]  # a fee line's net is the fee, as a debit
+        payout.net, payout.gross = row["net"], row["net"] + payout.fees
+        payout.paid_out, payout.line_count, payout.posted_at = row["paid_out"], row["line_count"], row["posted_at"]
+        payout.save(update_fields=["gross", "fees", "net", "paid_out", "line_count", "posted_at", "updated_at"])
 
 
 class _Matcher:

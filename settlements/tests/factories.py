@@ -2,7 +2,15 @@ import factory
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReport, SettlementReportFile
+from payments.tests.factories import MerchantAccountFactory
+from settlements.models import (
+    EntryKind,
+    FileStatus,
+    LedgerEntry,
+    ProcessorPayout,
+    SettlementReport,
+    SettlementReportFile,
+)
 from transactions.tests.factories import TransactionFactory
 
 
@@ -48,4 +56,21 @@ class LedgerEntryFactory(DjangoModelFactory[LedgerEntry]):
     markup = 150
     net_amount = 9680
     net_currency = "USD"
+    posted_at = factory.LazyFunction(timezone.now)
+
+
+class ProcessorPayoutFactory(DjangoModelFactory[ProcessorPayout]):
+    """A sandbox day's payout of three settled payments (USD 300.00 gross, 3 x 3.20 fees)."""
+
+    class Meta:
+        model = ProcessorPayout
+
+    merchant_account = factory.SubFactory(MerchantAccountFactory, id="default")
+    source = "mock-card"
+    reference = factory.Sequence(lambda n: f"sandbox-payout-2026-03-{n % 28 + 1:02d}-{n}")
+    currency = "USD"
+    gross = 30000
+    fees = 960
+    net = 29040
+    line_count = 3
     posted_at = factory.LazyFunction(timezone.now)

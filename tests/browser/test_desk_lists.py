@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
 from payments.accounts.services import api_key_generate
-from settlements.tests.factories import LedgerEntryFactory
+from settlements.tests.factories import LedgerEntryFactory, ProcessorPayoutFactory
 from tests.browser.test_screens import _audited
 from tests.browser.test_support_desk import PASSWORD, desk  # noqa: F401 - the desk fixture
 from transactions.tests.factories import RefundFactory
@@ -54,6 +54,7 @@ def _every_list() -> list[str]:
 @pytest.mark.parametrize("width", [1280, 390], ids=["laptop", "phone"])
 def test_no_list_scrolls_sideways(desk, chromium, output_dir, width):  # noqa: F811 - the fixture imported above
     LedgerEntryFactory(transaction=desk.paid, merchant_account=desk.paid.merchant_account, amount=12000)
+    ProcessorPayoutFactory(merchant_account=desk.paid.merchant_account, reference="po_1NvGqv2eZvKYlo2CmIq2Jb7Z")
     RefundFactory(transaction=desk.paid, amount=2000)
     api_key_generate(merchant_account=desk.paid.merchant_account)
     _audited(desk)
@@ -68,6 +69,36 @@ def test_no_list_scrolls_sideways(desk, chromium, output_dir, width):  # noqa: F
             expect(page.locator("#changelist")).to_be_visible()
             page.screenshot(path=output_dir / f"desk-lists-{path.replace('/', '-')}-{width}.png", full_page=True)
             wide[path] = page.evaluate(SIDEWAYS)
+    finally:
+        context.close()
+    assert {where: found for where, found in wide.items() if found} == {}
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["laptop", "phone"])
+def test_a_processor_payout_leads_to_the_ledger_lines_it_paid(desk, chromium, output_dir, width):  # noqa: F811
+    account = desk.paid.merchant_account
+    for number, amount in enumerate((12000, 4500, 999)):
+        LedgerEntryFactory(
+            merchant_account=account, amount=amount, payout_reference="po_1Nv", entry_key=f"txn_{number}"
+        )
+    LedgerEntryFactory(merchant_account=account, payout_reference="po_other", entry_key="txn_other")
+    ProcessorPayoutFactory(
+        merchant_account=account, reference="po_1Nv", gross=17499, fees=960, net=16539, paid_out=16539, line_count=3
+    )
+    context = chromium.new_context(viewport={"width": width, "height": 900}, locale="en-US")
+    page = context.new_page()
+    try:
+        _log_in_as_superuser(page, desk.origin)
+        page.goto(f"{desk.origin}/admin/settlements/processorpayout/")
+        row = page.locator("#result_list tbody tr", has_text="po_1Nv")
+        for figure in ("USD 174.99", "USD 9.60", "USD 165.39", "Mock card (sandbox)"):
+            expect(row).to_contain_text(figure)
+        page.screenshot(path=output_dir / f"desk-processor-payouts-{width}.png", full_page=True)
+        wide = {"payouts": page.evaluate(SIDEWAYS)}
+        row.get_by_role("link", name="3 lines").click()
+        expect(page.locator("#result_list tbody tr")).to_have_count(3)
+        page.screenshot(path=output_dir / f"desk-processor-payout-lines-{width}.png", full_page=True)
+        wide["its lines"] = page.evaluate(SIDEWAYS)
     finally:
         context.close()
     assert {where: found for where, found in wide.items() if found} == {}
