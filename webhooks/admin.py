@@ -87,7 +87,9 @@ class WebhookAttemptInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ("id", "event_name", "subscription", "state", "attempt_count", "next_attempt_at", "created_at")
+    # The receiver as a column of its own words: Django keeps a foreign key's cell on one line, and a receiver's URL
+    # on one line pushed the list's last columns past a 1280 px screen.
+    list_display = ("id", "event_name", "receiver", "state", "attempt_count", "next_attempt_at", "created_at")
     list_filter = ("state",)
     search_fields = ("=id", "=event__id", "=subscription__id", "=former_subscription_id", "=event__target_id")
     search_help_text = (
@@ -118,6 +120,10 @@ class WebhookDeliveryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     @admin.display(description="Event", ordering="event__name")
     def event_name(self, delivery: WebhookDelivery) -> str:
         return delivery.event.name
+
+    @admin.display(description="Receiver", ordering="subscription__url")
+    def receiver(self, delivery: WebhookDelivery) -> str:
+        return delivery.receiver_url
 
     @admin.display(description="Being sent by")
     def sending(self, delivery: WebhookDelivery) -> str:

@@ -2,16 +2,22 @@
 box in it scrolls sideways. Each screen lands in `test-output/` to be looked at.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from payments.accounts.services import api_key_generate
+from payments.outbox.models import OutboxEvent
 from settlements.tests.factories import LedgerEntryFactory, ProcessorPayoutFactory
 from tests.browser.test_screens import _audited
 from tests.browser.test_support_desk import PASSWORD, desk  # noqa: F401 - the desk fixture
+from transactions.models import Transaction
 from transactions.tests.factories import RefundFactory
+from webhooks.models import DeliveryState, WebhookDelivery, WebhookSubscription
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -47,6 +53,34 @@ def _log_in_as_superuser(page: Page, origin: str) -> None:
     expect(page.locator("#last-24-hours")).to_be_visible()
 
 
+def _webhook_deliveries(paid: Transaction) -> None:
+    """Deliveries as a merchant's receiver gets them: a long receiver URL, every state, retries scheduled."""
+    account = paid.merchant_account
+    subscription = WebhookSubscription.objects.create(
+        merchant_account=account,
+        url="https://hooks.merchant-of-record.example.com/payments/gr4vy/webhooks/transactions-and-refunds?source=desk",
+        secret_sealed="-",
+    )
+    soon = timezone.now() + timedelta(minutes=5)
+    for state, name in (
+        (DeliveryState.PENDING, "transaction.capture.succeeded"),
+        (DeliveryState.DELIVERED, "transaction.authorization.succeeded"),
+        (DeliveryState.EXPIRED, "transaction.refund.completed"),
+    ):
+        event = OutboxEvent.objects.create(
+            merchant_account=account, name=name, target_type="transaction", target_id=str(paid.pk)
+        )
+        WebhookDelivery.objects.create(
+            subscription=subscription,
+            event=event,
+            body="{}",
+            state=state,
+            attempt_count=7,
+            next_attempt_at=soon if state == DeliveryState.PENDING else None,
+            retry_until=soon,
+        )
+
+
 def _every_list() -> list[str]:
     return sorted(f"{model._meta.app_label}/{model._meta.model_name}" for model in admin.site._registry)
 
@@ -57,6 +91,7 @@ def test_no_list_scrolls_sideways(desk, chromium, output_dir, width):  # noqa: F
     ProcessorPayoutFactory(merchant_account=desk.paid.merchant_account, reference="po_1NvGqv2eZvKYlo2CmIq2Jb7Z")
     RefundFactory(transaction=desk.paid, amount=2000)
     api_key_generate(merchant_account=desk.paid.merchant_account)
+    _webhook_deliveries(desk.paid)
     _audited(desk)
     context = chromium.new_context(viewport={"width": width, "height": 900}, locale="en-US")
     page = context.new_page()

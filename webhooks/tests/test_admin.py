@@ -12,7 +12,7 @@ from transactions.services.create import transaction_create
 from transactions.services.state import SYSTEM
 from transactions.tests.factories import RefundFactory, TransactionFactory
 from webhooks.models import DeliveryState, WebhookDelivery
-from webhooks.services.subscriptions import webhook_subscription_secret
+from webhooks.services.subscriptions import webhook_subscription_delete, webhook_subscription_secret
 from webhooks.tests.conftest import run_tasks
 from webhooks.tests.factories import subscription_for
 
@@ -99,3 +99,14 @@ def test_a_transactions_timeline_shows_its_webhook_deliveries_linked(client, sta
     assert f"webhook transaction.voided to {delivery.subscription.url}: delivered" in page
     assert "1 attempt(s)" in page
     assert reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk]) in page
+
+
+def test_the_delivery_list_names_each_receiver_deleted_ones_too(client, staff_login, delivered):
+    subscription, _ = delivered
+    url = subscription.url
+    webhook_subscription_delete(subscription=subscription)
+    staff_login(SUPPORT)
+
+    page = client.get("/admin/webhooks/webhookdelivery/").content.decode()
+
+    assert f"{url} (subscription deleted)" in page
