@@ -9,6 +9,7 @@ class ReportsConfig(config.StaffAppConfig):
     operator_permissions = ("run_report",)
 
     def ready(self) -> None:
+        import reports.sources.payouts
         import reports.sources.settlements
         import reports.sources.transactions  # noqa: F401  (each module registers its models)
         from payments.audit.services import audit_register_resource

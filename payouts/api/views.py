@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import django_filters
 from django.db.models import QuerySet
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
@@ -12,27 +11,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from payments.rest.fields import validated_request
-from payments.rest.filters import OffsetDateTimeFilter
 from payments.rest.idempotency import idempotency_reserved_id, idempotency_resumed, idempotent
 from payments.rest.permissions import request_merchant_account
+from payouts.api.filters import PayoutFilter
 from payouts.api.serializers import PayoutCreateInput, PayoutOutput
-from payouts.models import Payout, PayoutStatus
+from payouts.models import Payout
 from payouts.selectors import payout_get, payout_list
 from payouts.services import payout_create
 
 IDEMPOTENCY_KEY = OpenApiParameter("idempotency-key", str, OpenApiParameter.HEADER, required=False)
-
-
-class PayoutFilter(django_filters.FilterSet):
-    """Upstream's filters of `GET /payouts`; repeated statuses (`status=a&status=b`) match any of them."""
-
-    created_at_gte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="gte")
-    created_at_lte = OffsetDateTimeFilter(field_name="created_at", lookup_expr="lte")
-    updated_at_gte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="gte")
-    updated_at_lte = OffsetDateTimeFilter(field_name="updated_at", lookup_expr="lte")
-    external_identifier = django_filters.CharFilter(field_name="external_identifier", max_length=200)
-    payment_service_payout_id = django_filters.CharFilter(field_name="payment_service_payout_id", max_length=200)
-    status = django_filters.MultipleChoiceFilter(field_name="status", choices=PayoutStatus.choices, distinct=False)
 
 
 class PayoutViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):

@@ -16,6 +16,7 @@ from django.http import QueryDict
 
 from reports.sources import ParamsError, Run, register
 from reports.sources.dates import date_range
+from reports.sources.rendered import Rendered, cell, path
 from transactions.api.filters import TransactionFilter
 from transactions.api.serializers.outputs import TransactionOutput
 from transactions.models import Transaction
@@ -24,62 +25,48 @@ from transactions.selectors import transaction_list
 # Rows read from the database at a time: memory stays bounded whatever the report's size.
 BATCH_SIZE = 2000
 
-Rendered = dict[str, Any]
-
-
-def _path(*keys: str) -> Callable[[Rendered], Any]:
-    def value(rendered: Rendered) -> Any:
-        current: Any = rendered
-        for key in keys:
-            if not isinstance(current, dict):
-                return None
-            current = current.get(key)
-        return current
-
-    return value
-
 
 def _billing(*keys: str) -> Callable[[Rendered], Any]:
-    return _path("buyer", "billing_details", *keys)
+    return path("buyer", "billing_details", *keys)
 
 
 # Upstream's report fields this server can fill, each read from the transaction as the API renders it.
 FIELDS: dict[str, Callable[[Rendered], Any]] = {
-    "id": _path("id"),
-    "external_identifier": _path("external_identifier"),
-    "status": _path("status"),
-    "created_at": _path("created_at"),
-    "updated_at": _path("updated_at"),
-    "authorized_at": _path("authorized_at"),
-    "captured_at": _path("captured_at"),
-    "voided_at": _path("voided_at"),
-    "amount": _path("amount"),
-    "currency": _path("currency"),
-    "authorized_amount": _path("authorized_amount"),
-    "captured_amount": _path("captured_amount"),
-    "refunded_amount": _path("refunded_amount"),
-    "settled": _path("settled"),
-    "settled_currency": _path("settled_currency"),
-    "settled_amount": _path("settled_amount"),
-    "method": _path("method"),
-    "scheme": _path("payment_method", "scheme"),
-    "payment_service_transaction_id": _path("payment_service_transaction_id"),
-    "payment_service_id": _path("payment_service", "id"),
-    "payment_service_definition_id": _path("payment_service", "payment_service_definition_id"),
-    "payment_service_display_name": _path("payment_service", "display_name"),
-    "auth_response_code": _path("auth_response_code"),
-    "raw_response_code": _path("raw_response_code"),
-    "raw_response_description": _path("raw_response_description"),
-    "metadata": _path("metadata"),
-    "is_subsequent_payment": _path("is_subsequent_payment"),
-    "merchant_initiated": _path("merchant_initiated"),
-    "payment_source": _path("payment_source"),
-    "intent_outcome": _path("intent_outcome"),
-    "three_d_secure_status": _path("three_d_secure", "status"),
-    "three_d_secure_eci": _path("three_d_secure", "response_data", "eci"),
-    "three_d_secure_auth_resp": _path("three_d_secure", "response_data", "authentication_response"),
-    "three_d_secure_method": _path("three_d_secure", "method"),
-    "buyer_external_identifier": _path("buyer", "external_identifier"),
+    "id": path("id"),
+    "external_identifier": path("external_identifier"),
+    "status": path("status"),
+    "created_at": path("created_at"),
+    "updated_at": path("updated_at"),
+    "authorized_at": path("authorized_at"),
+    "captured_at": path("captured_at"),
+    "voided_at": path("voided_at"),
+    "amount": path("amount"),
+    "currency": path("currency"),
+    "authorized_amount": path("authorized_amount"),
+    "captured_amount": path("captured_amount"),
+    "refunded_amount": path("refunded_amount"),
+    "settled": path("settled"),
+    "settled_currency": path("settled_currency"),
+    "settled_amount": path("settled_amount"),
+    "method": path("method"),
+    "scheme": path("payment_method", "scheme"),
+    "payment_service_transaction_id": path("payment_service_transaction_id"),
+    "payment_service_id": path("payment_service", "id"),
+    "payment_service_definition_id": path("payment_service", "payment_service_definition_id"),
+    "payment_service_display_name": path("payment_service", "display_name"),
+    "auth_response_code": path("auth_response_code"),
+    "raw_response_code": path("raw_response_code"),
+    "raw_response_description": path("raw_response_description"),
+    "metadata": path("metadata"),
+    "is_subsequent_payment": path("is_subsequent_payment"),
+    "merchant_initiated": path("merchant_initiated"),
+    "payment_source": path("payment_source"),
+    "intent_outcome": path("intent_outcome"),
+    "three_d_secure_status": path("three_d_secure", "status"),
+    "three_d_secure_eci": path("three_d_secure", "response_data", "eci"),
+    "three_d_secure_auth_resp": path("three_d_secure", "response_data", "authentication_response"),
+    "three_d_secure_method": path("three_d_secure", "method"),
+    "buyer_external_identifier": path("buyer", "external_identifier"),
     "billing_details_first_name": _billing("first_name"),
     "billing_details_last_name": _billing("last_name"),
     "billing_details_email_address": _billing("email_address"),
@@ -95,6 +82,8 @@ FIELDS: dict[str, Callable[[Rendered], Any]] = {
     "billing_details_address_organization": _billing("address", "organization"),
     "billing_details_tax_id": _billing("tax_id", "value"),
     "billing_details_tax_id_kind": _billing("tax_id", "kind"),
+    # Ours (docs/reports.md): the payment link the transaction paid, which the API finds through the list's filter.
+    "payment_link_id": path("payment_link_id"),
 }
 
 # The fields a report may be sorted by, each with its column (the others are computed from several, or JSON).
@@ -125,6 +114,7 @@ SORTABLE: dict[str, str] = {
             "merchant_initiated",
             "payment_source",
             "buyer_external_identifier",
+            "payment_link_id",
         )
     },
     "scheme": "card_scheme",
@@ -143,7 +133,11 @@ _VALUES = {
     "error_code": "error_code",
     "country": "country",
 }
-_TEXT = {"external_identifier": "external_identifier", "buyer_external_identifier": "buyer_external_identifier"}
+_TEXT = {
+    "external_identifier": "external_identifier",
+    "buyer_external_identifier": "buyer_external_identifier",
+    "payment_link_id": "payment_link_id",
+}
 _FLAGS = {"is_subsequent_payment": "is_subsequent_payment", "merchant_initiated": "merchant_initiated"}
 _DATE_RANGES = {"created_at": "created_at", "updated_at": "updated_at"}
 FILTERS = frozenset({*_VALUES, *_TEXT, *_FLAGS, *_DATE_RANGES, "metadata"})
@@ -199,11 +193,10 @@ def _filterset(filters: Mapping[str, Any], run: Run) -> TransactionFilter:
     return filterset
 
 
-def cell(value: Any) -> Any:
-    """A value as a file holds it: JSON for objects and lists, the API's spelling for everything else."""
-    if isinstance(value, dict | list):
-        return json.dumps(value, separators=(",", ":"), sort_keys=True)
-    return value
+def _rendered(output: TransactionOutput, transaction: Transaction) -> Rendered:
+    """The transaction as the API renders it, and the payment link it paid (which the API keeps to its filter)."""
+    link = transaction.payment_link_id
+    return {**output.to_representation(transaction), "payment_link_id": str(link) if link else None}
 
 
 class TransactionsSource:
@@ -225,7 +218,7 @@ class TransactionsSource:
         output = TransactionOutput()
         transaction: Transaction
         for transaction in queryset.iterator(chunk_size=BATCH_SIZE):
-            rendered = output.to_representation(transaction)
+            rendered = _rendered(output, transaction)
             yield [cell(value(rendered)) for value in extract]
 
 
