@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -55,6 +56,18 @@ PAYOUT_EVENTS: dict[str, str] = {
     PayoutStatus.DECLINED: "payout.declined",
     PayoutStatus.FAILED: "payout.failed",
 }
+
+
+PayoutHook = Callable[[Payout], object]
+# Told of each payout as it succeeds, inside the transaction that records it: the settlement ledger's line (an app
+# above this one, which registers at start: settlements.apps).
+_succeeded_hooks: list[PayoutHook] = []
+
+
+def payout_succeeded_register(hook: PayoutHook) -> None:
+    """Have `hook` called with each payout once, as it succeeds, in the transaction that records the success."""
+    if hook not in _succeeded_hooks:
+        _succeeded_hooks.append(hook)
 
 
 class PayoutRefused(DomainError):
@@ -330,6 +343,9 @@ def _record(*, payout: Payout, result: ConnectorResult) -> Payout:
         locked.card = None
     locked.save()
     _notify(locked)
+    if locked.status == PayoutStatus.SUCCEEDED:
+        for hook in _succeeded_hooks:
+            hook(locked)
     return locked
 
 

@@ -81,6 +81,7 @@ class LedgerEntryAdmin(ReadOnlyAdminMixin, LedgerEntryAdminBase):
         "transaction_link",
         "mismatch",
         "refund",
+        "payout",
         "processor_reference",
         "modification_reference",
         "merchant_reference",

@@ -31,6 +31,8 @@ class EntryKind(models.TextChoices):
     CHARGEBACK_REVERSAL = LineKind.CHARGEBACK_REVERSAL, "Chargeback reversal"
     FEE = LineKind.FEE
     PAYOUT = LineKind.PAYOUT
+    # Ours: money the merchant sent to a card (a payout of the payouts app), recorded when its processor confirmed it.
+    CARD_PAYOUT = "card-payout"
 
 
 # The kinds that name a payment: one of these that matches none of ours is listed for the operator.
@@ -105,7 +107,8 @@ class LedgerEntry(TimestampedModel):
     processor's total fee for it and `interchange`, `markup` and `scheme_fee` its parts where the processor gives
     them (interchange++ pricing), all in `net_currency`; `net_amount` is what the line did to the merchant's
     balance (signed: a settlement credits, a refund or chargeback debits). `transaction` / `refund` are ours when
-    the line matched one; a payment line that matched nothing is kept with neither and shown to the operator.
+    the line matched one; a payment line that matched nothing is kept with neither and shown to the operator. A
+    `card-payout` line names its `payout`.
     """
 
     Kind = EntryKind
@@ -129,6 +132,10 @@ class LedgerEntry(TimestampedModel):
     )
     refund = models.ForeignKey(
         "transactions.Refund", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
+    )
+    # The payout to a card a `card-payout` line is (settlements.services.ledger_payout_record).
+    payout = models.ForeignKey(
+        "payouts.Payout", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
     )
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)

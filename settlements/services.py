@@ -40,6 +40,7 @@ from paymentservices.processors.settling import (
     SettledLine,
     SettlementUnreadable,
 )
+from payouts.models import Payout, PayoutStatus
 from settlements.models import (
     PAYMENT_KINDS,
     EntryKind,
@@ -270,6 +271,7 @@ def _record_entries(
             source=source,
             transaction_id=matches.transaction_id(line),
             refund_id=matches.refund_id(line),
+            payout_id=matches.payout_id(line),
             **line.__dict__,
         )
         for line in fresh
@@ -392,11 +394,13 @@ def _sum_payouts(merchant_account: MerchantAccount, source: str, references: set
 
 
 class _Matcher:
-    """Which of our transactions and refunds the lines name: by the processor's id for it (what its answer gave
-    us), else by our own reference (the transaction's or refund's id, which every connector sends as the
-    merchant reference). Two queries for the whole file."""
+    """Which of our transactions, refunds and payouts the lines name: by the processor's id for it (what its answer
+    gave us), else by our own reference (the transaction's, refund's or payout's id, which every connector sends as
+    the merchant reference). A query each for the whole file."""
 
     def __init__(self, merchant_account: MerchantAccount, lines: Iterable[ParsedEntry]) -> None:
+        lines = list(lines)
+        self._payouts = _payouts_named(merchant_account, lines)
         lines = [line for line in lines if line.kind in PAYMENT_KINDS]
         processor_ids = {
             ref for line in lines for ref in (line.processor_reference, line.modification_reference) if ref
@@ -427,6 +431,11 @@ class _Matcher:
                 return self._refunds[key]
         return None
 
+    def payout_id(self, line: ParsedEntry) -> uuid.UUID | None:
+        if line.kind != EntryKind.CARD_PAYOUT:
+            return None
+        return self._payouts.get(line.merchant_reference) or self._payouts.get(line.processor_reference)
+
     def refund_id(self, line: ParsedEntry) -> uuid.UUID | None:
         refund = self._refund(line)
         return refund[0] if refund else None
@@ -441,6 +450,24 @@ class _Matcher:
             if key and key in self._transactions:
                 return self._transactions[key]
         return None
+
+
+def _payouts_named(merchant_account: MerchantAccount, lines: Iterable[ParsedEntry]) -> dict[str, uuid.UUID]:
+    """The payouts the file's card-payout lines name, by our reference and by the processor's."""
+    lines = [line for line in lines if line.kind == EntryKind.CARD_PAYOUT]
+    if not lines:
+        return {}
+    ours = {_uuid(line.merchant_reference) for line in lines} - {None}
+    theirs = {line.processor_reference for line in lines if line.processor_reference}
+    named: dict[str, uuid.UUID] = {}
+    payouts = Payout.objects.filter(merchant_account=merchant_account).filter(
+        Q(pk__in=ours) | Q(payment_service_payout_id__in=theirs)
+    )
+    for payout_id, processor_id in payouts.values_list("pk", "payment_service_payout_id"):
+        named[str(payout_id)] = payout_id
+        if processor_id:
+            named[processor_id] = payout_id
+    return named
 
 
 def _uuid(value: str) -> uuid.UUID | None:
@@ -477,3 +504,45 @@ def _settled_total(entries: QuerySet[LedgerEntry], *, kind: str = EntryKind.SETT
     currency = first[2]
     amount = sum(net for _, net, net_currency, _ in rows if net_currency == currency)
     return SettledTotal(amount=amount, currency=currency, posted_at=first[3])
+
+
+# A payout's line is a file of its service's report of payouts, named by the payout, so it is ingested like every
+# other line and at most once (docs/reconciliation.md, "Payouts to cards").
+PAYOUT_REPORT = "payouts"
+PAYOUT_PROCESSOR_TYPE = "card payout"
+
+
+def ledger_payout_record(payout: Payout) -> IngestResult | None:
+    """A succeeded payout's line in the ledger, once: money out of the merchant's balance at the processor (`net_amount`
+    negative), posted when the processor confirmed it (its answer or its notification). A payout not succeeded, or
+    already in the ledger (a repeated notification, a second recovery), adds nothing. Called by the payouts app as a
+    payout succeeds (`payouts.services.payout_succeeded_register`), in the transaction that records it."""
+    if payout.status != PayoutStatus.SUCCEEDED:
+        return None
+    service = payout.payment_service
+    key = f"payout {payout.pk}"
+    if LedgerEntry.objects.filter(
+        merchant_account_id=payout.merchant_account_id, source=service.definition_id, entry_key=key
+    ).exists():
+        return None
+    line = ParsedEntry(
+        entry_key=key,
+        kind=EntryKind.CARD_PAYOUT,
+        processor_type=PAYOUT_PROCESSOR_TYPE,
+        amount=payout.amount,
+        currency=payout.currency,
+        net_amount=-payout.amount,
+        net_currency=payout.currency,
+        posted_at=payout.updated_at,
+        processor_reference=payout.payment_service_payout_id or "",
+        merchant_reference=str(payout.pk),
+    )
+    content = json.dumps({**line.__dict__, "posted_at": line.posted_at.isoformat()}, sort_keys=True).encode()
+    file = SettlementFile(
+        source=service.definition_id,
+        report_name=f"{PAYOUT_REPORT} {service.pk}",
+        name=str(payout.pk),
+        content=content,
+        read=lambda _content: [line],
+    )
+    return settlement_file_ingest(merchant_account=payout.merchant_account, payment_service=service, file=file)

@@ -30,7 +30,11 @@ def _iso(value: datetime | None) -> str | None:
 
 
 def _service(entry: LedgerEntry, attribute: str) -> Any:
-    service = entry.transaction.payment_service if entry.transaction is not None else None
+    """The payment service of the line's transaction, or of its payout (a card-payout line)."""
+    if entry.transaction is not None:
+        service = entry.transaction.payment_service
+    else:
+        service = entry.payout.payment_service if entry.payout is not None else None
     return getattr(service, attribute) if service is not None else None
 
 
@@ -143,7 +147,7 @@ class LedgerSource:
         start, end = self._bounds(filters, run)
         entries = ledger_entries(
             merchant_account=run.merchant_account, kinds=self.kinds, posted_from=start, posted_before=end
-        ).select_related("transaction__payment_service")
+        ).select_related("transaction__payment_service", "payout__payment_service")
         if order:
             entries = entries.order_by(*order, "posted_at", "id")
         extract = [self.columns[name] for name in fields]

@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 from paymentservices.processors.sandbox import read_sandbox_report
+from payouts.tests.factories import PayoutFactory
 from reports.models import ReportExecution
 from reports.services.executions import report_execution_run
 from reports.services.files import report_storage
@@ -118,3 +119,17 @@ def test_nothing_recorded_yet_is_an_empty_file(merchant_account):
     assert report_execution_run(execution_id=str(execution.pk))
     execution.refresh_from_db()
     assert execution.row_count == 0
+
+
+def test_the_detailed_settlement_report_shows_the_payout_as_a_debit(api_client, merchant_account):
+    payout = PayoutFactory(merchant_account=merchant_account, amount=900)
+
+    [row] = _rows(api_client(scopes=["reports.write"]), "detailed_settlement", {"posted_at": {"start": "2026-01-01"}})
+
+    assert (row["journal_type"], row["gross_debit"], row["net_debit"], row["gross_credit"]) == (
+        "card-payout",
+        "900",
+        "900",
+        "",
+    )
+    assert (row["reconciliation_id"], row["payment_service_id"]) == (str(payout.pk), str(payout.payment_service_id))
