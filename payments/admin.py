@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import django_tasks_db.admin  # registers the backend's own page first, so it can be replaced below
 from django import forms
@@ -20,6 +20,7 @@ from payments.audit import display as audit_display
 from payments.audit.models import AuditLogEntry
 from payments.jobs.models import BackgroundTask
 from payments.ratelimits.models import RateLimitEvent
+from payments.staff.account_settings import account_settings
 from payments.staff.filters import recent_values_filter
 from payments.staff.mixins import ReadOnlyAdminMixin
 from payments.staff.pagination import CappedCountPaginator
@@ -152,6 +153,16 @@ class AuditLogEntryAdmin(ReadOnlyAdminMixin, AuditLogEntryAdminBase):
         return audit_display.change(entry)
 
 
+class MerchantAccountForm(forms.ModelForm[MerchantAccount]):
+    """The account's fields, and those apps keep for it (payments.staff.account_settings), shown with its values."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            for setting in account_settings():
+                self.initial.setdefault(setting.name, setting.value(self.instance))
+
+
 @admin.register(MerchantAccount)
 class MerchantAccountAdmin(MerchantAccountAdminBase):
     """Tenants. The slug id is fixed once created; saves go through the merchant account services."""
@@ -165,17 +176,27 @@ class MerchantAccountAdmin(MerchantAccountAdminBase):
         # Every resource and API key refers to the id: renaming it would orphan them.
         return (*self.readonly_fields, "id") if obj else self.readonly_fields
 
+    def get_form(
+        self, request: HttpRequest, obj: MerchantAccount | None = None, change: bool = False, **kwargs: Any
+    ) -> type[forms.ModelForm[MerchantAccount]]:
+        fields = {setting.name: setting.field() for setting in account_settings()}
+        kwargs["form"] = type("MerchantAccountForm", (MerchantAccountForm,), fields)
+        return super().get_form(request, obj, change, **kwargs)
+
     def save_model(
         self, request: HttpRequest, obj: MerchantAccount, form: forms.ModelForm[MerchantAccount], change: bool
     ) -> None:
         if change:
-            merchant_account_update(
+            account = merchant_account_update(
                 account=obj, display_name=obj.display_name, allowed_origins=list(obj.allowed_origins or [])
             )
         else:
-            merchant_account_create(
+            account = merchant_account_create(
                 id=obj.id, display_name=obj.display_name, allowed_origins=list(obj.allowed_origins or [])
             )
+        for setting in account_settings():
+            if setting.name in form.changed_data:
+                setting.save(account, form.cleaned_data[setting.name])
 
 
 @admin.register(ApiKey)

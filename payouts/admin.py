@@ -15,13 +15,20 @@ from django.http import HttpRequest
 from paymentmethods.models import PaymentMethod
 from payments.errors import DomainError
 from payments.money import format_money
+from payments.staff.account_settings import AccountSetting
 from payments.staff.cards import card_facts_words
 from payments.staff.pagination import CappedCountPaginator
 from payments.validators import validate_payment_currency
 from paymentservices.models import PaymentService
 from payouts.models import Payout
 from payouts.requests import PayoutCreateRequest, PayoutStoredCard
-from payouts.services import payout_check, payout_create
+from payouts.services import (
+    payout_account_limit,
+    payout_account_limit_set,
+    payout_check,
+    payout_create,
+    payout_limit_ceiling,
+)
 
 logger = logging.getLogger("payouts.admin")
 PAY_OUT_PERMISSION = "payouts.pay_out"
@@ -140,3 +147,27 @@ class PayoutAdmin(admin.ModelAdmin):
         logger.info("Payout %s (%s) made by staff user %s", payout.pk, payout.status, request.user)
         obj.__dict__.update({key: value for key, value in payout.__dict__.items() if not key.startswith("_")})
         obj._state = payout._state
+
+
+def _limit_field() -> forms.IntegerField:
+    ceiling = payout_limit_ceiling()
+    return forms.IntegerField(
+        label="Payout limit",
+        required=False,
+        min_value=1,
+        max_value=ceiling,
+        help_text=(
+            "The largest payout this account may make, in minor units of the payout's currency (1000 is 10.00 in a "
+            f"two-decimal currency). Empty: the server's limit. At most {ceiling}, the server's; a currency's own "
+            "server limit still applies where it is lower."
+        ),
+    )
+
+
+# The account's own payout limit on its desk page (registered by the app: payouts.apps).
+PAYOUT_LIMIT_SETTING = AccountSetting(
+    name="payout_limit",
+    field=_limit_field,
+    value=lambda account: payout_account_limit(merchant_account=account),
+    save=lambda account, value: payout_account_limit_set(merchant_account=account, max_amount=value),
+)

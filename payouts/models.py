@@ -93,3 +93,20 @@ class Payout(TimestampedModel):
 
     def __str__(self) -> str:
         return f"Payout {format_money(self.amount, self.currency)} ({self.status})"
+
+
+class PayoutAccountLimit(TimestampedModel):
+    """The largest payout a merchant account allows itself, in minor units of the payout's currency, set on the
+    desk (the merchant account's page); the server's limits stay the ceiling (`payouts.services.payout_check`). No
+    row: the server's limits alone."""
+
+    merchant_account = models.OneToOneField(
+        MerchantAccount, primary_key=True, on_delete=models.CASCADE, related_name="payout_limit"
+    )
+    max_amount = models.BigIntegerField("payout limit")
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=models.Q(max_amount__gte=1), name="payout_limit_positive")]
+
+    def __str__(self) -> str:
+        return f"Payout limit of {self.merchant_account_id}: {self.max_amount}"

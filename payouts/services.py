@@ -42,7 +42,7 @@ from paymentservices.processors.paying_out import (
 )
 from paymentservices.routing import NoPaymentService, route
 from paymentservices.services import CredentialsUnusable, payment_service_connector_credentials
-from payouts.models import Payout, PayoutStatus
+from payouts.models import Payout, PayoutAccountLimit, PayoutStatus
 from payouts.requests import PayoutCard, PayoutCreateRequest, PayoutStoredCard
 
 logger = logging.getLogger(__name__)
@@ -84,11 +84,39 @@ def _notify(payout: Payout) -> None:
     )
 
 
-def payout_limit(*, merchant_account: MerchantAccount, currency: str) -> int:
-    """The largest payout the account may make in `currency`, in minor units: PAYOUT_MAX_AMOUNTS' entry for the
-    currency, else PAYOUT_MAX_AMOUNT (docs/payouts.md)."""
+def payout_server_limit(currency: str) -> int:
+    """The server's largest payout in `currency`, in minor units: PAYOUT_MAX_AMOUNTS' entry for the currency, else
+    PAYOUT_MAX_AMOUNT (docs/payouts.md)."""
     limits: dict[str, int] = settings.PAYOUT_MAX_AMOUNTS
     return int(limits.get(currency, settings.PAYOUT_MAX_AMOUNT))
+
+
+def payout_limit_ceiling() -> int:
+    """The largest limit an account may set itself: the largest of the server's (each currency keeps its own)."""
+    limits: dict[str, int] = settings.PAYOUT_MAX_AMOUNTS
+    return max([int(settings.PAYOUT_MAX_AMOUNT), *(int(limit) for limit in limits.values())])
+
+
+def payout_account_limit(*, merchant_account: MerchantAccount) -> int | None:
+    """The limit the account set itself on the desk, in minor units; None when it set none."""
+    return (
+        PayoutAccountLimit.objects.filter(merchant_account=merchant_account)
+        .values_list("max_amount", flat=True)
+        .first()
+    )
+
+
+@transaction.atomic
+def payout_account_limit_set(*, merchant_account: MerchantAccount, max_amount: int | None) -> None:
+    """Set the account's own payout limit (None: the server's limits alone); above the server's ceiling, or below 1,
+    is refused."""
+    if max_amount is None:
+        PayoutAccountLimit.objects.filter(merchant_account=merchant_account).delete()
+        return
+    ceiling = payout_limit_ceiling()
+    if not 1 <= max_amount <= ceiling:
+        raise DomainError(f"A payout limit is from 1 to {ceiling} minor units (the server's limit).")
+    PayoutAccountLimit.objects.update_or_create(merchant_account=merchant_account, defaults={"max_amount": max_amount})
 
 
 def _payouts_of(service: PaymentService) -> CardPayouts | None:
@@ -129,10 +157,17 @@ def payout_service(
 
 
 def _limit_require(*, merchant_account: MerchantAccount, amount: int, currency: str) -> None:
-    limit = payout_limit(merchant_account=merchant_account, currency=currency)
-    if amount > limit:
+    server = payout_server_limit(currency)
+    own = payout_account_limit(merchant_account=merchant_account)
+    if own is not None and own < server and amount > own:
         raise PayoutRefused(
-            f"The payout is over this merchant account's limit of {format_money(limit, currency)} a payout.",
+            f"The payout is over the limit of {format_money(own, currency)} a payout this merchant account set "
+            "itself (its payout limit, on the support desk's merchant account page).",
+            pointer="/amount",
+        )
+    if amount > server:
+        raise PayoutRefused(
+            f"The payout is over this merchant account's limit of {format_money(server, currency)} a payout.",
             pointer="/amount",
         )
     if amount < 1:
