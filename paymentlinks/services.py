@@ -233,6 +233,16 @@ def _transaction_request(link: PaymentLink, *, payment_method: CheckoutSessionRe
     )
 
 
+def payment_link_payment_ended(*, txn: Transaction) -> None:
+    """A link's payment that waited for the buyer (a 3-D Secure challenge) ended: the link records it at once, not at
+    the next tend or when its page is opened again (registered with `transactions.pinned_orders`)."""
+    if txn.payment_link_id is None:
+        return
+    link = PaymentLink.objects.filter(pk=txn.payment_link_id).first()
+    if link is not None:
+        payment_link_sync(link=link)
+
+
 def payment_link_sync(*, link: PaymentLink) -> PaymentLink:
     """A link being paid records how its transaction ended: `completed` once the money was authorized, payable
     again when it was declined or failed; a payment still under way leaves it as it is."""

@@ -2,7 +2,9 @@
 tokens): the app that keeps the order makes the payment, so the order's own rules hold (a link is paid once).
 
 The app registers, at start, the claim its tokens carry and the function that pays its order; `POST /transactions`
-with a token carrying that claim goes through it. Transactions knows no such app by name (docs/architecture.md).
+with a token carrying that claim goes through it. A payment that waited for the buyer (a 3-D Secure challenge) ends
+after that request answered: the app's `ended` hook is told then, so its order records it at once. Transactions knows
+no such app by name (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -20,12 +22,28 @@ class PinnedOrderPayer(Protocol):
         """Pay the order `order_id` names with what the buyer chose in `request`, as the transaction `id`."""
 
 
+class PinnedOrderEnded(Protocol):
+    def __call__(self, *, txn: Transaction) -> None:
+        """Record on the order `txn` pays, if it pays one of the app's, how its payment ended."""
+
+
 _payers: dict[str, PinnedOrderPayer] = {}
+_ended: dict[str, PinnedOrderEnded] = {}
 
 
-def register_pinned_order(claim: str, payer: PinnedOrderPayer) -> None:
-    """Tokens whose `embed` claim names `claim` pay through `payer` (an app's `ready`)."""
+def register_pinned_order(claim: str, payer: PinnedOrderPayer, *, ended: PinnedOrderEnded | None = None) -> None:
+    """Tokens whose `embed` claim names `claim` pay through `payer`, and `ended` hears of payments that ended after
+    their request answered (an app's `ready`)."""
     _payers[claim] = payer
+    if ended is not None:
+        _ended[claim] = ended
+
+
+def pinned_orders_payment_ended(*, txn: Transaction) -> None:
+    """A payment that waited for the buyer ended (a 3-D Secure challenge answered): each app's `ended` hook records
+    it on the order it pays, if any, rather than at the app's next look."""
+    for ended in _ended.values():
+        ended(txn=txn)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from paymentservices.tokens import payment_service_token_revoke, payment_service
 from threedsecure.authentication import authentication_summary
 from threedsecure.models import ChallengeResult
 from transactions.models import ChallengeState, ThreeDSecureChallenge, Transaction, TransactionStatus
+from transactions.pinned_orders import pinned_orders_payment_ended
 from transactions.services.authentication import (
     CHALLENGE_DIGEST_PURPOSE,
     FAILED_AUTHENTICATION,
@@ -154,10 +155,13 @@ def challenge_complete(*, token: str, form_token: str, canceled: bool = False) -
     where the buyer goes next (the payment's `redirect_url`)."""
     found = _found(token)
     if found.processor:
-        return _processor_complete(token=token, form_token=form_token), found.redirect_url
+        txn = _processor_complete(token=token, form_token=form_token)
+        pinned_orders_payment_ended(txn=txn)
+        return txn, found.redirect_url
     txn, challenge, result = _challenge_end(token=token, form_token=form_token, canceled=canceled)
     if result == ChallengeResult.AUTHENTICATED:
         txn = _authorize_after_challenge(txn, store_card=challenge.store_card)
+    pinned_orders_payment_ended(txn=txn)
     return txn, challenge.redirect_url
 
 
