@@ -9,6 +9,7 @@ no such app by name (docs/architecture.md).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 from uuid import UUID
@@ -27,6 +28,8 @@ class PinnedOrderEnded(Protocol):
         """Record on the order `txn` pays, if it pays one of the app's, how its payment ended."""
 
 
+logger = logging.getLogger(__name__)
+
 _payers: dict[str, PinnedOrderPayer] = {}
 _ended: dict[str, PinnedOrderEnded] = {}
 
@@ -43,7 +46,10 @@ def pinned_orders_payment_ended(*, txn: Transaction) -> None:
     """A payment that waited for the buyer ended (a 3-D Secure challenge answered): each app's `ended` hook records
     it on the order it pays, if any, rather than at the app's next look."""
     for ended in _ended.values():
-        ended(txn=txn)
+        try:
+            ended(txn=txn)
+        except Exception:  # the payment is recorded already; the app's own job looks again at its orders
+            logger.exception("Transaction %s: its order could not record how its payment ended", txn.pk)
 
 
 @dataclass(frozen=True)

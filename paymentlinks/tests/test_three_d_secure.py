@@ -11,6 +11,7 @@ from django.test import Client
 
 from paymentlinks.embed import page_checkout
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
+from paymentlinks.services import payment_links_tend
 from paymentlinks.tests.factories import PaymentLinkFactory
 from paymentlinks.tests.test_embed import _pay, _with_card
 from paymentservices.models import PaymentService
@@ -53,3 +54,19 @@ def test_the_challenge_s_answer_settles_the_link_at_once(number, status):
     _answer(path)
 
     assert PaymentLink.objects.get(pk=link.pk).status == status
+
+
+def test_a_link_that_cannot_record_it_leaves_the_buyer_s_answer_standing_for_the_job(monkeypatch, caplog):
+    link, path = _challenged(CHALLENGE_Y)
+
+    def broken(**kwargs):
+        raise RuntimeError("the link's row could not be read")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("paymentlinks.services.payment_link_sync", broken)
+        _answer(path)  # the buyer is still sent back: the payment is recorded
+
+    assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.PROCESSING
+    assert "could not record how its payment ended" in caplog.text
+    assert payment_links_tend()["settled"] == 1
+    assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.COMPLETED
