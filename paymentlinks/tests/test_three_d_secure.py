@@ -1,13 +1,16 @@
 """A link paid with a card that the issuer challenges records how the payment ended as the buyer answers the
-challenge: completed at once, or payable again, not at the next tend or when its page is opened again."""
+challenge (or as the challenge expires unanswered): completed at once, or payable again, not at the next tend or
+when its page is opened again."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from urllib.parse import urlsplit
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from paymentlinks.embed import page_checkout
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
@@ -16,6 +19,7 @@ from paymentlinks.tests.factories import PaymentLinkFactory
 from paymentlinks.tests.test_embed import _pay, _with_card
 from paymentservices.models import PaymentService
 from paymentservices.services import payment_service_update
+from transactions.services.challenges import challenges_expire
 from transactions.tests.test_three_d_secure import CHALLENGE_N, CHALLENGE_Y
 
 pytestmark = pytest.mark.django_db
@@ -70,3 +74,11 @@ def test_a_link_that_cannot_record_it_leaves_the_buyer_s_answer_standing_for_the
     assert "could not record how its payment ended" in caplog.text
     assert payment_links_tend()["settled"] == 1
     assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.COMPLETED
+
+
+def test_a_challenge_nobody_answered_gives_the_link_back_as_it_expires():
+    link, _ = _challenged(CHALLENGE_Y)
+
+    assert challenges_expire(now=timezone.now() + timedelta(days=1)) == 1
+
+    assert PaymentLink.objects.get(pk=link.pk).status == PaymentLinkStatus.ACTIVE

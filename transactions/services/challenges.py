@@ -303,7 +303,9 @@ def challenges_expire(*, now: datetime | None = None, batch_size: int = 100) -> 
     ]:
         # An approval at the processor (PayPal's) holds nothing until this server authorizes it: it ends here.
         end = _expire_at_processor if processor else _expire
-        ended += end(challenge_id=challenge_id, transaction_id=transaction_id, now=now)
+        if end(challenge_id=challenge_id, transaction_id=transaction_id, now=now):
+            ended += 1
+            pinned_orders_payment_ended(txn=Transaction.objects.get(pk=transaction_id))
     return ended
 
 
