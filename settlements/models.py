@@ -32,7 +32,7 @@ class EntryKind(models.TextChoices):
     FEE = LineKind.FEE
     PAYOUT = LineKind.PAYOUT
     # Ours: money the merchant sent to a card (a payout of the payouts app), recorded when its processor confirmed it.
-    CARD_PAYOUT = "card-payout"
+    CARD_PAYOUT = "card-payout", "Card payout"
 
 
 # The kinds that name a payment: one of these that matches none of ours is listed for the operator.

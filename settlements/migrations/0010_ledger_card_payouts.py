@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('payments', '0021_bin_table_and_card_facts'),
         ('payouts', '0003_card_facts'),
-        ('settlements', '0007_ledger_desk_indexes'),
+        ('settlements', '0009_processor_payouts'),
         ('transactions', '0020_card_facts'),
     ]
 
@@ -26,7 +26,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='ledgerentry',
             name='kind',
-            field=models.CharField(choices=[('settlement', 'Settlement'), ('refund-settlement', 'Refund Settlement'), ('chargeback', 'Chargeback'), ('chargeback-reversal', 'Chargeback Reversal'), ('fee', 'Fee'), ('payout', 'Payout'), ('card-payout', 'Card Payout')], max_length=32),
+            field=models.CharField(choices=[('settlement', 'Settlement'), ('refund-settlement', 'Refund settlement'), ('chargeback', 'Chargeback'), ('chargeback-reversal', 'Chargeback reversal'), ('fee', 'Fee'), ('payout', 'Payout'), ('card-payout', 'Card payout')], max_length=32),
         ),
         migrations.AddConstraint(
             model_name='ledgerentry',

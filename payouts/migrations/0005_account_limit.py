@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('payments', '0021_bin_table_and_card_facts'),
-        ('payouts', '0003_card_facts'),
+        ('payouts', '0004_choice_labels'),
     ]
 
     operations = [
