@@ -46,8 +46,14 @@ class Route:
         return self.services[0]
 
 
-def _refusal(service: PaymentService, currency: str, country: str | None, method: str = "card") -> str | None:
-    """Why `service` cannot take the payment (of `method`), or None when it can."""
+# Why a service is not sent a wallet's network token (its processor would take the device number for a card).
+NO_NETWORK_TOKENS = "The payment service's processor cannot take a digital wallet's network token and cryptogram."
+
+
+def _refusal(
+    service: PaymentService, currency: str, country: str | None, method: str = "card", network_token: bool = False
+) -> str | None:
+    """Why `service` cannot take the payment (of `method`; a wallet's `network_token`), or None when it can."""
     if service.is_deleted:  # an automatic route never offers one; an explicit id finds none (payment_service_get)
         return "The payment service has been deleted."
     if not service.active:
@@ -57,6 +63,8 @@ def _refusal(service: PaymentService, currency: str, country: str | None, method
         return f"The payment service's definition '{service.definition_id}' is not available on this server."
     if processor.method != method:
         return f"The payment service takes {processor.method} payments, not {method}."
+    if network_token and not processor.network_tokens:
+        return NO_NETWORK_TOKENS
     if processor.sandbox and not sandbox_payments_allowed():
         return REFUSAL
     if currency not in service.accepted_currencies:
@@ -74,11 +82,13 @@ def route(
     payment_service_id: uuid.UUID | str | None = None,
     method: str = "card",
     prefer: frozenset[uuid.UUID] = frozenset(),
+    network_token: bool = False,
 ) -> Route:
     """The eligible services, in order. With `payment_service_id`: that one service, refused by name when it belongs
     to another account or is deleted (as one that does not exist), is inactive, or does not take the currency or
     country. Without: the account's active services by `position` that take the method, the currency (and the
-    country, when the payment has one), those in `prefer` (the services that keep the stored card) first."""
+    country, when the payment has one), those in `prefer` (the services that keep the stored card) first. A
+    `network_token` (a wallet's device number with its cryptogram) goes only to processors that take one."""
     if payment_service_id is not None:
         try:
             service = payment_service_get(merchant_account=merchant_account, id=payment_service_id)
@@ -87,7 +97,7 @@ def route(
                 f"The payment service '{payment_service_id}' does not exist for this merchant account.",
                 pointer=SERVICE_POINTER,
             ) from None
-        refusal = _refusal(service, currency, country, method)
+        refusal = _refusal(service, currency, country, method, network_token)
         if refusal is not None:
             raise NoPaymentService(refusal, pointer=SERVICE_POINTER)
         return Route((service,))
@@ -97,14 +107,14 @@ def route(
             (
                 service
                 for service in candidates.order_by("position", "created_at")
-                if _refusal(service, currency, country, method) is None
+                if _refusal(service, currency, country, method, network_token) is None
             ),
             key=lambda service: service.pk not in prefer,  # stable: the position orders each group
         )
     )
     if not eligible:
         where = f" from {country}" if country else ""
-        kind = "" if method == "card" else f" {method}"
+        kind = " wallet" if network_token else "" if method == "card" else f" {method}"
         raise NoPaymentService(
             f"No active payment service of this merchant account takes {currency}{kind} payments{where}.",
             pointer="/currency",

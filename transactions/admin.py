@@ -518,14 +518,14 @@ class TransactionAdmin(ReadOnlyAdminMixin, CsvExportMixin, TransactionAdminBase)
 
     @admin.display(description="Card")
     def card(self, txn: Transaction) -> str:
-        if txn.method != "card":
+        if not txn.pays_by_card:
             return txn.method or "-"
         return f"{txn.card_scheme or 'card'} {txn.card_bin}… •••• {txn.card_last4}"
 
     @admin.display(description="Card type and issuer")
     def card_facts(self, txn: Transaction) -> str:
         # The transaction's own copy of what the BIN table said when the card was stored: no join, no lookup.
-        if txn.method != "card":
+        if not txn.pays_by_card:
             return "-"
         return card_facts_words(txn.card_scheme, txn.card_type, txn.card_country, txn.card_issuer_name)
 

@@ -38,6 +38,10 @@ PENDING_STATUSES = (
     TransactionStatus.AUTHORIZATION_VOID_PENDING,
 )
 
+# The `method` of a payment a card pays: a card (typed, stored, through a checkout session), or a digital wallet's.
+WALLET_METHODS = ("applepay", "googlepay")
+CARD_METHODS = ("card", *WALLET_METHODS)
+
 
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
@@ -90,6 +94,10 @@ class Transaction(TimestampedModel):
     card_type = models.CharField(max_length=16, null=True, blank=True)
     card_country = models.CharField(max_length=2, null=True, blank=True)
     card_issuer_name = models.CharField(max_length=200, null=True, blank=True)
+    # A digital wallet's token pays once: the keyed digest of its wallet and transaction id
+    # (`payments.wallettokens.replay_digest`), unique, written with the row, so a second use is refused however two
+    # requests race. Never the token.
+    wallet_replay_digest = models.CharField(max_length=64, null=True, blank=True, unique=True, editable=False)
     checkout_session_id = models.UUIDField(null=True, blank=True)
     # The payment link this transaction pays (by id alone: links sit above transactions and are found from here).
     payment_link_id = models.UUIDField(null=True, blank=True)
@@ -238,6 +246,11 @@ class Transaction(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{format_money(self.amount, self.currency)} ({self.status})"
+
+    @property
+    def pays_by_card(self) -> bool:
+        """Whether a card pays the method part: typed, stored, or a digital wallet's (its `method` names the wallet)."""
+        return self.method in CARD_METHODS
 
     @property
     def pays_with_method(self) -> bool:

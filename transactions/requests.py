@@ -11,12 +11,14 @@ method table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 from uuid import UUID
 
 from buyers.models import Buyer
 from checkout.selectors import checkout_session_get
+from digitalwallets.payments import wallet_token_open
 from paymentmethods.models import PaymentMethod
 from paymentmethods.selectors import payment_method_for_payment
 from payments.accounts.models import MerchantAccount
@@ -26,6 +28,7 @@ from payments.errors import DomainError
 from payments.vault import cards
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_facts
+from payments.wallettokens import Wallet, WalletPayment
 
 MAX_GIFT_CARDS = 10
 # What a checkout session may declare for the transactions that pay with it.
@@ -53,6 +56,8 @@ class PaymentCard:
     sealed_security_code_id: UUID | None = None
     # What the BIN table says of a card sent inline, looked up once here and kept by the vault when it seals it.
     facts: CardFacts | None = None
+    # A digital wallet's decrypted token, when a wallet pays: `details` holds its card (or device) number.
+    wallet: WalletPayment | None = None
 
     @property
     def country(self) -> str | None:
@@ -155,6 +160,44 @@ class StoredPaymentMethodRequest:
             except cards.CardDataError as error:
                 raise DomainError(error.message, pointer="/payment_method/security_code") from None
         return PaymentCard(vaulted=method.card, payment_method=method, security_code=self.security_code)
+
+
+@dataclass(frozen=True)
+class WalletPaymentRequest:
+    """`{"method": "applepay" | "googlepay", "token": ...}`: a wallet's token, opened with the account's wallet keys
+    (`digitalwallets.payments`). Its card is the device's number (with the cryptogram the device made for this
+    payment), or for Google Pay `PAN_ONLY` the card's own."""
+
+    method: ClassVar[str]
+    wallet: ClassVar[Wallet]
+    token: str | Mapping[str, Any] = field(repr=False)
+    redirect_url: str | None = None
+
+    def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
+        payment = wallet_token_open(merchant_account=merchant_account, wallet=self.wallet, token=self.token)
+        details = CardDetails(
+            number=payment.number,
+            expiration_month=payment.expiration_month,
+            expiration_year=payment.expiration_year,
+        )
+        return PaymentCard(details=details, facts=vaulted_card_facts(number=payment.number), wallet=payment)
+
+
+@dataclass(frozen=True)
+class ApplePayRequest(WalletPaymentRequest):
+    method: ClassVar[str] = "applepay"
+    wallet: ClassVar[Wallet] = Wallet.APPLE_PAY
+
+
+@dataclass(frozen=True)
+class GooglePayRequest(WalletPaymentRequest):
+    method: ClassVar[str] = "googlepay"
+    wallet: ClassVar[Wallet] = Wallet.GOOGLE_PAY
+
+
+WALLET_REQUESTS: dict[str, type[WalletPaymentRequest]] = {
+    request.method: request for request in (ApplePayRequest, GooglePayRequest)
+}
 
 
 @dataclass(frozen=True)

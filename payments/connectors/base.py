@@ -164,6 +164,17 @@ class ProcessorToken:
     customer: str | None = None
 
 
+@dataclass(frozen=True)
+class NetworkToken:
+    """What makes a card number a network token: a digital wallet's device account number (then `card.number`)
+    comes with the cryptogram the device made for this one payment and its ECI. The cryptogram is never stored.
+    `wallet` names the wallet (`applepay`, `googlepay`) the token came from."""
+
+    wallet: str
+    cryptogram: str = field(repr=False)
+    eci: str | None = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class AuthorizationRequest(PaymentDetails):
     """Everything a processor may use to authorize one card payment. Only `card` holds card data.
@@ -187,6 +198,7 @@ class AuthorizationRequest(PaymentDetails):
     is_subsequent_payment: bool = False
     connection_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     processor_token: ProcessorToken | None = None
+    network_token: NetworkToken | None = None
 
 
 def payment_details_of(details: PaymentDetails) -> dict[str, Any]:

@@ -308,6 +308,10 @@ class Processor(ABC):
     # How it keeps stored cards for later payments (its tokens); None when every payment sends the card. Its features
     # say `payment_method_tokenization` exactly when it has one (the registry test holds the two equal).
     tokens: ClassVar[StoredTokens | None] = None
+    # Whether its connector sends a digital wallet's device number as a network token with its cryptogram and ECI
+    # (`AuthorizationRequest.network_token`); routing sends wallet payments only to processors that do, and its
+    # features say `network_tokens` exactly when it does (the registry test holds the two equal).
+    network_tokens: ClassVar[bool] = False
 
     @property
     def supported_currencies(self) -> list[str]:

@@ -19,6 +19,7 @@ from payments.errors import DomainError
 from payments.vault import cards
 from payments.vault.crypto import keyed_hash
 from payments.vault.services import vaulted_card_reveal
+from payments.wallettokens import AuthMethod
 from paymentservices.routing import Route
 from threedsecure.authentication import Authentication, authenticate
 from transactions.models import ThreeDSecureChallenge, Transaction, TransactionStatus
@@ -48,7 +49,8 @@ def payment_authentication(
 ) -> Authentication | None:
     """The issuer's 3-D Secure answer for the (unsaved) transaction, or None when none is asked: not a card, a
     first payment service without `three_d_secure_enabled`, a result the merchant sent (`three_d_secure_data`), or
-    a merchant-initiated payment (the buyer is not there to authenticate). Sets its `three_d_secure` summary.
+    a merchant-initiated payment (the buyer is not there to authenticate), or a wallet's device token (its cryptogram
+    is the authentication; Google Pay `PAN_ONLY` is a card and is authenticated). Sets its `three_d_secure` summary.
 
     A challenge needs somewhere to send the buyer back: without `payment_method.redirect_url` the request is refused
     (400) before anything is written.
@@ -56,6 +58,8 @@ def payment_authentication(
     if card is None or routed is None or not routed.first.three_d_secure_enabled:
         return None
     if request.three_d_secure is not None or txn.merchant_initiated:
+        return None
+    if card.wallet is not None and card.wallet.auth_method is AuthMethod.CRYPTOGRAM_3DS:
         return None
     number = card.details.number if card.details is not None else None
     if number is None and card.vaulted is not None:

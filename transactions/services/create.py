@@ -15,6 +15,7 @@ from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer
 from buyers.selectors import buyer_named, shipping_details_get
 from buyers.services import SHIPPING_DETAILS_FIELDS
+from digitalwallets.payments import WalletTokenNotAccepted
 from giftcards.errors import GiftCardError
 from giftcards.selectors import issued_card_for_payment
 from giftcards.services import issued_card_redeem
@@ -26,10 +27,12 @@ from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.connectors import (
     CardDetails,
+    NetworkToken,
 )
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 from payments.vault.services import vaulted_card_reveal, vaulted_card_store, vaulted_security_code_consume
+from payments.wallettokens import AuthMethod, ReplayedToken, WalletPayment, replay_digest
 from paymentservices.routing import authorize_routed, connection_options_keys, route
 from paymentservices.tokens import payment_service_token_revoke, payment_service_tokens_usable
 from transactions.details import payment_details_columns
@@ -160,6 +163,8 @@ def _open(
             details = replace(details, security_code=typed)
     if vaulted is not None:
         _set_card(txn, vaulted)
+        if card is not None and card.wallet is not None:
+            txn.method = card.wallet.wallet  # the wallet is the method; its device number is the card
     elif gift_cards:
         txn.method = "gift-card"
     txn.payment_method = card.payment_method if card is not None else None
@@ -233,6 +238,11 @@ def transaction_create(
     shipping_details = _shipping_details(merchant_account, buyer, request.shipping_details_id)
     _check_tender(amount=request.amount, has_card=card is not None, gift_cards=gift_cards)
     _check_store(request, card=card, buyer=buyer)
+    wallet = card.wallet if card is not None else None
+    if wallet is not None:
+        _check_wallet_payment(
+            wallet, amount=request.amount - sum(charge.amount for charge in gift_cards), currency=request.currency
+        )
     # The services that keep the stored card (their tokens are sent instead of it): routing tries them first.
     tokens = payment_service_tokens_usable(method=card.payment_method if card else None)
     # Where the card part may go, in order (a 400 naming why when nowhere): decided before anything is written.
@@ -244,6 +254,7 @@ def transaction_create(
             country=request.country or (card.session_hints.get("country") or card.country if card else None),
             payment_service_id=request.payment_service_id,
             prefer=frozenset(tokens),
+            network_token=_network_token(wallet) is not None,
         )
         if card is not None
         else None
@@ -283,10 +294,14 @@ def transaction_create(
         )
     if shipping_details is not None:
         txn.shipping_details = shipping_details
+    if wallet is not None:
+        txn.wallet_replay_digest = replay_digest(wallet)  # unique: written with the row, or the row is refused
     authentication = payment_authentication(txn, request=request, card=card, routed=routed)
     try:
         clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     except IntegrityError:
+        if _token_used(txn):  # another request paid with this wallet token first: nothing of this one is written
+            raise WalletTokenNotAccepted(ReplayedToken(_TOKEN_USED)) from None
         # The earlier attempt is still running after all and made the row first: answer with it.
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=txn.pk).first()
         if id is None or earlier is None:
@@ -306,7 +321,10 @@ def transaction_create(
         raise RuntimeError("A card payment reached its authorization without a route.")
     service, result = authorize_routed(
         route=routed,
-        request=authorization_request(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code),
+        request=replace(
+            authorization_request(txn, card=clear_card, amount=card_amount, billing_postal_code=postal_code),
+            network_token=_network_token(wallet),
+        ),
         next_attempt=lambda failed, answer, following: record_failover(
             txn, failed=failed, result=answer, following=following, actor=actor
         ),
@@ -340,12 +358,48 @@ def _known_as_made(txn: Transaction, *, with_redemptions: bool) -> Transaction:
     return txn
 
 
+_TOKEN_USED = "This wallet token has already been used for a payment."  # noqa: S105 - a message
+
+
+def _check_wallet_payment(wallet: WalletPayment, *, amount: int, currency: str) -> None:
+    """A wallet token pays once, and an Apple Pay token only the amount and currency the buyer saw on its sheet (the
+    card part of the payment). Checked before anything is written; the unique digest settles a race."""
+    if Transaction.objects.filter(wallet_replay_digest=replay_digest(wallet)).exists():
+        raise WalletTokenNotAccepted(ReplayedToken(_TOKEN_USED))
+    if wallet.currency is not None and wallet.currency != currency:
+        raise DomainError(
+            f"The wallet token is for a payment in {wallet.currency}, not {currency}.", pointer="/payment_method/token"
+        )
+    if wallet.amount is not None and wallet.amount != amount:
+        raise DomainError(
+            f"The wallet token is for an amount of {wallet.amount}, and the card part of this payment is {amount}.",
+            pointer="/payment_method/token",
+        )
+
+
+def _token_used(txn: Transaction) -> bool:
+    digest = txn.wallet_replay_digest
+    return digest is not None and Transaction.objects.filter(wallet_replay_digest=digest).exists()
+
+
+def _network_token(wallet: WalletPayment | None) -> NetworkToken | None:
+    """A device token and its cryptogram, sent as a network token; None for a card (Google Pay `PAN_ONLY` is one)."""
+    if wallet is None or wallet.auth_method is not AuthMethod.CRYPTOGRAM_3DS or wallet.cryptogram is None:
+        return None
+    return NetworkToken(wallet=str(wallet.wallet), cryptogram=wallet.cryptogram, eci=wallet.eci)
+
+
 def _check_store(request: TransactionRequest, *, card: PaymentCard | None, buyer: Buyer | None) -> None:
     """`store: true` keeps a card for a buyer: it needs both (a stored method paying is kept already)."""
     if not request.store:
         return
     if card is None:
         raise DomainError("store: true keeps a card, and this transaction pays with gift cards only.", pointer="/store")
+    if card.wallet is not None:
+        raise DomainError(
+            "store: true keeps a card, and a wallet's token pays once: the wallet pays again with a new token.",
+            pointer="/store",
+        )
     if buyer is None:
         raise DomainError(
             "store: true keeps the card for a buyer: give buyer_id or buyer_external_identifier.", pointer="/store"

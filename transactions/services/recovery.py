@@ -72,9 +72,9 @@ def transaction_sync(
     if txn.increment_pending_since is not None:
         return increment_sync(txn=txn, actor=actor, abandoned=abandoned)
     if txn.status == S.PROCESSING:
-        if txn.pays_with_method and txn.method != "card":  # approved at the processor: its order is read
+        if txn.pays_with_method and not txn.pays_by_card:  # approved at the processor: its order is read
             return redirect_sync(txn, actor=actor, abandoned=abandoned)
-        if txn.method != "card":
+        if not txn.pays_by_card:
             # Gift cards alone: their debits are the authorization and nothing was asked of a processor.
             return settle_gift_cards_only(txn, actor=actor) if abandoned else txn
         # The service recorded for the attempt under way: each attempt is recorded before its processor is asked.

@@ -1,15 +1,19 @@
 """Real concurrent requests against PostgreSQL: row locks and unique constraints, not luck, decide."""
 
+import threading
 from collections.abc import Callable
 
 import pytest
 from rest_framework.test import APIClient
 
+from digitalwallets.tests.tokens import wallets_registered
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.rest.models import IdempotencyRecord
 from payments.tests.races import at_once
+from payments.vault.models import VaultedCard
 from transactions.models import Refund, Transaction
+from transactions.services import create as create_service
 from transactions.tests.test_api import body
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -96,3 +100,29 @@ def test_parallel_payments_never_overdraw_a_gift_card(token, merchant_account):
     assert sorted(answer.status_code for answer in answers) == [201, 201, 400, 400, 400]
     assert IssuedGiftCard.objects.get(pk=card.pk).balance == 200
     assert Transaction.objects.count() == 2
+
+
+def test_two_payments_racing_with_one_wallet_token_make_one_transaction(
+    token, merchant_account, settings, tmp_path, monkeypatch
+):
+    """Both requests pass the check that the token is unused before either writes (held together there): the unique
+    replay digest, written with the transaction's row, lets one through and refuses the other with nothing stored."""
+    wallets = wallets_registered(merchant_account, settings=settings, directory=tmp_path)
+    apple_pay_token = wallets.apple()
+    both_checked = threading.Barrier(2)
+    checked = create_service._check_wallet_payment
+
+    def check_then_wait(*args, **kwargs):
+        checked(*args, **kwargs)
+        both_checked.wait(timeout=30)
+
+    monkeypatch.setattr(create_service, "_check_wallet_payment", check_then_wait)
+    payload = {"amount": 1299, "currency": "USD", "payment_method": {"method": "applepay", "token": apple_pay_token}}
+
+    answers = in_parallel(2, lambda client: client.post("/transactions", payload, format="json"), token)
+
+    assert sorted(answer.status_code for answer in answers) == [201, 409]
+    refused = next(answer for answer in answers if answer.status_code == 409)
+    assert refused.json()["details"][0]["type"] == "wallet_token_replayed"
+    assert Transaction.objects.count() == 1
+    assert VaultedCard.objects.count() == 1

@@ -37,7 +37,7 @@ from Adyen.services.checkout import AdyenCheckoutApi
 from Adyen.services.payouts import InstantPayoutsApi
 from django.conf import settings
 
-from payments.connectors.base import AuthorizationRequest, CardDetails, ConnectorResult, Outcome
+from payments.connectors.base import AuthorizationRequest, CardDetails, ConnectorResult, NetworkToken, Outcome
 from paymentservices.processors.adyen.codes import (
     APPROVED_RESULTS,
     CVC_RESULTS,
@@ -131,6 +131,24 @@ def _card_method(card: CardDetails) -> dict[str, Any]:
     if card.security_code:
         method["cvc"] = card.security_code
     return method
+
+
+def _network_token_method(card: CardDetails) -> dict[str, Any]:
+    """A digital wallet's device number as Adyen's `networkToken` payment method (its cryptogram goes in `mpiData`)."""
+    return {**_card_method(replace(card, security_code=None)), "type": "networkToken"}
+
+
+def _network_token_mpi(token: NetworkToken) -> dict[str, Any]:
+    """The device's cryptogram as Adyen takes a network token's (TAVV), with its ECI: the wallet authenticated the
+    buyer, so the authentication is reported as successful."""
+    mpi: dict[str, Any] = {
+        "directoryResponse": "Y",
+        "authenticationResponse": "Y",
+        "tokenAuthenticationVerificationValue": token.cryptogram,
+    }
+    if token.eci:
+        mpi["eci"] = token.eci
+    return mpi
 
 
 class AdyenConnector:
@@ -247,9 +265,7 @@ class AdyenConnector:
             "merchantAccount": self._merchant_account,
             "reference": request.reference,
             # The card's stored payment method at Adyen, for the shopper it is stored for: no card number is sent.
-            "paymentMethod": _card_method(request.card)
-            if kept is None
-            else {"type": "scheme", "storedPaymentMethodId": kept.token},
+            "paymentMethod": self._payment_method(request),
             "returnUrl": (settings.PUBLIC_BASE_URL or "http://localhost").rstrip("/") + DEFAULT_RETURN_PATH,
         }
         if kept is not None:
@@ -287,7 +303,18 @@ class AdyenConnector:
             if three_d_secure.xid:
                 mpi["xid"] = three_d_secure.xid
             body["mpiData"] = mpi
+        if request.network_token is not None:
+            body["shopperInteraction"] = "Ecommerce"
+            body["mpiData"] = _network_token_mpi(request.network_token)
         return body
+
+    @staticmethod
+    def _payment_method(request: AuthorizationRequest) -> dict[str, Any]:
+        if request.processor_token is not None:
+            return {"type": "scheme", "storedPaymentMethodId": request.processor_token.token}
+        if request.network_token is not None:
+            return _network_token_method(request.card)
+        return _card_method(request.card)
 
     def store_card(self, *, card: CardDetails, shopper_reference: str) -> dict[str, Any]:
         """Adyen's answer to a zero-value check of the card that stores it (`storePaymentMethod`) for the shopper

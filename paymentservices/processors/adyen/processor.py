@@ -64,7 +64,10 @@ class AdyenProcessor(Processor):
         "incremental_authorization": True,
         "payouts": True,
         "payment_method_tokenization": True,
+        "network_tokens": True,
     }
+    # A decrypted wallet token goes as Adyen's `networkToken` payment method with its cryptogram (connector.py).
+    network_tokens = True
     notification_secret_field = "hmac_key"  # noqa: S105 - a field name, not a secret
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> AdyenConnector:

@@ -34,8 +34,10 @@ class SandboxProcessor(Processor):
         "incremental_authorization": True,
         "payouts": True,
         "payment_method_tokenization": True,
+        "network_tokens": True,
     }
     sandbox = True
+    network_tokens = True
 
     def connect(self, credentials: Mapping[str, str], deadline: float | None = None) -> PaymentConnector:
         # The sandbox answers at once, whatever the deadline; it is a PaymentConnector (checked at run time).

@@ -165,6 +165,13 @@ def test_a_processor_pays_out_exactly_when_its_features_say_so(processor):
 
 
 @pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
+def test_a_processor_takes_network_tokens_exactly_when_its_features_say_so(processor):
+    """The `network_tokens` feature says which services take wallet payments, as routing decides: true of the
+    processors that declare `Processor.network_tokens` and of no other."""
+    assert processor.features.get("network_tokens", False) is processor.network_tokens
+
+
+@pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)
 def test_a_processor_keeps_cards_exactly_when_its_features_say_so(processor):
     """The definition's `payment_method_tokenization` feature tells merchants which services keep stored cards: true
     of the processors that declare tokens (`Processor.tokens`) and of no other, and each tests them."""

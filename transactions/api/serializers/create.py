@@ -33,6 +33,7 @@ from payments.shapes.processor_data import (
     StatementDescriptorSerializer,
     ThreeDSecureDataSerializer,
 )
+from payments.wallettokens import Wallet
 from paymentservices.catalogues import redirect_methods
 from transactions.api.serializers.fields import (
     ConnectionOptionsField,
@@ -40,6 +41,7 @@ from transactions.api.serializers.fields import (
 )
 from transactions.requests import (
     MAX_GIFT_CARDS,
+    WALLET_REQUESTS,
     CardRequest,
     CheckoutSessionRequest,
     GiftCardRequest,
@@ -53,8 +55,8 @@ from transactions.requests import (
 
 # The ways to pay this server takes, by `method`; each has its input below, in `PAYMENT_METHOD_INPUTS`. Every
 # input's `method` lists them all, so the schema has one enum of methods. The ways the buyer approves at a processor
-# are those the registered processors take.
-PAYMENT_METHODS = ["card", "checkout-session", "id", *redirect_methods()]
+# are those the registered processors take; a wallet's token is opened here (`applepay`, `googlepay`).
+PAYMENT_METHODS = ["card", "checkout-session", "id", *WALLET_REQUESTS, *redirect_methods()]
 
 
 class PaymentMethodInput(StrictSerializer):
@@ -167,10 +169,58 @@ class RedirectPaymentMethodInput(PaymentMethodInput):
         )
 
 
+# A token is read as its wallet publishes it; the largest real ones are a few kilobytes.
+MAX_TOKEN_LENGTH = 20_000
+_WALLET_CARD_FIELD = "the card's details are read from the decrypted token."
+
+
+@extend_schema_field({"oneOf": [{"type": "object", "additionalProperties": True}, {"type": "string"}]})
+class WalletTokenField(serializers.Field):
+    """A wallet's token: a JSON object (Apple Pay's payment token, or its `paymentData`; Google Pay's token parsed),
+    or for Google Pay the token's text as Google gives it. What it holds is checked when it is decrypted."""
+
+    def to_internal_value(self, data: object) -> str | dict[str, Any]:
+        if isinstance(data, dict):
+            return data
+        if isinstance(data, str):
+            if not data or len(data) > MAX_TOKEN_LENGTH:
+                raise serializers.ValidationError(f"Must be the token's text, 1 to {MAX_TOKEN_LENGTH} characters.")
+            return data
+        raise serializers.ValidationError("Must be the wallet's token: an object or its text.")
+
+    def to_representation(self, value: object) -> None:
+        return None
+
+
+class WalletPaymentMethodInput(PaymentMethodInput):
+    """Upstream's `ApplePayPaymentMethodCreate` and `GooglePayPaymentMethodCreate`: `{"method": "applepay" |
+    "googlepay", "token": ...}`, decrypted on this server with the account's wallet keys (docs/digital-wallets.md)."""
+
+    method = serializers.ChoiceField(choices=PAYMENT_METHODS)
+    token = WalletTokenField()
+    redirect_url = _redirect_url_field()
+    buyer_id = UnsupportedField(_ONLY_WHEN_STORED)
+    buyer_external_identifier = UnsupportedField(_ONLY_WHEN_STORED)
+    card_scheme = UnsupportedField(_WALLET_CARD_FIELD)
+    card_suffix = UnsupportedField(_WALLET_CARD_FIELD)
+    card_type = UnsupportedField(_WALLET_CARD_FIELD)
+    cardholder_name = UnsupportedField(_WALLET_CARD_FIELD)
+    assurance_details = UnsupportedField("Google Pay's assurance details are not read.", json_type="object")
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["method"] == Wallet.APPLE_PAY and not isinstance(attrs["token"], dict):
+            raise serializers.ValidationError({"token": ["Must be Apple Pay's payment token, an object."]})
+        return attrs
+
+    def to_payment_method(self, data: dict[str, Any]) -> PaymentMethodRequest:
+        return WALLET_REQUESTS[data["method"]](token=data["token"], redirect_url=data.get("redirect_url"))
+
+
 PAYMENT_METHOD_INPUTS: dict[str, type[PaymentMethodInput]] = {
     "card": CardPaymentMethodInput,
     "checkout-session": CheckoutSessionPaymentMethodInput,
     "id": StoredPaymentMethodInput,
+    **dict.fromkeys(WALLET_REQUESTS, WalletPaymentMethodInput),
     **dict.fromkeys(redirect_methods(), RedirectPaymentMethodInput),
 }
 

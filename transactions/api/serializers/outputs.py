@@ -28,6 +28,7 @@ from transactions.api.serializers.fields import (
 )
 from transactions.disputes import transaction_disputed
 from transactions.models import (
+    CARD_METHODS,
     CaptureStatus,
     RedemptionStatus,
     RefundStatus,
@@ -84,6 +85,9 @@ class GiftCardRedemptionOutput(OutputSerializer):
 
 class TransactionPaymentMethodOutput(MaskedCardOutput):
     """The upstream `TransactionPaymentMethod` of a card payment, masked: never the number or security code."""
+
+    # `card`, or the digital wallet whose device card paid (`applepay`, `googlepay`).
+    method = serializers.ChoiceField(choices=CARD_METHODS)  # type: ignore[assignment]
 
     id = serializers.UUIDField(
         source="payment_method_id",
@@ -221,7 +225,7 @@ class TransactionSummaryOutput(OutputSerializer):
     def get_payment_method(self, txn: Transaction) -> dict[str, Any] | None:
         if not txn.pays_with_method:
             return None
-        shown = _PAYMENT_METHOD.to_representation(txn) if txn.method == "card" else _account_method(txn)
+        shown = _PAYMENT_METHOD.to_representation(txn) if txn.pays_by_card else _account_method(txn)
         shown["approval_url"] = transaction_approval_url(txn, self.context.get("request"))
         return shown
 
@@ -229,7 +233,8 @@ class TransactionSummaryOutput(OutputSerializer):
         return transaction_disputed(txn)
 
     def get_instrument_type(self, txn: Transaction) -> str | None:
-        return "pan" if txn.method == "card" else None
+        # A wallet's payment is upstream's instrument of the wallet's name (`applepay`, `googlepay`).
+        return ("pan" if txn.method == "card" else txn.method) if txn.pays_by_card else None
 
     @extend_schema_field(TransactionBuyerOutput(allow_null=True))
     def get_buyer(self, txn: Transaction) -> dict[str, Any] | None:
@@ -290,7 +295,7 @@ class TransactionOutput(TransactionSummaryOutput):
 
     def get_multi_tender(self, txn: Transaction) -> bool:
         """Paid with more than one instrument (gift cards and/or the payment method)."""
-        return len(txn.gift_card_redemptions.all()) + (txn.method == "card") > 1
+        return len(txn.gift_card_redemptions.all()) + txn.pays_by_card > 1
 
 
 class RefundOutput(OutputSerializer):
