@@ -38,9 +38,18 @@ def refund_badge(txn: Transaction) -> SafeString:
     )
 
 
+# The wallets by `method`, as their makers name them.
+_WALLET_NAMES = {"applepay": "Apple Pay", "googlepay": "Google Pay"}
+
+
 def method_badge(txn: Transaction) -> SafeString:
     """The way of paying's name (`PayPal`), with the payer's masked email, beside a payment the buyer approved on its
-    processor's pages (a card shows its last 4 instead)."""
+    processor's pages (a card shows its last 4 instead); `Apple Pay` or `Google Pay` beside one a wallet's card paid
+    (which shows its last 4 as well); nothing for a typed or stored card."""
+    if txn.method in _WALLET_NAMES:
+        return format_html(
+            ' <span class="badge badge-wallet" data-badge="{}">{}</span>', txn.method, _WALLET_NAMES[txn.method]
+        )
     processor = redirect_methods().get(txn.method or "")
     if processor is None:
         return SafeString("")

@@ -139,3 +139,19 @@ def test_every_field_by_default(merchant_account, transactions):
 
     rows = _report_rows(merchant_account, {"status": ["capture_succeeded"]}, fields=None)
     assert list(rows[0]) == list(ALL)
+
+
+def test_a_wallet_payment_is_reported_and_listed_by_its_wallet(merchant_account, api_client):
+    wallet = TransactionFactory(merchant_account=merchant_account, captured=True, method="applepay")
+    TransactionFactory(merchant_account=merchant_account, captured=True)
+    client = api_client(scopes=["transactions.read"])
+
+    rows = _report_rows(merchant_account, {"method": ["applepay"]})
+
+    assert [(row["id"], row["method"]) for row in rows] == [(str(wallet.pk), "applepay")]
+    (item,) = _api_items(client, {"method": "applepay"})
+    assert (item["id"], item["payment_method"]["method"], item["instrument_type"]) == (
+        str(wallet.pk),
+        "applepay",
+        "applepay",
+    )
