@@ -41,6 +41,13 @@ def digital_wallet_of(*, merchant_account: MerchantAccount, provider: str) -> Di
     return digital_wallet_list(merchant_account=merchant_account).filter(provider=provider).first()
 
 
+def digital_wallet_providers_paying(*, merchant_account: MerchantAccount) -> set[str]:
+    """The providers of the account's wallets whose tokens can be opened: registered, with the merchant ID they are
+    bound to (Apple Pay's from its identity certificate, Google Pay's from its configuration). One query."""
+    wallets = DigitalWallet.objects.filter(merchant_account=merchant_account, merchant_identifier__isnull=False)
+    return set(wallets.exclude(merchant_identifier="").values_list("provider", flat=True))
+
+
 @dataclass(frozen=True)
 class WalletKeys:
     """What opening a wallet's tokens needs: its merchant identifier and, by purpose, each private key (opened) and

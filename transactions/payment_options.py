@@ -2,7 +2,9 @@
 
 Upstream answers from the merchant's configured payment services and checkout rules. Here the configured
 connector takes cards in every currency and country, an active service of a way the buyer approves at its processor
-(PayPal) takes it in its currencies and countries, and the built-in gift card program takes its own cards in their
+(PayPal) takes it in its currencies and countries, Apple Pay and Google Pay are taken where the account registered the
+wallet and a service whose processor takes network tokens takes the currency and country, and the built-in gift card
+program takes its own cards in their
 currency; there are no checkout rules (docs/transactions.md, "Payment options").
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from digitalwallets.selectors import digital_wallet_providers_paying
 from giftcards.selectors import gift_cards_can_pay
 from payments.accounts.models import MerchantAccount
 from paymentservices.catalogues import redirect_methods
@@ -31,6 +34,15 @@ class PaymentOption:
 
 # Labels are English whatever the locale: the server has no translations (docs/transactions.md).
 CARD = PaymentOption(method="card", mode="card", label="Card", can_store_payment_method=True, can_delay_capture=True)
+# A wallet's token pays once and is not kept; its card authorizes now and captures later like a typed one.
+APPLE_PAY = PaymentOption(
+    method="applepay", mode="applepay", label="Apple Pay", can_store_payment_method=False, can_delay_capture=True
+)
+GOOGLE_PAY = PaymentOption(
+    method="googlepay", mode="googlepay", label="Google Pay", can_store_payment_method=False, can_delay_capture=True
+)
+# Each wallet's option by the provider of the digital wallet that opens its tokens.
+WALLET_OPTIONS = {"apple": APPLE_PAY, "google": GOOGLE_PAY}
 GIFT_CARD = PaymentOption(
     method="gift-card", mode="gift-card", label="Gift card", can_store_payment_method=False, can_delay_capture=True
 )
@@ -65,6 +77,19 @@ def _service_takes(
     return True
 
 
+def _wallets_taken(merchant_account: MerchantAccount, *, currency: str | None, country: str | None) -> list[str]:
+    """The providers whose wallets can pay in `currency` (from `country`): registered with the merchant ID their
+    tokens are bound to, and a service whose processor takes a network token routed to, as a payment would be."""
+    paying = digital_wallet_providers_paying(merchant_account=merchant_account) if currency is not None else set()
+    if not paying:  # no wallet, no question to routing
+        return []
+    try:
+        route(merchant_account=merchant_account, currency=str(currency), country=country, network_token=True)
+    except NoPaymentService:
+        return []
+    return [provider for provider in WALLET_OPTIONS if provider in paying]
+
+
 def payment_options_list(
     *,
     merchant_account: MerchantAccount,
@@ -72,11 +97,16 @@ def payment_options_list(
     currency: str | None = None,
     country: str | None = None,
 ) -> list[PaymentOption]:
-    """The methods a checkout of `amount` in `currency` can pay with, cards first. A card pays any amount; a way the
-    buyer approves at a processor is offered where an active service of it takes the currency (and country); gift
-    cards when the program holds a card that could pay in that currency; neither for nothing."""
+    """The methods a checkout of `amount` in `currency` can pay with, cards first. A card pays any amount; Apple Pay
+    and Google Pay where `_wallets_taken` says; a way the buyer approves at a processor is offered where an active
+    service of it takes the currency (and country); gift cards when the program holds a card that could pay in that
+    currency; none of these for nothing."""
     options = [CARD]
     if amount != 0:
+        options += [
+            WALLET_OPTIONS[provider]
+            for provider in _wallets_taken(merchant_account, currency=currency, country=country)
+        ]
         taken = (
             option
             for option in _redirect_options()

@@ -2,9 +2,12 @@
 
 import pytest
 
+from digitalwallets.models import DigitalWallet
+from digitalwallets.tests.factories import register
 from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.tests.assertions import assert_error
+from paymentservices.models import PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
 
 pytestmark = pytest.mark.django_db
@@ -106,12 +109,12 @@ def test_paypal_is_offered_where_an_active_paypal_service_takes_the_currency_and
     assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
 
 
-def test_the_answer_is_two_queries(reader, merchant_account, django_assert_max_num_queries, settings):
+def test_the_answer_is_three_queries(reader, merchant_account, django_assert_max_num_queries, settings):
     settings.API_KEY_CACHE_SECONDS = 3600
     _options(reader)  # warms the key and account caches
 
-    # The account's active payment services (PayPal's), and the gift card program.
-    with django_assert_max_num_queries(2):
+    # The account's active payment services (PayPal's), its digital wallets, and the gift card program.
+    with django_assert_max_num_queries(3):
         assert _options(reader, amount=100, currency="USD").status_code == 200
 
 
@@ -191,3 +194,34 @@ def test_embed_calls_are_rate_limited_per_token(api_client, merchant_account, se
 
     assert statuses == [200, 200, 429]
     assert all(_options(server).status_code == 200 for _ in range(3))  # server tokens are never limited
+
+
+APPLE_PAY = {**CARD, "method": "applepay", "mode": "applepay", "label": "Apple Pay", "can_store_payment_method": False}
+GOOGLE_PAY = {**APPLE_PAY, "method": "googlepay", "mode": "googlepay", "label": "Google Pay"}
+
+
+def test_wallets_are_offered_where_registered_and_a_processor_takes_their_tokens(reader, merchant_account):
+    # The account's sandbox takes network tokens in every currency; a registered wallet with its merchant ID pays.
+    register(merchant_account, provider="google", extra_configuration={"merchant_id": "12345678901234567890"})
+    register(merchant_account, provider="apple")
+    assert _methods(_options(reader, amount=100, currency="USD")) == ["card", "googlepay"]  # Apple's: no merchant ID
+
+    DigitalWallet.objects.filter(provider="apple").update(merchant_identifier="merchant.com.example.shop")
+
+    assert _options(reader, amount=100, currency="USD").json()["items"] == [CARD, APPLE_PAY, GOOGLE_PAY]
+    assert _methods(_options(reader, amount=100)) == ["card"]  # no currency: none can be said to take it
+    assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
+
+
+def test_no_wallet_without_a_processor_that_takes_network_tokens(reader, merchant_account):
+    register(merchant_account, provider="google", extra_configuration={"merchant_id": "12345678901234567890"})
+    PaymentService.objects.filter(merchant_account=merchant_account).update(active=False)
+    PaymentServiceFactory(merchant_account=merchant_account, display_name="Stripe")  # takes cards, not device tokens
+
+    assert _methods(_options(reader, amount=100, currency="USD")) == ["card"]
+
+
+def test_another_accounts_wallet_does_not_count(reader, other_merchant_account):
+    register(other_merchant_account, provider="google", extra_configuration={"merchant_id": "12345678901234567890"})
+
+    assert _methods(_options(reader, amount=100, currency="USD")) == ["card"]
