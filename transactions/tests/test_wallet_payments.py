@@ -21,9 +21,8 @@ from payments.tests.assertions import assert_error
 from payments.vault.models import VaultedCard
 from payments.wallettokens.testing import apple_pay_payload, apple_pay_test_pki, mint_apple_pay_token
 from paymentservices.models import PaymentService
-from paymentservices.processors.sandbox.connector import SandboxConnector
 from paymentservices.tests.factories import PaymentServiceFactory
-from transactions.models import Transaction
+from transactions.models import Transaction, TransactionEvent
 
 pytestmark = pytest.mark.django_db
 
@@ -41,18 +40,9 @@ def wallets(merchant_account, settings, tmp_path):
     return wallets_registered(merchant_account, settings=settings, directory=tmp_path)
 
 
-@pytest.fixture
-def sent(monkeypatch) -> list[AuthorizationRequest]:
-    """What the sandbox processor is asked, request by request."""
-    asked: list[AuthorizationRequest] = []
-    original = SandboxConnector.authorize
-
-    def authorize(self, request):
-        asked.append(request)
-        return original(self, request)
-
-    monkeypatch.setattr(SandboxConnector, "authorize", authorize)
-    return asked
+def authorizations(connector) -> list[AuthorizationRequest]:
+    """What the account's sandbox service was asked (the scripted sandbox answers as the sandbox does)."""
+    return [details["request"] for name, details in connector.calls if name == "authorize"]
 
 
 def pay(client, method: str, token, **fields):
@@ -72,7 +62,7 @@ def nothing_stored() -> None:
 
 
 @pytest.mark.parametrize("wallet", ["applepay", "googlepay"])
-def test_a_wallet_token_pays_as_a_network_token_with_its_cryptogram(client, wallets, sent, wallet):
+def test_a_wallet_token_pays_as_a_network_token_with_its_cryptogram(client, wallets, connector, wallet):
     token = wallets.apple() if wallet == "applepay" else wallets.google()
 
     response = pay(client, wallet, token)
@@ -82,7 +72,7 @@ def test_a_wallet_token_pays_as_a_network_token_with_its_cryptogram(client, wall
     assert body["status"] == "authorization_succeeded"
     assert body["payment_method"]["method"] == wallet
     assert body["instrument_type"] == wallet
-    (request,) = sent
+    (request,) = authorizations(connector)
     assert request.network_token is not None
     assert (request.network_token.wallet, request.network_token.cryptogram) == (wallet, CRYPTOGRAM)
     assert request.network_token.eci == ("07" if wallet == "applepay" else "05")
@@ -106,7 +96,7 @@ def test_google_pay_token_parsed_as_an_object_is_taken_too(client, wallets):
     assert response.status_code == 201, response.content
 
 
-def test_google_pay_pan_only_is_a_card_that_goes_through_three_d_secure(client, wallets, sent, merchant_account):
+def test_google_pay_pan_only_is_a_card_that_goes_through_three_d_secure(client, wallets, connector, merchant_account):
     PaymentService.objects.filter(merchant_account=merchant_account).update(three_d_secure_enabled=True)
 
     response = pay(client, "googlepay", wallets.google(auth_method="PAN_ONLY", pan="4111111111111111"))
@@ -115,19 +105,19 @@ def test_google_pay_pan_only_is_a_card_that_goes_through_three_d_secure(client, 
     body = response.json()
     assert body["payment_method"]["method"] == "googlepay"
     assert body["three_d_secure"] is not None
-    (request,) = sent
+    (request,) = authorizations(connector)
     assert request.network_token is None
     assert request.three_d_secure is not None
 
 
-def test_a_device_token_is_not_authenticated_again(client, wallets, sent, merchant_account):
+def test_a_device_token_is_not_authenticated_again(client, wallets, connector, merchant_account):
     PaymentService.objects.filter(merchant_account=merchant_account).update(three_d_secure_enabled=True)
 
     response = pay(client, "applepay", wallets.apple())
 
     assert response.status_code == 201, response.content
     assert response.json()["three_d_secure"] is None
-    (request,) = sent
+    (request,) = authorizations(connector)
     assert request.three_d_secure is None
 
 
@@ -273,7 +263,7 @@ def test_a_wallet_token_is_not_stored_as_a_payment_method(client, wallets, merch
     nothing_stored()
 
 
-def test_routing_skips_a_processor_that_cannot_take_a_network_token(client, wallets, merchant_account, sent):
+def test_routing_skips_a_processor_that_cannot_take_a_network_token(client, wallets, merchant_account, connector):
     stripe = PaymentServiceFactory(merchant_account=merchant_account, display_name="Stripe", position=0)
     assert stripe.definition_id == "stripe-card"
 
@@ -281,6 +271,9 @@ def test_routing_skips_a_processor_that_cannot_take_a_network_token(client, wall
 
     assert response.status_code == 201, response.content
     assert response.json()["payment_service"]["payment_service_definition_id"] == "mock-card"
+    # Stripe was not asked and failed over from: it was never on the route.
+    assert not TransactionEvent.objects.filter(name__startswith="authorization_attempt").exists()
+    assert len(authorizations(connector)) == 1
 
 
 def test_a_processor_that_cannot_take_a_network_token_is_refused_when_named(client, wallets, merchant_account):
