@@ -103,7 +103,15 @@ def _objects(account, settings) -> dict[str, list[str]]:
         "dispute_id": [str(dispute.pk)],
         "payment_link_id": [str(PaymentLinkFactory(merchant_account=account).pk)],
         "payout_id": [str(PayoutFactory(merchant_account=account).pk)],
-        "digital_wallet_id": [str(DigitalWalletFactory(merchant_account=account).pk)],
+        "digital_wallet_id": [
+            str(DigitalWalletFactory(merchant_account=account).pk),
+            # With Google's merchant ID, so a payment's `googlepay` token reaches its decryption.
+            str(
+                DigitalWalletFactory(
+                    merchant_account=account, provider="google", extra_configuration={"merchant_id": "12345678"}
+                ).pk
+            ),
+        ],
         # Another key of the account's: the fuzzer's updates and deletes must not touch the key that signs its token.
         "api_key_pair_id": [str(other_key.pk)],
         "network_token_id": [str(uuid.uuid4())],  # none is held (no token service): each is refused or not found
