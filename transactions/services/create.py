@@ -300,13 +300,13 @@ def transaction_create(
     try:
         clear_card = _open(txn, actor=actor, card=card, gift_cards=gift_cards)
     except IntegrityError:
-        if _token_used(txn):  # another request paid with this wallet token first: nothing of this one is written
-            raise WalletTokenNotAccepted(ReplayedToken(_TOKEN_USED)) from None
         # The earlier attempt is still running after all and made the row first: answer with it.
         earlier = Transaction.objects.filter(merchant_account=merchant_account, pk=txn.pk).first()
-        if id is None or earlier is None:
-            raise
-        return transaction_sync_or_as_is(txn=earlier, actor=actor)
+        if id is not None and earlier is not None:
+            return transaction_sync_or_as_is(txn=earlier, actor=actor)
+        if _token_used(txn):  # another request paid with this wallet token first: nothing of this one is written
+            raise WalletTokenNotAccepted(ReplayedToken(_TOKEN_USED)) from None
+        raise
     if clear_card is None:
         return settle_gift_cards_only(txn, actor=actor)
     card_amount = request.amount - sum(charge.amount for charge in gift_cards)
