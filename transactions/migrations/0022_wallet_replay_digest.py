@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('transactions', '0020_card_facts'),
+        ('transactions', '0021_choice_labels'),
     ]
 
     operations = [
