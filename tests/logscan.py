@@ -152,8 +152,11 @@ class LogScan:
         """Drop what one test wrote (the scan's own test plants leaks on purpose)."""
         self.lines = [(name, line) for name, line in self.lines if not name.startswith(test)]
 
-    def leaks(self) -> list[Leak]:
-        return find_leaks(self.lines, self.credentials) + find_database_rows(self.lines)
+    def leaks(self, *, test: str = "") -> list[Leak]:
+        """What the lines hold; only those one test wrote when `test` names it (a scan of the whole session's lines
+        at the end of a long run takes a minute)."""
+        lines = [(name, line) for name, line in self.lines if name.startswith(test)] if test else self.lines
+        return find_leaks(lines, self.credentials) + find_database_rows(lines)
 
     def report(self) -> None:
         """Fail when any line holds a credential or a database row."""
