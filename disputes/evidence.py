@@ -55,4 +55,5 @@ def evidence_refusal(evidence: Evidence, answers: DisputeAnswers) -> EvidenceRef
                 f"/files/{position}/content",
                 f"The document is {len(file.content)} bytes; the processor takes at most {answers.max_file_bytes}.",
             )
-    return None
+    refused = answers.evidence_refused(evidence)
+    return EvidenceRefusal(*refused) if refused else None

@@ -225,6 +225,11 @@ class DisputeAnswers:
     # Whether a defence names the processor's code of the defence it makes (`Evidence.reason`).
     takes_reason: ClassVar[bool] = False
 
+    def evidence_refused(self, evidence: Evidence) -> tuple[str, str] | None:
+        """What this processor refuses of `evidence` beyond the limits declared above, as a JSON pointer into the
+        request (`/files/1/kind`) and a message; None when it takes it."""
+        return None
+
     def accept(self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str) -> DisputeAnswer:
         raise NotImplementedError
 

@@ -3,8 +3,10 @@
 - accept: "Close a dispute" (`POST /v1/disputes/{id}/close`): Stripe marks it `lost`, the buyer keeps the money;
 - defend: each document uploaded as a File of purpose `dispute_evidence` ("Create a file", on Stripe's files host),
   then "Update a dispute" (`POST /v1/disputes/{id}`) with the evidence and `submit=true`: Stripe sends it to the bank
-  and the dispute is `under_review`. The words are the evidence's `uncategorized_text`, the document its
-  `uncategorized_file` (the one field for a document of no named kind, so one document per defence).
+  and the dispute is `under_review`. The words are the evidence's `uncategorized_text`; each document goes to the
+  evidence field of what it shows (`receipt`, `shipping_documentation`, ...; `EVIDENCE_FIELDS`), a kind Stripe has
+  no field for to `uncategorized_file`. A field holds one file, so two documents of one field are refused before
+  anything is sent.
 
 Stripe's refusal (a closed dispute, evidence already submitted, a file it does not take) is its `invalid_request_error`
 message; a call that gets no answer is `DisputeUnanswered`, never a refusal.
@@ -18,6 +20,7 @@ from typing import Any
 
 import stripe
 
+from payments.choices import EvidenceKind
 from paymentservices.processors.seam import (
     AnswerOutcome,
     DisputeAnswer,
@@ -27,17 +30,50 @@ from paymentservices.processors.seam import (
 )
 from paymentservices.processors.stripe.connector import account_client, value_of
 
+# The file field of Stripe's dispute `evidence` for each kind of document; the others go to `uncategorized_file`.
+EVIDENCE_FIELDS: dict[str, str] = {
+    EvidenceKind.RECEIPT: "receipt",
+    EvidenceKind.SHIPPING: "shipping_documentation",
+    EvidenceKind.DELIVERY: "shipping_documentation",
+    EvidenceKind.SERVICE: "service_documentation",
+    EvidenceKind.REFUND_POLICY: "refund_policy",
+    EvidenceKind.AGREEMENT: "customer_signature",
+}
+UNCATEGORIZED_FILE = "uncategorized_file"
+# All of a dispute's files together (its "Respond to disputes" guide).
+MAX_TOTAL_BYTES = 4_500_000
+
+
+def evidence_field(kind: str) -> str:
+    return EVIDENCE_FIELDS.get(kind, UNCATEGORIZED_FILE)
+
+
 # Stripe's Dispute statuses once answered: a submitted defence is under review (an inquiry's too), a closed one lost.
 UNDER_REVIEW = ("under_review", "warning_under_review")
 
 
 class StripeDisputes(DisputeAnswers):
-    # Stripe's dispute evidence: PDF, JPEG or PNG, all of a dispute's files under 4.5 MB together (its "Respond to
-    # disputes" guide); one document of no named kind (`uncategorized_file`).
+    # Stripe's dispute evidence: PDF, JPEG or PNG, one document per file field.
     file_types = frozenset({"application/pdf", "image/jpeg", "image/png"})
-    max_file_bytes = 4_500_000
-    max_files = 1
+    max_file_bytes = MAX_TOTAL_BYTES
+    max_files = len({*EVIDENCE_FIELDS.values(), UNCATEGORIZED_FILE})
     max_text = 20_000  # `uncategorized_text`'s limit
+
+    def evidence_refused(self, evidence: Evidence) -> tuple[str, str] | None:
+        first_of_field: dict[str, int] = {}
+        for position, document in enumerate(evidence.files):
+            field = evidence_field(document.kind)
+            if field in first_of_field:
+                return (
+                    f"/files/{position}/kind",
+                    f"Stripe takes one document as its {field} evidence: documents {first_of_field[field]} and "
+                    f"{position} would both be it.",
+                )
+            first_of_field[field] = position
+        total = sum(len(document.content) for document in evidence.files)
+        if total > MAX_TOTAL_BYTES:
+            return "/files", f"The documents are {total} bytes together; Stripe takes at most {MAX_TOTAL_BYTES}."
+        return None
 
     def accept(self, *, credentials: Mapping[str, str], dispute_id: str, payment_reference: str) -> DisputeAnswer:
         client = account_client(credentials["secret_key"])
@@ -62,7 +98,7 @@ class StripeDisputes(DisputeAnswers):
             made = _call(lambda params=params: client.v1.files.create(params=params))
             if isinstance(made, DisputeAnswer):
                 return made
-            fields["uncategorized_file"] = made.id
+            fields[evidence_field(document.kind)] = made.id
         answer = {"evidence": fields, "submit": True}
         dispute = _call(lambda: client.v1.disputes.update(dispute_id, params=answer))  # type: ignore[arg-type]
         if isinstance(dispute, DisputeAnswer):

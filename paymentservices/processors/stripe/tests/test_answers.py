@@ -14,12 +14,15 @@ import stripe
 
 from disputes.models import Dispute, DisputeAnswer
 from payments.tests.assertions import assert_error
+from paymentservices.processors.seam import Evidence, EvidenceFile
+from paymentservices.processors.stripe.disputes import MAX_TOTAL_BYTES, StripeDisputes
 from paymentservices.processors.stripe.tests.test_disputes import _dispute_event, _send, _stripe
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db
 SECRET_KEY = "sk_test_disputes_0123"
 PDF = b"%PDF-1.4\n% proof of delivery\n"
+PNG = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.fixture
@@ -78,12 +81,7 @@ def test_a_defence_reaches_stripe_and_the_next_notification_decides(fake, stripe
     at_stripe = fake.v1.disputes.retrieve(stripe_id)
     assert at_stripe.status == "under_review"
     assert at_stripe.evidence["uncategorized_text"] == "Delivered and signed for."
-    request = urllib.request.Request(  # noqa: S310 - the fake, on loopback
-        f"{stripe_api.url}/_test/files/{at_stripe.evidence['uncategorized_file']}",
-        headers={"Authorization": f"Bearer {SECRET_KEY}"},
-    )
-    with urllib.request.urlopen(request, timeout=5) as sent:  # noqa: S310
-        assert sent.read() == PDF
+    assert _sent_file(stripe_api, at_stripe.evidence["uncategorized_file"]) == PDF
 
     # Stripe's word decides: the dispute is won here when Stripe says so.
     won = _dispute_event("closed", "won", after=60, intent=txn.payment_service_transaction_id, id=stripe_id)
@@ -91,6 +89,62 @@ def test_a_defence_reaches_stripe_and_the_next_notification_decides(fake, stripe
     dispute.refresh_from_db()
     assert dispute.state == "won"
     assert writer.get(f"/transactions/{txn.pk}").json()["disputed"] is False
+
+
+def _document(name: str, content: bytes, content_type: str, kind: str) -> dict[str, str]:
+    return {"name": name, "content_type": content_type, "content": base64.b64encode(content).decode(), "kind": kind}
+
+
+def _sent_file(stripe_api, file_id: str) -> bytes:
+    request = urllib.request.Request(  # noqa: S310 - the fake, on loopback
+        f"{stripe_api.url}/_test/files/{file_id}", headers={"Authorization": f"Bearer {SECRET_KEY}"}
+    )
+    with urllib.request.urlopen(request, timeout=5) as sent:  # noqa: S310
+        return sent.read()
+
+
+def test_each_document_goes_to_stripes_field_for_what_it_shows(fake, stripe_api, client, writer, merchant_account):
+    _, _, dispute, stripe_id = _disputed_payment(fake, client, merchant_account)
+    receipt, label, letter = b"%PDF-1.4\n% receipt\n", PNG + b"label", b"%PDF-1.4\n% letter\n"
+    files = [
+        _document("receipt.pdf", receipt, "application/pdf", "receipt"),
+        _document("label.png", label, "image/png", "delivery"),
+        _document("letter.pdf", letter, "application/pdf", "other"),
+    ]
+
+    response = writer.post(_url(dispute, "defend"), {"text": "", "files": files}, format="json")
+
+    assert response.status_code == 201, response.content
+    evidence = fake.v1.disputes.retrieve(stripe_id).evidence
+    assert _sent_file(stripe_api, evidence["receipt"]) == receipt
+    assert _sent_file(stripe_api, evidence["shipping_documentation"]) == label
+    assert _sent_file(stripe_api, evidence["uncategorized_file"]) == letter
+
+
+def test_two_documents_for_one_stripe_field_are_refused_before_anything_is_sent(fake, client, writer, merchant_account):
+    _, _, dispute, stripe_id = _disputed_payment(fake, client, merchant_account)
+    files = [
+        _document("shipped.pdf", PDF, "application/pdf", "shipping"),
+        _document("signed.pdf", PDF, "application/pdf", "delivery"),
+    ]
+
+    response = writer.post(_url(dispute, "defend"), {"text": "Shipped.", "files": files}, format="json")
+
+    error = assert_error(response, 400)
+    assert error["details"][0]["pointer"] == "/files/1/kind", error
+    assert "shipping_documentation" in error["message"]
+    assert fake.v1.disputes.retrieve(stripe_id).status == "needs_response"
+    assert not DisputeAnswer.objects.exists()
+
+
+def test_stripe_takes_its_documents_within_one_size_together():
+    one = EvidenceFile("a.pdf", "application/pdf", b"%PDF-" + bytes(MAX_TOTAL_BYTES // 2), "receipt")
+    other = EvidenceFile("b.pdf", "application/pdf", b"%PDF-" + bytes(MAX_TOTAL_BYTES // 2), "other")
+
+    assert StripeDisputes().evidence_refused(Evidence("", (one,))) is None
+    pointer, message = StripeDisputes().evidence_refused(Evidence("", (one, other)))  # type: ignore[misc]
+    assert pointer == "/files"
+    assert str(MAX_TOTAL_BYTES) in message
 
 
 def test_an_acceptance_closes_the_dispute_at_stripe(fake, client, writer, merchant_account):
