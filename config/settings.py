@@ -345,6 +345,8 @@ SPECTACULAR_SETTINGS = {
         "PaymentMethodCreateMethodEnum": "paymentmethods.api.serializers.STORE_METHODS",
         "CheckoutSessionFieldsMethodEnum": "checkout.api.serializers.SECURE_FIELDS_METHODS",
         "CardSchemeEnum": "payments.shapes.processor_data.CARD_SCHEMES",
+        # A card payment's `method` and `mode`: the card, or the digital wallet whose device card paid.
+        "CardMethodEnum": "transactions.models.CARD_METHODS",
         # What a dispute's evidence document shows (an extension: docs/disputes.md).
         "EvidenceKindEnum": "payments.choices.EvidenceKind",
     },

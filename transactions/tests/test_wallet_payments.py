@@ -70,7 +70,7 @@ def test_a_wallet_token_pays_as_a_network_token_with_its_cryptogram(client, wall
     assert response.status_code == 201, response.content
     body = response.json()
     assert body["status"] == "authorization_succeeded"
-    assert body["payment_method"]["method"] == wallet
+    assert (body["payment_method"]["method"], body["payment_method"]["mode"]) == (wallet, wallet)
     assert body["instrument_type"] == wallet
     (request,) = authorizations(connector)
     assert request.network_token is not None
@@ -103,7 +103,7 @@ def test_google_pay_pan_only_is_a_card_that_goes_through_three_d_secure(client, 
 
     assert response.status_code == 201, response.content
     body = response.json()
-    assert body["payment_method"]["method"] == "googlepay"
+    assert (body["payment_method"]["method"], body["payment_method"]["mode"]) == ("googlepay", "googlepay")
     assert body["three_d_secure"] is not None
     (request,) = authorizations(connector)
     assert request.network_token is None

@@ -86,8 +86,9 @@ class GiftCardRedemptionOutput(OutputSerializer):
 class TransactionPaymentMethodOutput(MaskedCardOutput):
     """The upstream `TransactionPaymentMethod` of a card payment, masked: never the number or security code."""
 
-    # `card`, or the digital wallet whose device card paid (`applepay`, `googlepay`).
+    # `card`, or the digital wallet whose device card paid (`applepay`, `googlepay`); upstream's `mode` says the same.
     method = serializers.ChoiceField(choices=CARD_METHODS)  # type: ignore[assignment]
+    mode = serializers.ChoiceField(source="method", choices=CARD_METHODS)  # type: ignore[assignment]
 
     id = serializers.UUIDField(
         source="payment_method_id",
