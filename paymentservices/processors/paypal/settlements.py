@@ -112,14 +112,17 @@ class PayPalSettlements(Settlements):
 
 
 def _resume(names: set[str]) -> str | None:
-    """The end of the latest window whose pages are all ingested."""
+    """The end of the latest window whose pages are all ingested; before any is whole, the start of the first window
+    begun (a first run cut short is read again from where it began, not from a new `first_read` back from now)."""
     pages: dict[tuple[str, str, int], set[int]] = defaultdict(set)
     for name in names:
         found = _FILE_NAME.fullmatch(name)
         if found:
             pages[(found["start"], found["end"], int(found["pages"]))].add(int(found["page"]))
     whole = [end for (_, end, count), seen in pages.items() if seen >= set(range(1, count + 1))]
-    return max(whole, key=_time) if whole else None
+    if whole:
+        return max(whole, key=_time)
+    return min((start for start, _, _ in pages), key=_time, default=None)
 
 
 def _count(answer: Mapping[str, Any], key: str) -> int:
