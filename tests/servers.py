@@ -69,6 +69,9 @@ def gunicorn(env: dict[str, str], *, args: tuple[str, ...] = (), app: str = "con
         "HOST": "127.0.0.1",
         "PORT": str(port),
         "LOG_LEVEL": "WARNING",
+        # A test's server stops at its end: a connection a test left open (a refused request's) holds a sync worker
+        # until the graceful timeout, which is 30 s in production and need not be here.
+        "WEB_GRACEFUL_TIMEOUT_SECONDS": "3",
         **env,
     }
     command = [sys.executable, "-m", "gunicorn", app, "--config", str(CONFIG), *args]
