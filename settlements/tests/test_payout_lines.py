@@ -3,8 +3,10 @@ way it succeeds (the processor's answer, recovery's ask, a notification), and ne
 failed payout has none."""
 
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from payments.connectors import OutcomeUnknown
@@ -13,7 +15,7 @@ from payouts.models import PayoutStatus
 from payouts.services import payouts_recover_pending
 from payouts.tests.factories import PayoutFactory
 from payouts.tests.test_notifications import _adyen_does_not_answer, _notification, _pending, _post, adyen
-from settlements.models import EntryKind, LedgerEntry
+from settlements.models import EntryKind, LedgerEntry, SettlementReportFile
 from settlements.services import ledger_payout_record
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +90,26 @@ def test_a_declined_notification_adds_no_line(client, adyen):
     assert _post(client, adyen, _notification(payout, event_code="PAYOUT_DECLINE")).status_code == 200
 
     assert not LedgerEntry.objects.exists()
+
+
+def test_payouts_that_succeeded_before_the_ledger_kept_them_are_written_once(merchant_account):
+    earlier, kept = (PayoutFactory(merchant_account=merchant_account, amount=amount) for amount in (700, 900))
+    # As before the ledger kept payouts: the payout succeeded and no file or line names it.
+    SettlementReportFile.objects.filter(entries__payout=earlier).delete()
+    declined = PayoutFactory(merchant_account=merchant_account, number="4000000000000002")
+    kept_line = _lines(kept)
+    assert _lines(earlier) == []
+    assert len(kept_line) == 1
+    out = StringIO()
+
+    call_command("ledger_card_payouts", stdout=out)
+    call_command("ledger_card_payouts", stdout=out)
+
+    [line] = _lines(earlier)
+    assert (line.kind, line.net_amount, line.merchant_reference) == (EntryKind.CARD_PAYOUT, -700, str(earlier.pk))
+    assert _lines(kept) == kept_line
+    assert _lines(declined) == []
+    assert out.getvalue().splitlines() == [
+        "1 succeeded payouts written to the ledger.",
+        "0 succeeded payouts written to the ledger.",
+    ]
