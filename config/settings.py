@@ -595,6 +595,12 @@ SCHEDULED_JOBS: dict[str, dict] = {
         "call": "reports.services.executions.report_executions_sweep",
         "every_seconds": env.int("REPORT_SWEEP_EVERY_SECONDS", default=60),
     },
+    # The start page's daily totals: each day of the last 30 not counted yet, or with a transaction changed since its
+    # count, counted again from the transactions (docs/admin.md, "Trends beyond 24 hours").
+    "refresh-transaction-day-totals": {
+        "call": "transactions.services.day_totals.day_totals_refresh",
+        "every_seconds": env.int("DAY_TOTALS_REFRESH_EVERY_SECONDS", default=300),
+    },
     "webhook-failure-report": {
         "call": "webhooks.services.deliveries.webhook_subscriptions_report_failing",
         "every_seconds": env.int("WEBHOOK_FAILURE_REPORT_EVERY_SECONDS", default=3600),

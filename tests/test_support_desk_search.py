@@ -14,7 +14,7 @@ from transactions.tests.factories import TransactionFactory
 pytestmark = pytest.mark.django_db
 
 START = "/admin/"
-# The start page: session, user, permissions (user, group), the last-24-hours panel, the settlement panel's
+# The start page: session, user, permissions (user, group), the trends panel, the settlement panel's
 # unmatched lines, lines not as captured, refused files and reports not fetched, and the unmatched notifications' count.
 PAGE = 12
 # Then per finder one page of rows (transactions with their buyers, payment methods with card and buyer); a name,

@@ -20,7 +20,7 @@ class TransactionsConfig(config.StaffAppConfig):
         from transactions import notifications, pivots
         from transactions.api.replays import APPROVAL_URL
         from transactions.api.targets import refund_target, transaction_target
-        from transactions.dashboard import last_24_hours_panel
+        from transactions.dashboard import trends_panel
         from transactions.demo import seed_demo_transactions
         from transactions.desk import find_transactions
         from transactions.models import Transaction
@@ -33,7 +33,7 @@ class TransactionsConfig(config.StaffAppConfig):
         register_finder("transactions", find_transactions)
         # A capture, cancel or refund made at a processor itself reaches its transaction (docs/payment-services.md).
         processor_notifications.register(transaction_apply_processor_event)
-        register_panel("transactions", last_24_hours_panel)
+        register_panel("transactions", trends_panel)
         outbox.register_target(notifications.TRANSACTION_TARGET, transaction_target)
         outbox.register_target(notifications.REFUND_TARGET, refund_target)
         rotation.register("three-d-secure-challenge", approval_tokens_rotate_batch, approval_tokens_count_stale)

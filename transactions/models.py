@@ -533,3 +533,43 @@ class TransactionEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name}: {self.from_status or '-'} -> {self.to_status}"
+
+
+class TransactionDayTotal(models.Model):
+    """How many transactions one merchant account made on one whole UTC day (by creation time) in one currency,
+    status and decline reason, and their amount: the start page's trends read these instead of a month of rows.
+
+    Recomputed from the transactions, never added to (`transactions.services.day_totals`), so a recompute after
+    any change of a day's transactions leaves it equal to them."""
+
+    id = models.BigAutoField(primary_key=True)
+    day = models.DateField()
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+")
+    currency = models.CharField(max_length=3)
+    status = models.CharField(max_length=32, choices=TransactionStatus.choices)
+    error_code = models.CharField(max_length=64, blank=True)  # "" when the transaction has none
+    approved = models.BooleanField()  # authorized at some point (`authorized_at` set), whatever happened after
+    count = models.PositiveIntegerField()
+    amount = models.BigIntegerField()  # the transactions' `amount`, minor units of `currency`
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["day", "merchant_account", "currency", "status", "error_code", "approved"],
+                name="transaction_day_total_unique",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.currency} {self.status}: {self.count}"
+
+
+class TransactionDayRollup(models.Model):
+    """A UTC day whose `TransactionDayTotal` rows were computed, and when: a day without one is read from the
+    transactions themselves, so a day never counted reads as what happened, not as nothing."""
+
+    day = models.DateField(primary_key=True)
+    computed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.day} as of {self.computed_at:%Y-%m-%d %H:%M} UTC"

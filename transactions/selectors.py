@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from django.db import connection
-from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, OuterRef, Q, QuerySet, Sum
+from django.db.models import BooleanField, Count, Exists, ExpressionWrapper, F, OuterRef, Q, QuerySet, Sum, Value
 from django.db.models.fields.json import KeyTransform
-from django.db.models.functions import TruncHour
+from django.db.models.functions import Coalesce, TruncDate, TruncHour
 
 from buyers.selectors import BUYER_NAME_MATCHES, buyer_ids_named, buyer_ids_with_name
 from payments.accounts.models import MerchantAccount
@@ -28,6 +29,8 @@ from transactions.models import (
     RefundStatus,
     RefundTargetType,
     Transaction,
+    TransactionDayRollup,
+    TransactionDayTotal,
     TransactionEvent,
     TransactionStatus,
 )
@@ -272,18 +275,68 @@ def transaction_timeline(*, txn: Transaction) -> list[TimelineEntry]:
     return sorted(entries, key=lambda entry: entry.at)
 
 
-@dataclass(frozen=True)
-class DaySummary:
-    """The last 24 hours of every account, for the staff start page."""
+def day_start(day: date) -> datetime:
+    """Midnight UTC at the start of `day`."""
+    return datetime.combine(day, time.min, tzinfo=UTC)
 
+
+def transactions_of_day(day: date) -> Q:
+    """The transactions created on `day` (UTC): a range of the `created_at` index."""
+    return Q(created_at__gte=day_start(day), created_at__lt=day_start(day + timedelta(days=1)))
+
+
+def day_total_groups(where: Q) -> list[dict[str, Any]]:
+    """The transactions matching `where` grouped as `TransactionDayTotal` counts them: one row per account, day,
+    currency, status, decline reason and whether it was authorized, with its count and amount."""
+    approved = ExpressionWrapper(Q(authorized_at__isnull=False), output_field=BooleanField())
+    groups = (
+        Transaction.objects.filter(where)
+        .order_by()
+        .values(
+            "merchant_account_id",
+            "currency",
+            "status",
+            day=TruncDate("created_at", tzinfo=UTC),
+            reason=Coalesce("error_code", Value("")),
+            approved=approved,
+        )
+        .annotate(count=Count("id"), volume=Sum("amount"))
+    )
+    return [dict(group) for group in groups]
+
+
+def _counted_groups(days: list[date]) -> list[dict[str, Any]]:
+    """The daily totals of `days`, every account's added up, as `day_total_groups` names them."""
+    totals = (
+        TransactionDayTotal.objects.filter(day__in=days)
+        .order_by()
+        .values("day", "currency", "status", "approved", reason=F("error_code"))
+        .annotate(total=Sum("count"), volume=Sum("amount"))
+    )
+    return [{**group, "count": group["total"]} for group in totals] if days else []
+
+
+# The start page's trend windows: the last 24 hours by hour, or today and the days before it by day (as Stripe's).
+TREND_WINDOWS = {"24h": "Last 24 hours", "7d": "Last 7 days", "30d": "Last 30 days"}
+_WINDOW_DAYS = {"7d": 7, "30d": 30}
+
+
+@dataclass(frozen=True)
+class TrendSummary:
+    """Every account's transactions over one of `TREND_WINDOWS`, for the staff start page."""
+
+    window: str
     since: datetime
     by_currency: list[tuple[str, int, int]]  # (currency, approved count, approved volume in minor units)
     approved: int
     declined: int
     failed: int
     declines_by_reason: list[tuple[str, int]]
-    per_hour: list[tuple[datetime, int, int]]  # (hour, approvals, declines and failures), oldest first
+    per_period: list[tuple[datetime, int, int]]  # (hour or day, approvals, declines and failures), oldest first
     recent_failures: list[Transaction]
+    # The oldest count of a whole day the figures read from the daily totals (None when none is read): a change to
+    # an older transaction reaches the figures at the next refresh of the totals.
+    counted_at: datetime | None = None
 
     @property
     def approval_rate(self) -> float | None:
@@ -294,38 +347,95 @@ class DaySummary:
 _REFUSED = (TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED)
 
 
-def transaction_day_summary(*, now: datetime, recent: int = 10) -> DaySummary:
+class _Tally:
+    """Groups of transactions (from the rows or the daily totals) added up into a `TrendSummary`'s figures."""
+
+    def __init__(self, periods: list[datetime]) -> None:
+        self.periods: dict[datetime, list[int]] = {period: [0, 0] for period in periods}
+        self.currencies: dict[str, list[int]] = {}
+        self.reasons: dict[str, int] = {}
+        self.totals = {"approved": 0, "declined": 0, "failed": 0}
+
+    def add(self, period: datetime, group: dict[str, Any]) -> None:
+        """Count one group of transactions (its currency, status, reason, approved, count and volume)."""
+        count = group["count"]
+        bar = self.periods.setdefault(period, [0, 0])
+        if group["approved"]:
+            self.totals["approved"] += count
+            bar[0] += count
+            entry = self.currencies.setdefault(group["currency"], [0, 0])
+            entry[0] += count
+            entry[1] += group["volume"]  # per currency: amounts of two currencies are never added together
+        elif group["status"] in _REFUSED:
+            refused = "declined" if group["status"] == TransactionStatus.AUTHORIZATION_DECLINED else "failed"
+            self.totals[refused] += count
+            bar[1] += count
+            reason = group["reason"] or "unknown"
+            self.reasons[reason] = self.reasons.get(reason, 0) + count
+
+    def summary(
+        self, *, window: str, since: datetime, failures: list[Transaction], counted_at: datetime | None = None
+    ) -> TrendSummary:
+        return TrendSummary(
+            window=window,
+            since=since,
+            by_currency=sorted(
+                ((code, n, volume) for code, (n, volume) in self.currencies.items()), key=lambda c: -c[1]
+            ),
+            declines_by_reason=sorted(self.reasons.items(), key=lambda reason: -reason[1]),
+            per_period=[(period, counts[0], counts[1]) for period, counts in sorted(self.periods.items())],
+            recent_failures=failures,
+            counted_at=counted_at,
+            **self.totals,
+        )
+
+
+def _newest_failures(since: datetime, now: datetime, recent: int) -> list[Transaction]:
+    window = Transaction.objects.filter(created_at__gte=since, created_at__lte=now, status__in=_REFUSED)
+    return list(window.order_by("-created_at", "-id")[:recent])
+
+
+def transaction_trends(*, now: datetime, window: str = "24h", recent: int = 10) -> TrendSummary:
+    """The figures of `window` (a key of `TREND_WINDOWS`): the last 24 hours read from the rows by hour; 7 or 30
+    days read by day, whole past days from the daily totals and today (and any day not counted yet) from the rows."""
+    if window in _WINDOW_DAYS:
+        return _days_trend(now=now, window=window, recent=recent)
+    return _hours_trend(now=now, recent=recent)
+
+
+def _hours_trend(*, now: datetime, recent: int) -> TrendSummary:
     """Two queries over a bounded window: one range scan of the `created_at` index for the last 24 hours,
     grouped by hour, currency, outcome and decline reason, and the newest refusals."""
     since = now - timedelta(hours=24)
     window = Transaction.objects.filter(created_at__gte=since, created_at__lte=now).order_by()
     approved = ExpressionWrapper(Q(authorized_at__isnull=False), output_field=BooleanField())
-    groups = window.values("currency", "status", "error_code", hour=TruncHour("created_at"), approved=approved)
-    groups = groups.annotate(count=Count("id"), volume=Sum("amount"))
-    currencies: dict[str, list[int]] = {}
-    reasons: dict[str, int] = {}
-    hours = {since.replace(minute=0, second=0, microsecond=0) + timedelta(hours=h): [0, 0] for h in range(25)}
-    totals = {"approved": 0, "declined": 0, "failed": 0}
-    for group in groups:
-        hour = hours.setdefault(group["hour"], [0, 0])
-        if group["approved"]:
-            totals["approved"] += group["count"]
-            hour[0] += group["count"]
-            entry = currencies.setdefault(group["currency"], [0, 0])
-            entry[0] += group["count"]
-            entry[1] += group["volume"]
-        elif group["status"] in _REFUSED:
-            refused = "declined" if group["status"] == TransactionStatus.AUTHORIZATION_DECLINED else "failed"
-            totals[refused] += group["count"]
-            hour[1] += group["count"]
-            reason = group["error_code"] or "unknown"
-            reasons[reason] = reasons.get(reason, 0) + group["count"]
-    failures = window.filter(status__in=_REFUSED).order_by("-created_at", "-id")[:recent]
-    return DaySummary(
-        since=since,
-        by_currency=sorted(((code, n, volume) for code, (n, volume) in currencies.items()), key=lambda c: -c[1]),
-        declines_by_reason=sorted(reasons.items(), key=lambda reason: -reason[1]),
-        per_hour=[(hour, counts[0], counts[1]) for hour, counts in sorted(hours.items())],
-        recent_failures=list(failures),
-        **totals,
+    groups = window.values(
+        "currency", "status", hour=TruncHour("created_at"), reason=F("error_code"), approved=approved
+    )
+    first_hour = since.replace(minute=0, second=0, microsecond=0)
+    tally = _Tally([first_hour + timedelta(hours=h) for h in range(25)])
+    for group in groups.annotate(count=Count("id"), volume=Sum("amount")):
+        tally.add(group["hour"], dict(group))
+    return tally.summary(window="24h", since=since, failures=_newest_failures(since, now, recent))
+
+
+def _days_trend(*, now: datetime, window: str, recent: int) -> TrendSummary:
+    """Four queries whatever the table's size: the counted days, their totals (a few rows per account, day,
+    currency and outcome), the rows of today and of any day not counted yet, and the newest refusals."""
+    today = now.astimezone(UTC).date()
+    days = [today - timedelta(days=n) for n in range(_WINDOW_DAYS[window] - 1, -1, -1)]
+    since = day_start(days[0])
+    tally = _Tally([day_start(day) for day in days])
+    counted = dict(
+        TransactionDayRollup.objects.filter(day__gte=days[0], day__lt=today).values_list("day", "computed_at")
+    )
+    live = Q(created_at__gte=day_start(today), created_at__lte=now)
+    for day in days[:-1]:
+        if day not in counted:
+            live |= transactions_of_day(day)
+    for group in _counted_groups(list(counted)) + day_total_groups(live):
+        tally.add(day_start(group["day"]), group)
+    counted_at = min(counted.values()) if counted else None
+    return tally.summary(
+        window=window, since=since, failures=_newest_failures(since, now, recent), counted_at=counted_at
     )

@@ -58,7 +58,7 @@ delete_selected.allowed_permissions = actions.delete_selected.allowed_permission
 
 class SupportDeskSite(admin.AdminSite):
     site_header = site_title = "Payments support desk"
-    index_title = "Last 24 hours"
+    index_title = "Overview"
     # The server has no public site to view: the start page is this one, so the header's link is hidden.
     site_url = None
     index_template = "admin/support_desk_index.html"

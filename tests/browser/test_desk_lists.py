@@ -50,7 +50,7 @@ def _log_in_as_superuser(page: Page, origin: str) -> None:
     page.fill("#id_username", "desk-admin")
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    expect(page.locator("#last-24-hours")).to_be_visible()
+    expect(page.locator("#trends")).to_be_visible()
 
 
 def _webhook_deliveries(paid: Transaction) -> None:

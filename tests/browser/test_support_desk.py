@@ -78,7 +78,7 @@ def _log_in(page: Page, desk: Desk, username: str) -> None:
     page.fill("#id_username", username)
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    expect(page.locator("#last-24-hours")).to_be_visible()
+    expect(page.locator("#trends")).to_be_visible()
 
 
 def _search(page: Page, desk: Desk, term: str) -> None:
