@@ -90,7 +90,7 @@ def _search(page: Page, desk: Desk, term: str) -> None:
 def test_an_operator_finds_a_payment_opens_the_buyer_and_refunds_with_a_reason(desk, wide_page, output_dir):
     page = wide_page
     _log_in(page, desk, "payments-operator")
-    expect(page.locator("#hourly-chart")).to_be_visible()
+    expect(page.locator("#trend-chart")).to_be_visible()
     expect(page.locator("#approval-rate")).to_have_text("50.0%")
     page.screenshot(path=output_dir / "support-desk-landing.png", full_page=True)
 
