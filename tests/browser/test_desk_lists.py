@@ -1,6 +1,6 @@
 """Every list of the desk, and its start page, at a laptop's width (1280 px) and a phone's (390 px): no page and no
-box in it scrolls sideways, and no column's head or cell breaks a word across lines where it need not. Each screen lands in `test-output/` to
-be looked at.
+box in it scrolls sideways, and no column's head or cell breaks a word across lines where it need not. Each screen
+lands in `test-output/` to be looked at.
 """
 
 from datetime import timedelta
