@@ -25,6 +25,8 @@ from transactions.payment_options import GIFT_CARD, payment_options_list
 
 DEFAULT_COLOR = "#1a56db"
 DEFAULT_LOCALE = "en"
+# The payment method Embed's PayPal button pays with (upstream's `RedirectPaymentMethodCreate` method).
+PAYPAL_METHOD = "paypal"
 
 
 def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpResponse:
@@ -47,7 +49,8 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
         "payable": checkout is not None,
         "paused": payable and checkout is None,
         "checkout": checkout,
-        "gift_cards": checkout is not None and _takes_gift_cards(link),
+        "methods": _methods(link) if checkout is not None else {},
+        "returned": _returned_from_paying(request, link),
         "api_origin": security.request_origin(request),
         "total": money(link.amount, link.currency),
         "locale": link.locale or DEFAULT_LOCALE,
@@ -64,12 +67,22 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
     return response
 
 
-def _takes_gift_cards(link: PaymentLink) -> bool:
-    """Whether Embed offers gift cards: the account's payment options for the link's order say so."""
+def _returned_from_paying(request: HttpRequest, link: PaymentLink) -> bool:
+    """The buyer whose payment completed the link is back from PayPal (the server adds `transaction_id` to the
+    address): the page loads Embed to read that payment with the token the buyer's tab kept, for the receipt. The
+    address is the buyer's to edit, so it only decides whether to look: the transaction read back is the receipt."""
+    return link.shown_status == PaymentLinkStatus.COMPLETED and request.GET.get("transaction_id") == str(
+        link.transaction_id
+    )
+
+
+def _methods(link: PaymentLink) -> dict[str, bool]:
+    """What Embed offers beside cards (gift cards, PayPal): the account's payment options for the link's order."""
     options = payment_options_list(
         merchant_account=link.merchant_account, amount=link.amount, currency=link.currency, country=link.country
     )
-    return any(option.method == GIFT_CARD.method for option in options)
+    offered = {option.method for option in options}
+    return {"gift_cards": GIFT_CARD.method in offered, "paypal": PAYPAL_METHOD in offered}
 
 
 def money(amount: int, currency: str) -> dict[str, str]:

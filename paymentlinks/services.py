@@ -18,11 +18,12 @@ from django.utils import timezone
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.selectors import payment_link_get_by_id
 from payments.accounts.models import MerchantAccount
+from payments.choices import PaymentIntent
 from payments.errors import Conflict, DomainError
 from payments.outbox import outbox_publish
 from payments.shapes.processor_data import StatementDescriptorSerializer
 from transactions.models import Transaction, TransactionStatus
-from transactions.requests import CheckoutSessionRequest, GiftCardRequest, TransactionRequest
+from transactions.requests import CheckoutSessionRequest, GiftCardRequest, RedirectPaymentRequest, TransactionRequest
 from transactions.services.create import transaction_create
 from transactions.services.state import Actor
 
@@ -155,6 +156,7 @@ def payment_link_pay(
     checkout_session_id: uuid.UUID | None,
     redirect_url: str | None,
     gift_cards: tuple[GiftCardRequest, ...] = (),
+    approved_at_processor: RedirectPaymentRequest | None = None,
     transaction_id: uuid.UUID | None = None,
     resumed: bool = False,
     ip_address: str | None = None,
@@ -166,13 +168,17 @@ def payment_link_pay(
     (`payment_link_sync`). A payment still waiting (a 3-D Secure challenge) keeps
     the link `processing` until its transaction ends; `redirect_url` is where such a challenge sends the buyer back.
     `transaction_id` and `resumed` are the idempotency key's: a retry of the request that claimed the link resumes
-    its payment rather than meeting its own claim."""
+    its payment rather than meeting its own claim. `approved_at_processor` pays it instead with a payment the buyer
+    approves at the processor (PayPal, chosen on the page): authorized once approved, as every such payment here,
+    whatever the link's intent (the merchant captures it), and the link stays `processing` until the buyer is back."""
     transaction_id = transaction_id or uuid.uuid4()
     payment_link_claim(link_id=link.pk, transaction_id=transaction_id)
-    card = None
+    method: CheckoutSessionRequest | RedirectPaymentRequest | None = approved_at_processor
     if checkout_session_id is not None:
-        card = CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
-    request = _transaction_request(link, payment_method=card)
+        method = CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
+    request = _transaction_request(link, payment_method=method)
+    if approved_at_processor is not None:
+        request = dataclasses.replace(request, intent=PaymentIntent.AUTHORIZE)
     request = dataclasses.replace(
         request, gift_cards=gift_cards, ip_address=ip_address, server_base_url=server_base_url
     )
@@ -199,8 +205,20 @@ def payment_link_pay_pinned(
     order says (amount, intent, buyer, cart...) comes from the link, never from the body."""
     link = payment_link_get_by_id(id=order_id)
     method = request.payment_method
+    if isinstance(method, RedirectPaymentRequest):
+        return payment_link_pay(
+            link=link,
+            checkout_session_id=None,
+            redirect_url=None,
+            gift_cards=request.gift_cards,  # refused by name: PayPal takes no gift cards beside it
+            approved_at_processor=method,
+            transaction_id=id,
+            resumed=resumed,
+            ip_address=request.ip_address,
+            server_base_url=request.server_base_url,
+        )
     if method is not None and not isinstance(method, CheckoutSessionRequest):
-        raise DomainError("A payment link is paid with its page's card fields.", pointer="/payment_method")
+        raise DomainError("A payment link is paid with its page's card fields or PayPal.", pointer="/payment_method")
     return payment_link_pay(
         link=link,
         checkout_session_id=method.session_id if method else None,
@@ -213,7 +231,9 @@ def payment_link_pay_pinned(
     )
 
 
-def _transaction_request(link: PaymentLink, *, payment_method: CheckoutSessionRequest | None) -> TransactionRequest:
+def _transaction_request(
+    link: PaymentLink, *, payment_method: CheckoutSessionRequest | RedirectPaymentRequest | None
+) -> TransactionRequest:
     """The link's order as a transaction: its amount, currency and country, its intent, cart, buyer, metadata,
     statement descriptor and connection options, and the link's id, by which its transactions are found."""
     return TransactionRequest(

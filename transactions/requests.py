@@ -210,6 +210,9 @@ class RedirectPaymentRequest:
     # Upstream's own copies of the transaction's country and currency (checked against them when sent).
     country: str | None = None
     currency: str | None = None
+    # The checkout the buyer chose the method in (an embed token's pinned session, never the body's), kept on the
+    # transaction so that checkout's drop-in may read how the approval ended (`transactions.api.pinning`).
+    checkout_session_id: UUID | None = None
 
 
 @dataclass(frozen=True)

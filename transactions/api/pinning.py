@@ -9,14 +9,21 @@ check (one rule for every endpoint), in `transaction_create`.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
+from uuid import UUID
 
 from rest_framework.exceptions import PermissionDenied
 
 from buyers.access import BuyerAccess, buyer_access
 from payments.rest.authentication import ApiPrincipal
 from transactions.models import Transaction
-from transactions.requests import CheckoutSessionRequest, StoredPaymentMethodRequest, TransactionRequest
+from transactions.requests import (
+    CheckoutSessionRequest,
+    RedirectPaymentRequest,
+    StoredPaymentMethodRequest,
+    TransactionRequest,
+)
 
 PINNED_FIELDS = ("amount", "currency")
 
@@ -53,8 +60,26 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
         # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the
         # method is looked up among that buyer's only (`buyers.access`).
         return
+    if isinstance(method, RedirectPaymentRequest):
+        # PayPal chosen in the drop-in: nothing of the merchant's or a buyer's is used, and no money moves until the
+        # buyer approves at the processor; the transaction keeps the pinned session (`pinned_redirect`).
+        return
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
+
+
+def pinned_redirect(principal: ApiPrincipal, request: TransactionRequest) -> TransactionRequest:
+    """`request` with a payment the buyer approves at the processor tied to the checkout session the token pins, so
+    the drop-in that sent the buyer away reads how it ended when they are back (`embed_may_read`)."""
+    method = request.payment_method
+    session_id = principal.checkout_session_id
+    if session_id is None or not isinstance(method, RedirectPaymentRequest):
+        return request
+    try:
+        tied = dataclasses.replace(method, checkout_session_id=UUID(session_id))
+    except ValueError:  # a claim that names no session: nothing to tie, and nothing this token may read back
+        return request
+    return dataclasses.replace(request, payment_method=tied)
 
 
 def embed_may_read(principal: ApiPrincipal, txn: Transaction, *, access: BuyerAccess) -> bool:

@@ -39,6 +39,7 @@ from payments.errors import DomainError
 from paymentservices.routing import ask_routed, route
 from transactions.details import payment_details_columns
 from transactions.models import ThreeDSecureChallenge, Transaction, TransactionStatus
+from transactions.pinned_orders import pinned_orders_payment_ended
 from transactions.requests import RedirectPaymentRequest, TransactionRequest
 from transactions.services.authentication import (
     FAILED_AUTHENTICATION,
@@ -168,6 +169,8 @@ def redirect_payment_create(
         is_subsequent_payment=request.is_subsequent_payment,
         ip_address=request.ip_address,
         method=method.method,
+        checkout_session_id=method.checkout_session_id,
+        payment_link_id=request.payment_link_id,  # the link it pays: found from the link, and settles it
         payment_service=routed.first,  # the first attempt's, committed with the row before it is asked
     )
     if id is not None:
@@ -253,7 +256,14 @@ def _waiting(token: str) -> tuple[ThreeDSecureChallenge, Transaction]:
 
 def redirect_return(*, token: str, processor_token: str, canceled: bool) -> tuple[Transaction, str]:
     """The buyer is back from the processor (see the module docstring). Returns the transaction and where the buyer
-    goes next (the payment's `redirect_url`)."""
+    goes next (the payment's `redirect_url`); the order the payment pays (a payment link) records how it ended before
+    the buyer gets there."""
+    txn, next_url = _returned(token=token, processor_token=processor_token, canceled=canceled)
+    pinned_orders_payment_ended(txn=txn)
+    return txn, next_url
+
+
+def _returned(*, token: str, processor_token: str, canceled: bool) -> tuple[Transaction, str]:
     with transaction.atomic():
         challenge, txn = _waiting(token)
         if not processor_token or processor_token != txn.payment_service_transaction_id:

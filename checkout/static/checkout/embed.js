@@ -19,6 +19,12 @@
  * checkout; when it ends, the page it returns to (APPROVAL_COMPLETE_PATH, on the
  * API origin) tells this script, which reads the transaction with the token
  * and finishes as for any other payment.
+ *
+ * PayPal, when the checkout's payment options offer it: the buyer approves at
+ * PayPal in the whole tab (a top-level navigation, which PayPal requires and
+ * no content security policy directive governs) and comes back to
+ * `redirectUrl` (default: this page); mounting Embed there again, or calling
+ * Embed.returned(), reads the payment with the token it was made with.
  */
 (function (global) {
   'use strict';
@@ -31,6 +37,10 @@
   const CHALLENGED = 'buyer_approval_pending';
   const APPROVAL_COMPLETE_PATH = '/embed/approval-complete';
   const APPROVAL_COMPLETE_MESSAGE = 'gr4vy-embed:approval-complete';
+  // What a tab keeps while its buyer is away at PayPal: the transaction and the token that may read it back.
+  const REDIRECT_RECORD_PREFIX = 'gr4vy-embed:redirect:';
+  // The parameters the server adds to redirect_url when the buyer comes back from the processor.
+  const RETURN_PARAMS = ['transaction_id', 'transaction_status'];
   // setTimeout's longest delay; a challenge never waits longer than a day.
   const MAX_TIMER_MS = 2 ** 31 - 1;
   const REQUEST_TIMEOUT_MS = 60000;
@@ -192,6 +202,10 @@
       country,
       apiOrigin,
       giftCards: o.giftCards === true,
+      // PayPal: true, offered (the merchant's server read the payment options); false, never; left out, offered
+      // when the checkout's payment options (POST /payment-options) say so.
+      paypal: typeof o.paypal === 'boolean' ? o.paypal : null,
+      redirectUrl: readRedirectUrl(o.redirectUrl, fail),
       buyer,
       // Saved cards need the buyer the token is pinned to; `savedCards: false` turns them off.
       savedCards: buyer !== null && o.savedCards !== false,
@@ -211,6 +225,20 @@
     return null;
   }
 
+  // Where PayPal sends the buyer back: the merchant's page, or this one without the parameters of an earlier return.
+  function readRedirectUrl(value, fail) {
+    let url;
+    try {
+      url = new URL(value || global.location.href);
+    } catch (_) {
+      return fail('redirectUrl must be an http or https URL.');
+    }
+    if (!['https:', 'http:'].includes(url.protocol)) fail('redirectUrl must be an http or https URL.');
+    RETURN_PARAMS.forEach((name) => url.searchParams.delete(name));
+    url.hash = '';
+    return url.href;
+  }
+
   /** MM/YY of a stored card has passed (it is valid through the end of that month). */
   function expired(expirationDate, now = new Date()) {
     const match = /^(\d{2})\/(\d{2})$/.exec(expirationDate || '');
@@ -218,6 +246,54 @@
     const year = 2000 + Number(match[2]);
     const month = Number(match[1]);
     return year < now.getFullYear() || (year === now.getFullYear() && month < now.getMonth() + 1);
+  }
+
+  // ---------------------------------------------------------------------------
+  // PayPal's return (what one tab keeps while its buyer is at PayPal)
+  // ---------------------------------------------------------------------------
+
+  function webUrl(value) {
+    try {
+      const url = new URL(value);
+      return ['https:', 'http:'].includes(url.protocol) ? url.href : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // sessionStorage: this tab only, this origin only, gone when the tab closes. The token is the one already in the
+  // page; it reads only what its own checkout made (docs/frontend.md).
+  function keepRedirect(transactionId, token) {
+    try {
+      global.sessionStorage.setItem(REDIRECT_RECORD_PREFIX + transactionId, JSON.stringify({ token }));
+    } catch (_) {
+      // Storage refused (a private mode): the buyer still pays; the page they come back to cannot show the outcome.
+    }
+  }
+
+  // The record of the transaction this page's address names, taken once (a reload is not a second return), and the
+  // address cleaned of the return's parameters.
+  function takeRedirect() {
+    const params = new URLSearchParams(global.location.search);
+    const transactionId = params.get('transaction_id');
+    if (!transactionId) return null;
+    let record = null;
+    try {
+      const key = REDIRECT_RECORD_PREFIX + transactionId;
+      record = JSON.parse(global.sessionStorage.getItem(key) || 'null');
+      global.sessionStorage.removeItem(key);
+    } catch (_) {
+      record = null;
+    }
+    if (!record || typeof record.token !== 'string') return null;
+    const clean = new URL(global.location.href);
+    RETURN_PARAMS.forEach((name) => clean.searchParams.delete(name));
+    global.history.replaceState(global.history.state, '', clean.href);
+    return { transactionId, token: record.token };
+  }
+
+  function readReturned(returned, request) {
+    return request('GET', `/transactions/${encodeURIComponent(returned.transactionId)}`, { token: returned.token });
   }
 
   // ---------------------------------------------------------------------------
@@ -254,6 +330,7 @@
       this._renderGiftCards();
       this._initSecureFields();
       if (options.savedCards) this._loadSavedCards();
+      if (!this._resumeRedirect() && options.paypal !== false) this._loadPayPal();
     }
 
     // --- public ---------------------------------------------------------------
@@ -343,7 +420,7 @@
             this._pay();
           },
         },
-        [ui.saved, ui.card, ui.covered, this.options.giftCards ? this._buildGiftCards() : null, this._buildSummary(), ui.pay],
+        [this._buildPayPal(), ui.saved, ui.card, ui.covered, this.options.giftCards ? this._buildGiftCards() : null, this._buildSummary(), ui.pay],
       );
 
       ui.outcomeTitle = h('h2', { class: 'gr4vy-embed__outcome-title', tabindex: '-1', id: `${id}-outcome` });
@@ -507,6 +584,7 @@
       });
       if (this.ui.save) this.ui.save.disabled = locked;
       this._updatePayButton();
+      this._updatePayPal();
     }
 
     /** What pressing Pay charges: the card's part once gift cards cover some of the amount. */
@@ -597,7 +675,7 @@
       return this._request('POST', path, { headers, body: JSON.stringify(body) });
     }
 
-    async _request(method, path, { headers = {}, body } = {}) {
+    async _request(method, path, { headers = {}, body, token = this.options.token } = {}) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
       let response;
@@ -611,7 +689,7 @@
             {
               ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
               Accept: 'application/json',
-              Authorization: `Bearer ${this.options.token}`,
+              Authorization: `Bearer ${token}`,
             },
             headers,
           ),
@@ -639,7 +717,7 @@
           status: response.status,
           code: typeof body.code === 'string' ? body.code : `http_${response.status}`,
           details: Array.isArray(body.details) ? body.details : [],
-          retryAfter: this.helpers.parseRetryAfter(response.headers.get('Retry-After')),
+          retryAfter: this.helpers ? this.helpers.parseRetryAfter(response.headers.get('Retry-After')) : null,
         });
       }
       return data;
@@ -875,6 +953,7 @@
       ui.card.hidden = remaining === 0 || this.savedChoice !== null;
       ui.covered.hidden = remaining !== 0;
       this._updatePayButton();
+      this._updatePayPal();
     }
 
     // --- paying ---------------------------------------------------------------
@@ -992,6 +1071,118 @@
         });
       }
       this._callback('onComplete', transaction);
+    }
+
+    // --- PayPal ---------------------------------------------------------------
+
+    // Hidden until the payment options offer PayPal; above the card, as the quicker way to pay.
+    _buildPayPal() {
+      const { id, ui } = this;
+      ui.paypalButton = h('button', {
+        type: 'button',
+        class: 'gr4vy-embed__paypal',
+        'aria-describedby': `${id}-paypal-note`,
+        onclick: () => this._payWithPayPal(),
+      }, [h('span', { class: 'gr4vy-embed__paypal-word', text: 'PayPal' })]);
+      ui.paypalButton.setAttribute('aria-label', 'Pay with PayPal');
+      ui.paypalNote = h('p', {
+        class: 'gr4vy-embed__paypal-note',
+        id: `${id}-paypal-note`,
+        text: 'You will approve the payment at PayPal, then come back here.',
+      });
+      ui.paypal = h('section', { class: 'gr4vy-embed__paypal-option', 'aria-label': 'PayPal', hidden: true }, [
+        ui.paypalButton,
+        ui.paypalNote,
+        h('p', { class: 'gr4vy-embed__divider', text: 'or pay by card' }),
+      ]);
+      this.paypalOffered = false;
+      return ui.paypal;
+    }
+
+    // The checkout's payment options say whether a PayPal service takes this amount, currency and country. PayPal
+    // is a convenience: if the options cannot be read the checkout still takes cards.
+    async _loadPayPal() {
+      const { options } = this;
+      if (options.paypal === true) {
+        this.paypalOffered = true;
+        this._updatePayPal();
+        return;
+      }
+      const body = { amount: options.amount, currency: options.currency };
+      if (options.country) body.country = options.country;
+      let data;
+      try {
+        data = await this._post('/payment-options', body);
+      } catch (_) {
+        return;
+      }
+      if (this.destroyed || !data || !Array.isArray(data.items)) return;
+      this.paypalOffered = data.items.some((item) => item && item.method === 'paypal');
+      this._updatePayPal();
+    }
+
+    // PayPal takes no gift cards beside it: it is offered while none is applied.
+    _updatePayPal() {
+      const { ui } = this;
+      if (!ui.paypal) return;
+      ui.paypal.hidden = !this.paypalOffered || this.giftCards.length > 0;
+      ui.paypalButton.disabled = this.state !== 'ready' || this.giftBusy;
+    }
+
+    _payPalBody() {
+      const { options } = this;
+      const body = { amount: options.amount, currency: options.currency, intent: 'authorize' };
+      if (options.country) body.country = options.country;
+      if (options.buyer) body[options.buyer.field] = options.buyer.value;
+      body.payment_method = { method: 'paypal', redirect_url: options.redirectUrl, currency: options.currency };
+      if (options.country) body.payment_method.country = options.country;
+      return body;
+    }
+
+    // The transaction is made here; the buyer then leaves for PayPal's page in this tab (PayPal's pages refuse to be
+    // framed), and the tab keeps what the return needs to read the payment back.
+    async _payWithPayPal() {
+      if (this.state !== 'ready' || this.giftBusy || this.giftCards.length > 0) return;
+      this._setState('processing');
+      const body = this._payPalBody();
+      let transaction;
+      try {
+        transaction = await this._post('/transactions', body, { 'Idempotency-Key': this._idempotencyKey(body) });
+      } catch (error) {
+        if (!outcomeUnknown(error)) this.attempt = null;
+        this._failed(error);
+        return;
+      }
+      this.attempt = null;
+      if (this.destroyed) return;
+      const approvalUrl = webUrl(transaction && transaction.payment_method && transaction.payment_method.approval_url);
+      if (!transaction || transaction.status !== CHALLENGED || !approvalUrl || typeof transaction.id !== 'string') {
+        this._transactionCreated(transaction || {});
+        return;
+      }
+      this.root.dataset.transactionId = transaction.id;
+      keepRedirect(transaction.id, this.options.token);
+      this._setState('redirecting');
+      this.ui.pay.textContent = 'Going to PayPal…';
+      global.location.assign(approvalUrl);
+    }
+
+    // Back from PayPal: this page's address names the transaction, and this tab kept the token that made it. The
+    // transaction read back says how it ended (the address is the buyer's to edit). False: not a return.
+    _resumeRedirect() {
+      const returned = takeRedirect();
+      if (!returned) return false;
+      this.root.dataset.transactionId = returned.transactionId;
+      this._setState('processing');
+      readReturned(returned, (method, path, init) => this._request(method, path, init)).then(
+        (transaction) => {
+          if (!this.destroyed) this._transactionCreated(transaction || {});
+        },
+        (error) => {
+          if (!this.destroyed) this._notConfirmed(error);
+        },
+      );
+      return true;
     }
 
     // --- 3-D Secure -----------------------------------------------------------
@@ -1221,5 +1412,17 @@
     return checkout;
   }
 
-  global.Embed = { mount, formatAmount, minorUnits, Error: EmbedError };
+  /**
+   * A page PayPal sent the buyer back to, with no checkout mounted on it (a payment link already paid): the
+   * transaction its address names, read with the token this tab kept, or null when this is no return from PayPal.
+   */
+  function returned(options = {}) {
+    const record = takeRedirect();
+    if (!record) return Promise.resolve(null);
+    const apiOrigin = new URL(options.apiOrigin || SCRIPT_SRC).origin;
+    const reader = { options: { apiOrigin, token: record.token }, helpers: null };
+    return readReturned(record, (method, path, init) => Checkout.prototype._request.call(reader, method, path, init));
+  }
+
+  global.Embed = { mount, returned, formatAmount, minorUnits, Error: EmbedError };
 })(window);

@@ -24,12 +24,11 @@
   }
 
   const checkout = document.getElementById('checkout');
-  if (!checkout || !window.Embed) return;
+  if (!window.Embed) return;
   const receipt = document.getElementById('receipt');
   const state = document.getElementById('state');
   const payment = document.getElementById('payment');
   const back = document.getElementById('return');
-  const config = checkout.dataset;
   const APPROVED = new Set(['authorization_succeeded', 'capture_succeeded']);
 
   const el = (tag, text, className) => {
@@ -47,7 +46,9 @@
       .filter((redemption) => redemption.status === 'succeeded')
       .map((redemption) => `${money(redemption.amount, transaction.currency)}, gift card ending in ${redemption.gift_card.last4}`);
     const method = transaction.payment_method;
-    if (method && method.label) {
+    if (method && method.method === 'paypal') {
+      parts.push(method.label ? `PayPal (${method.label})` : 'PayPal');
+    } else if (method && method.label) {
       const scheme = method.scheme ? method.scheme.charAt(0).toUpperCase() + method.scheme.slice(1) : 'Card';
       parts.push(`${scheme} ending in ${method.label}`);
     }
@@ -74,7 +75,8 @@
     receipt.replaceChildren(heading, el('p', 'Thank you. Your payment was successful.'), list);
     receipt.dataset.transactionId = transaction.id;
     receipt.hidden = false;
-    payment.hidden = true;
+    if (payment) payment.hidden = true;
+    if (state && state.dataset.status === 'completed') state.hidden = true; // the receipt says it in full
     if (back) back.hidden = false;
     // Keyboard and screen reader users land on what happened; the way back to the merchant is the next stop.
     heading.focus();
@@ -91,6 +93,18 @@
     state.focus();
   };
 
+  // Back from PayPal to a link its payment completed: no checkout here, the receipt of the payment this tab made.
+  if (!checkout) {
+    window.Embed.returned({ apiOrigin: receipt.dataset.apiOrigin }).then(
+      (transaction) => {
+        if (transaction && APPROVED.has(transaction.status)) showReceipt(transaction);
+      },
+      () => {}, // the page already says the request was paid
+    );
+    return;
+  }
+
+  const config = checkout.dataset;
   window.paymentLinkCheckout = window.Embed.mount(checkout, {
     token: config.token,
     sessionId: config.sessionId,
@@ -100,6 +114,7 @@
     apiOrigin: config.apiOrigin,
     locale,
     giftCards: config.giftCards === 'true', // the account's payment options for this order
+    paypal: config.paypal === 'true',
     onComplete: (transaction) => {
       if (APPROVED.has(transaction.status)) showReceipt(transaction);
     },
