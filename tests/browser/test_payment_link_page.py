@@ -16,6 +16,7 @@ from paymentlinks.tests.factories import PaymentLinkFactory
 from payments.accounts.keys import mint_token
 from paymentservices.models import PaymentService
 from paymentservices.services import payment_service_update
+from paymentservices.tests.factories import PaymentServiceFactory
 from tests.browser.conftest import DESK_SIZES
 from tests.browser.test_checkout import APPROVED_CARD, EXPIRY, SECURITY_CODE, apply_gift_card, enter_card, field
 from tests.browser.test_three_d_secure import CHALLENGE_Y, challenge_page
@@ -239,3 +240,45 @@ def test_a_gift_card_covering_a_link_pays_it_alone_on_a_phone(demo_shop, link, s
     assert (link.status, str(link.transaction_id)) == (PaymentLinkStatus.COMPLETED, transaction["id"])
     gift_card.refresh_from_db()
     assert gift_card.balance == 402
+
+
+@pytest.fixture
+def adyen_service(demo_shop, adyen_mock):
+    """An Adyen service first on the account's route for the link's currency, Adyen answering as its contract says."""
+    adyen_mock.answer("/payments", example="card-direct")
+    adyen_mock.answer("/payments/*/captures", example="capture")
+    return PaymentServiceFactory(
+        merchant_account=demo_shop.merchant_account,
+        adyen=True,
+        display_name="Adyen",
+        accepted_currencies=["GBP"],
+        accepted_countries=["GB"],
+        position=1,
+    )
+
+
+@pytest.mark.parametrize("sized", ["phone"], indirect=True, ids=["phone"])
+def test_a_buyer_pays_a_link_through_adyen_on_a_phone(
+    demo_shop, link, adyen_service, adyen_mock, sized, private_key_pem, output_dir
+):
+    page, size = sized
+    open_link(page, demo_shop, link)
+    enter_card(page, APPROVED_CARD)
+    page.get_by_role("button", name="Pay £25.98").click()
+
+    expect(page.get_by_role("heading", name="Receipt")).to_be_focused()
+    assert receipt_rows(page)["Paid with"] == "Visa ending in 1111"
+    assert fits_the_width(page)
+    page.screenshot(path=output_dir / f"payment-link-adyen-receipt-{size}.png", full_page=True)
+
+    # The transaction is found from the link, and it went through Adyen (Prism validated every request it was sent).
+    [transaction] = transactions_of(link, private_key_pem)
+    assert transaction["payment_service"]["id"] == str(adyen_service.pk)
+    assert (transaction["amount"], transaction["currency"]) == (2598, "GBP")
+    assert transaction["status"] in {"authorization_succeeded", "capture_succeeded"}
+    [sent] = [exchange for exchange in adyen_mock.exchanges if exchange.url.split("?")[0].endswith("/payments")]
+    assert sent.body["amount"] == {"currency": "GBP", "value": 2598}
+    link.refresh_from_db()
+    assert (link.status, str(link.transaction_id)) == (PaymentLinkStatus.COMPLETED, transaction["id"])
+    page.reload()
+    expect(page.locator("#state")).to_have_text("This payment request has been paid. Thank you.")
