@@ -12,6 +12,9 @@ from django.core.cache import caches
 
 from buyers.tests.factories import BuyerFactory
 from payments.tests.assertions import assert_error
+from paymentservices.tests.factories import PaymentServiceFactory
+from tests.paypal_mock import GUIDE_ANSWERS
+from transactions.models import Transaction
 from transactions.tests.factories import TransactionFactory
 
 pytestmark = pytest.mark.django_db
@@ -98,3 +101,32 @@ def test_embed_reads_are_rate_limited_per_token(api_client, merchant_account, se
 
     assert [_get(embed, txn).status_code for _ in range(3)] == [200, 200, 429]
     assert all(_get(server, txn).status_code == 200 for _ in range(3))  # server tokens are never limited
+
+
+def test_a_paypal_payment_made_in_a_checkout_is_read_by_that_checkouts_token_alone(
+    api_client, merchant_account, paypal_api
+):
+    """The drop-in that sent the buyer to PayPal reads the payment when they are back: it keeps the token's session
+    (never one the body names); another checkout's token finds nothing."""
+    for pattern, example in GUIDE_ANSWERS.items():
+        paypal_api.answer(pattern, example=example)
+    PaymentServiceFactory(
+        merchant_account=merchant_account, paypal=True, accepted_currencies=["USD"], accepted_countries=["US"]
+    )
+    session_id = uuid.uuid4()
+    client = api_client(scopes=["embed"], embed=PINS, checkout_session_id=str(session_id))
+    body = {
+        **PINS,
+        "intent": "authorize",
+        "payment_method": {"method": "paypal", "redirect_url": "https://shop.example/pay", "currency": "USD"},
+    }
+
+    created = client.post("/transactions", body, format="json")
+
+    assert created.status_code == 201, created.json()
+    assert created.json()["status"] == "buyer_approval_pending"
+    txn = Transaction.objects.get(pk=created.json()["id"])
+    assert txn.checkout_session_id == session_id
+    assert _get(client, txn).status_code == 200
+    other = api_client(scopes=["embed"], embed=PINS, checkout_session_id=str(uuid.uuid4()))
+    assert _get(other, txn).status_code == 404
