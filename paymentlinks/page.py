@@ -21,12 +21,10 @@ from paymentlinks.services import payment_link_sync
 from payments.errors import NotFound
 from payments.money import format_money_for_buyers, major_units
 from payments.rest.envelope import error_response
-from transactions.payment_options import GIFT_CARD, payment_options_list
+from transactions.payment_options import payment_options_list
 
 DEFAULT_COLOR = "#1a56db"
 DEFAULT_LOCALE = "en"
-# The payment method Embed's PayPal button pays with (upstream's `RedirectPaymentMethodCreate` method).
-PAYPAL_METHOD = "paypal"
 
 
 def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpResponse:
@@ -49,7 +47,7 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
         "payable": checkout is not None,
         "paused": payable and checkout is None,
         "checkout": checkout,
-        "methods": _methods(link) if checkout is not None else {},
+        "methods": " ".join(_methods(link)) if checkout is not None else "",
         "returned": _returned_from_paying(request, link),
         "api_origin": security.request_origin(request),
         "total": money(link.amount, link.currency),
@@ -76,13 +74,13 @@ def _returned_from_paying(request: HttpRequest, link: PaymentLink) -> bool:
     )
 
 
-def _methods(link: PaymentLink) -> dict[str, bool]:
-    """What Embed offers beside cards (gift cards, PayPal): the account's payment options for the link's order."""
+def _methods(link: PaymentLink) -> list[str]:
+    """The methods of the account's payment options for the link's order: Embed offers those it has a control for
+    beside cards (gift cards, a processor's button), so the page asks the options once, not Embed again."""
     options = payment_options_list(
         merchant_account=link.merchant_account, amount=link.amount, currency=link.currency, country=link.country
     )
-    offered = {option.method for option in options}
-    return {"gift_cards": GIFT_CARD.method in offered, "paypal": PAYPAL_METHOD in offered}
+    return [option.method for option in options]
 
 
 def money(amount: int, currency: str) -> dict[str, str]:

@@ -218,7 +218,10 @@ def payment_link_pay_pinned(
             server_base_url=request.server_base_url,
         )
     if method is not None and not isinstance(method, CheckoutSessionRequest):
-        raise DomainError("A payment link is paid with its page's card fields or PayPal.", pointer="/payment_method")
+        raise DomainError(
+            "A payment link is paid with its page's card fields or a method the buyer approves at the processor.",
+            pointer="/payment_method",
+        )
     return payment_link_pay(
         link=link,
         checkout_session_id=method.session_id if method else None,

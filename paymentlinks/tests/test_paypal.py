@@ -103,10 +103,10 @@ def test_the_pages_token_pays_no_other_amount_with_paypal(service, merchant_acco
 
 def test_the_page_offers_paypal_only_when_the_accounts_options_do(client, merchant_account, paypal_api):
     link = PaymentLinkFactory(merchant_account=merchant_account)
-    assert 'data-paypal="false"' in client.get(f"/l/{link.pk}").content.decode()
+    assert 'data-methods="card"' in client.get(f"/l/{link.pk}").content.decode()
 
     PaymentServiceFactory(
         merchant_account=merchant_account, paypal=True, accepted_currencies=["USD"], accepted_countries=["US"]
     )
 
-    assert 'data-paypal="true"' in client.get(f"/l/{link.pk}").content.decode()
+    assert 'data-methods="card paypal"' in client.get(f"/l/{link.pk}").content.decode()

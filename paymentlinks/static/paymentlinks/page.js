@@ -105,6 +105,8 @@
   }
 
   const config = checkout.dataset;
+  // The account's payment options for this order, as the server read them: Embed asks nothing itself.
+  const methods = new Set((config.methods || '').split(' '));
   window.paymentLinkCheckout = window.Embed.mount(checkout, {
     token: config.token,
     sessionId: config.sessionId,
@@ -113,8 +115,8 @@
     country: config.country,
     apiOrigin: config.apiOrigin,
     locale,
-    giftCards: config.giftCards === 'true', // the account's payment options for this order
-    paypal: config.paypal === 'true',
+    giftCards: methods.has('gift-card'),
+    paypal: methods.has('paypal'),
     onComplete: (transaction) => {
       if (APPROVED.has(transaction.status)) showReceipt(transaction);
     },
