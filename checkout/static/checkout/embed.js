@@ -330,7 +330,9 @@
       this._renderGiftCards();
       this._initSecureFields();
       if (options.savedCards) this._loadSavedCards();
-      if (!this._resumeRedirect() && options.paypal !== false) this._loadPayPal();
+      this._resumeRedirect();
+      // Asked on a return too: after a payment canceled at PayPal, "Try again" offers PayPal again.
+      if (options.paypal !== false) this._loadPayPal();
     }
 
     // --- public ---------------------------------------------------------------
