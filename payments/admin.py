@@ -206,13 +206,12 @@ class ApiKeyAdmin(ReadOnlyAdminMixin, ApiKeyAdminBase):
     allowed is revoking, through the same service as the command."""
 
     list_display = ("__str__", "kid", "scope", "role_names", "is_active", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("is_active", "algorithm", "merchant_account")
+    list_filter = ("is_active", "algorithm", "all_merchant_accounts", "merchant_accounts")
     search_fields = ("=kid", "display_name")
-    list_select_related = ("merchant_account",)
     fields = (
         "display_name",
         "kid",
-        "merchant_account",
+        "scope",
         "role_names",
         "created_by",
         "algorithm",
@@ -226,9 +225,15 @@ class ApiKeyAdmin(ReadOnlyAdminMixin, ApiKeyAdminBase):
     actions = ("revoke",)
     show_full_result_count = False
 
-    @admin.display(description="Merchant account")
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ApiKey]:
+        return super().get_queryset(request).prefetch_related("merchant_accounts")
+
+    @admin.display(description="Merchant accounts")
     def scope(self, api_key: ApiKey) -> str:
-        return api_key.merchant_account_id or "all accounts"
+        """The accounts by name; a key that reaches none (its accounts changed since) says so."""
+        if api_key.all_merchant_accounts:
+            return "all accounts"
+        return ", ".join(account.display_name for account in api_key.reach) or "none"
 
     @admin.display(description="Roles")
     def role_names(self, api_key: ApiKey) -> str:

@@ -1,6 +1,7 @@
-"""A key deleted or disabled on one host is refused at once on every host: two gunicorn servers (two workers each)
-on the test's PostgreSQL database and one Redis, each having verified the key's token and remembered it, and the key
-deleted (or disabled) through the other. Single-process behaviour: payments/tests/test_api_key_pairs_api.py."""
+"""A key deleted or disabled on one host is refused at once on every host, and so is a key on an account dropped from
+it: two gunicorn servers (two workers each) on the test's PostgreSQL database and one Redis, each having verified the
+key's token and remembered it, and the key changed through the other. Single-process behaviour:
+payments/tests/test_api_key_pairs_api.py."""
 
 from __future__ import annotations
 
@@ -26,16 +27,22 @@ def redis_required():
         pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
 
 
-def _key(**fields) -> tuple[ApiKey, str]:
+def _key(*accounts: str, **fields) -> tuple[ApiKey, str]:
+    """A key reaching these accounts (none named: every account)."""
     private_key, private_pem = keys.generate_private_key()
     row = ApiKey.objects.create(
-        kid=keys.thumbprint(private_key.public_key()), public_key=keys.public_pem(private_key), **fields
+        kid=keys.thumbprint(private_key.public_key()),
+        public_key=keys.public_pem(private_key),
+        all_merchant_accounts=not accounts,
+        **fields,
     )
+    row.merchant_accounts.set(accounts)
     return row, private_pem
 
 
-def _statuses(url: str, token: str) -> set[int]:
-    with httpx.Client(base_url=url, timeout=30, headers={"Authorization": f"Bearer {token}"}) as client:
+def _statuses(url: str, token: str, account: str = "default") -> set[int]:
+    headers = {"Authorization": f"Bearer {token}", "x-gr4vy-merchant-account-id": account}
+    with httpx.Client(base_url=url, timeout=30, headers=headers) as client:
         return {client.get("/buyers").status_code for _ in range(ROUNDS)}
 
 
@@ -63,7 +70,7 @@ def servers(redis_required, merchant_account):
 def test_a_key_changed_on_one_host_is_refused_on_the_other_at_once(servers, change, method, body):
     first, second = servers
     _, admin_pem = _key(display_name="Platform")
-    target, target_pem = _key(display_name="Leaving", roles=["viewer"], merchant_account_id="default")
+    target, target_pem = _key("default", display_name="Leaving", roles=["viewer"])
     token = keys.mint_token(target_pem, scopes=["buyers.read"])
     assert _statuses(first.url, token) == _statuses(second.url, token) == {200}  # verified and remembered on both
 
@@ -72,3 +79,20 @@ def test_a_key_changed_on_one_host_is_refused_on_the_other_at_once(servers, chan
     assert answer.status_code == (204 if change == "deleted" else 200), answer.text
 
     assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
+
+
+def test_an_account_dropped_from_a_key_on_one_host_is_refused_on_the_other_at_once(servers, other_merchant_account):
+    first, second = servers
+    _, admin_pem = _key(display_name="Platform")
+    target, target_pem = _key("default", "other", display_name="Two shops", roles=["viewer"])
+    token = keys.mint_token(target_pem, scopes=["buyers.read"])
+    for url in (first.url, second.url):
+        assert _statuses(url, token, "other") == _statuses(url, token, "default") == {200}
+
+    admin = {"Authorization": f"Bearer {keys.mint_token(admin_pem)}"}
+    narrowed = {"merchant_account_ids": ["default"]}
+    answer = httpx.put(f"{first.url}/api-key-pairs/{target.pk}", json=narrowed, headers=admin, timeout=30)
+    assert answer.status_code == 200, answer.text
+
+    assert _statuses(second.url, token, "other") == _statuses(first.url, token, "other") == {403}
+    assert _statuses(second.url, token, "default") == {200}

@@ -9,6 +9,7 @@ import pytest
 from gr4vy import Gr4vy, auth, errors, models
 
 from payments.accounts.models import ApiKey
+from payments.tests.factories import MerchantAccountFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -87,3 +88,23 @@ def test_more_power_than_the_callers_is_a_typed_403(live_server, platform_sdk):
         seller.api_key_pairs.create(display_name="Everywhere", role_ids=_role_ids(seller, "viewer"))
 
     assert [detail.pointer for detail in raised.value.data.details] == ["/merchant_account_ids"]
+
+
+def test_a_key_reaching_two_accounts_is_made_and_read_and_acts_for_those_alone(
+    live_server, platform_sdk, other_merchant_account
+):
+    MerchantAccountFactory(id="third")
+    made = platform_sdk.api_key_pairs.create(
+        display_name="Two shops", role_ids=_role_ids(platform_sdk, "viewer"), merchant_account_ids=["other", "default"]
+    )
+    fetched = platform_sdk.api_key_pairs.get(api_key_pair_id=made.id)
+    assert [(account.id, account.display_name) for account in fetched.merchant_accounts] == [
+        ("default", "Default"),
+        ("other", "Other"),
+    ]
+
+    two_shops = _sdk(live_server, made.private_key)
+    for account in ("default", "other"):
+        assert two_shops.buyers.list(merchant_account_id=account).result.items == []
+    with pytest.raises(errors.Error403):
+        two_shops.buyers.list(merchant_account_id="third")

@@ -78,8 +78,8 @@ def test_the_token_is_signed_by_an_embed_only_key_of_the_links_account_the_same_
 
     assert kids[0] == kids[1] != kids[2]
     key = ApiKey.objects.get(kid=kids[0])
-    assert (key.merchant_account_id, key.roles, key.display_name) == ("default", ["embed"], PAGE_KEY_NAME)
-    assert ApiKey.objects.get(kid=kids[2]).merchant_account_id == "other"
+    assert (key.merchant_account_ids, key.roles, key.display_name) == ({"default"}, ["embed"], PAGE_KEY_NAME)
+    assert ApiKey.objects.get(kid=kids[2]).merchant_account_ids == {"other"}
 
 
 def test_a_link_ending_sooner_than_a_session_cuts_the_tokens_life_short():

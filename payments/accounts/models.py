@@ -32,7 +32,8 @@ def default_roles() -> list[str]:
 class ApiKey(models.Model):
     """The public half of a merchant's signing key (upstream's API key pair); the private half is never stored.
 
-    What a key may do is its roles' scopes (payments.accounts.roles), for its merchant account or for all.
+    What a key may do is its roles' scopes (payments.accounts.roles), for the merchant accounts it reaches: every
+    account (`all_merchant_accounts`), or those its `merchant_accounts` name (none: it acts for no account).
     """
 
     class Algorithm(models.TextChoices):
@@ -46,9 +47,11 @@ class ApiKey(models.Model):
     display_name = models.CharField(max_length=200, blank=True, help_text="The name people gave the key.")
     # Role slugs (payments.accounts.roles.ROLES); a slug no role has any longer grants nothing.
     roles = models.JSONField(default=default_roles)
-    # Null means the key may act for every merchant account.
-    merchant_account = models.ForeignKey(
-        MerchantAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="api_keys"
+    # Every account, present and future; else only `merchant_accounts`. A flag, not an empty set, so that a key
+    # whose accounts went away never comes to reach every account.
+    all_merchant_accounts = models.BooleanField(default=False)
+    merchant_accounts = models.ManyToManyField(
+        MerchantAccount, through="ApiKeyMerchantAccount", blank=True, related_name="api_keys"
     )
     algorithm = models.CharField(max_length=8, choices=Algorithm.choices, default=Algorithm.ES512)
     public_key = models.TextField(help_text="PEM encoded public key.")
@@ -81,11 +84,31 @@ class ApiKey(models.Model):
     @property
     def reach(self) -> list[MerchantAccount]:
         """The merchant accounts the key may act for, as upstream lists them: empty for every account."""
-        return [] if self.merchant_account is None else [self.merchant_account]
+        return [] if self.all_merchant_accounts else list(self.merchant_accounts.all())
+
+    @property
+    def merchant_account_ids(self) -> frozenset[str] | None:
+        """The ids of the accounts the key may act for; None for every account."""
+        return None if self.all_merchant_accounts else frozenset(account.pk for account in self.merchant_accounts.all())
 
     @property
     def role_list(self) -> tuple[Role, ...]:
         return roles_of(self.roles)
 
-    def can_act_for(self, merchant_account_id: str) -> bool:
-        return self.merchant_account_id is None or self.merchant_account_id == merchant_account_id
+
+class ApiKeyMerchantAccount(models.Model):
+    """One merchant account an API key reaches. An account a key reaches is not deleted from under it (PROTECT):
+    change or delete the key first."""
+
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = "API key's merchant account"
+        constraints = [
+            models.UniqueConstraint(fields=["api_key", "merchant_account"], name="api_key_merchant_account_once")
+        ]
+
+    def __str__(self) -> str:
+        # How the desk names what keeps an account from being deleted.
+        return f"API key {self.api_key} reaches {self.merchant_account_id}"

@@ -14,11 +14,11 @@ from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 
-from payments.accounts.models import ApiKey, MerchantAccount
+from payments.accounts.models import ApiKey, ApiKeyMerchantAccount, MerchantAccount
 from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
 
@@ -72,7 +72,7 @@ class ActiveKey:
     name: str
     algorithm: str
     public_key: str
-    merchant_account_id: str | None
+    merchant_account_ids: frozenset[str] | None  # the accounts it reaches; None: every account
     scopes: frozenset[str]  # what its roles grant
 
     @classmethod
@@ -83,7 +83,7 @@ class ActiveKey:
             name=api_key.name,
             algorithm=api_key.algorithm,
             public_key=api_key.public_key,
-            merchant_account_id=api_key.merchant_account_id,
+            merchant_account_ids=api_key.merchant_account_ids,
             scopes=granted_scopes(api_key.roles),
         )
 
@@ -92,7 +92,8 @@ _INACTIVE = "inactive"  # the shared cache's word for a key that is deleted or d
 
 
 def _key_cache_key(kid: str) -> str:
-    return f"api-key:{kid}"
+    # Versioned by the shape of ActiveKey: a host still running the shape before reads and writes its own entries.
+    return f"api-key:v2:{kid}"
 
 
 def api_key_get_active(*, kid: str) -> ActiveKey | None:
@@ -110,7 +111,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
         return cached
     if cached == _INACTIVE:
         return None
-    api_key = ApiKey.objects.filter(kid=kid, is_active=True).first()
+    api_key = ApiKey.objects.filter(kid=kid, is_active=True).prefetch_related("merchant_accounts").first()
     if api_key is None:
         return None  # a miss is not remembered: a key registered next works at once
     state = ActiveKey.of(api_key)
@@ -139,18 +140,30 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
 _known_kids: set[str] = set()  # what this process put in the shared cache, so that tests can take it out
 
 
-def api_key_pair_list(*, merchant_account_id: str | None) -> QuerySet[ApiKey]:
-    """The keys a caller bound to `merchant_account_id` may see: that account's keys (None: every key)."""
-    keys = ApiKey.objects.select_related("merchant_account", "created_by")
-    return keys if merchant_account_id is None else keys.filter(merchant_account_id=merchant_account_id)
+def api_key_pair_list(*, merchant_account_ids: frozenset[str] | None) -> QuerySet[ApiKey]:
+    """The keys a caller reaching `merchant_account_ids` may see: those reaching no account beyond them (None: every
+    key). A key that also reaches another account is not shown: it would tell which other accounts exist."""
+    keys = ApiKey.objects.select_related("created_by").prefetch_related("merchant_accounts")
+    if merchant_account_ids is None:
+        return keys
+    beyond = ApiKeyMerchantAccount.objects.filter(api_key=OuterRef("pk")).exclude(
+        merchant_account_id__in=merchant_account_ids
+    )
+    return keys.filter(all_merchant_accounts=False).exclude(Exists(beyond))
 
 
-def api_key_pair_find(*, id: uuid.UUID, merchant_account_id: str | None) -> ApiKey:
-    """One key the caller may see; another account's key is not found, as a missing one."""
-    api_key = api_key_pair_list(merchant_account_id=merchant_account_id).filter(pk=id).first()
+def api_key_pair_find(*, id: uuid.UUID, merchant_account_ids: frozenset[str] | None) -> ApiKey:
+    """One key the caller may see; a key reaching beyond the caller's accounts is not found, as a missing one."""
+    api_key = api_key_pair_list(merchant_account_ids=merchant_account_ids).filter(pk=id).first()
     if api_key is None:
         raise NotFound("The API key pair could not be found.")
     return api_key
+
+
+def merchant_accounts_of(*, ids: list[str]) -> list[MerchantAccount]:
+    """The accounts these ids name, in their order; an id no account has is left out."""
+    accounts = MerchantAccount.objects.in_bulk(ids)
+    return [accounts[id] for id in ids if id in accounts]
 
 
 def merchant_account_get(*, id: str) -> MerchantAccount | None:

@@ -60,19 +60,22 @@ def api_key_register(
     roles: list[str] | None = None,
 ) -> ApiKey:
     """Store a public key under its RFC 7638 thumbprint with `roles`, else every role (the way in for the first key:
-    the command); the algorithm is fixed by the key type. A key already stored is returned as it is."""
+    the command), reaching `merchant_account` (None: every account); the algorithm is fixed by the key type. A key
+    already stored is returned as it is."""
     public_key = keys.load_public_pem(public_key_pem)
     kid = keys.thumbprint(public_key)
-    api_key, _ = ApiKey.objects.get_or_create(
+    api_key, created = ApiKey.objects.get_or_create(
         kid=kid,
         defaults={
-            "merchant_account": merchant_account,
+            "all_merchant_accounts": merchant_account is None,
             "algorithm": keys.algorithm_for(public_key),
             "public_key": public_key_pem,
             "display_name": display_name,
             "roles": roles if roles is not None else default_roles(),
         },
     )
+    if created and merchant_account is not None:
+        api_key.merchant_accounts.add(merchant_account)
     return api_key
 
 
@@ -109,39 +112,55 @@ def _publish_on_commit(api_key: ApiKey | None, *, kid: str | None = None) -> Non
     transaction.on_commit(lambda: api_key_publish(api_key, kid=name))
 
 
-def _record_nothing(api_key: ApiKey, action: str) -> None:
+# The accounts a key reaches: a set of ids, or None for every account.
+Reach = frozenset[str] | None
+
+
+def _record_nothing(api_key: ApiKey, action: str, reach: Reach) -> None:
     """The default record of a change: none."""
 
 
 @dataclass(frozen=True)
 class KeyMaker:
     """Who asks for a key pair change: the caller's key and its power (its token's scopes that its roles grant, and
-    its merchant account, None for every account). Nothing it makes or changes may exceed that power.
+    the merchant accounts its key reaches, None for every account). Nothing it makes or changes may exceed that power.
 
-    `record(api_key, action)` is called inside the change's transaction, before it commits (`created`, `updated`,
-    `deleted`): the caller's audit entry, kept above this package."""
+    `record(api_key, action, reach)` is called inside the change's transaction, before it commits (`created`,
+    `updated`, `deleted`), with the accounts the change concerns (an update: those the key reached and reaches):
+    the caller's audit entry, kept above this package."""
 
     api_key_id: uuid.UUID
     name: str
     scopes: frozenset[str]
-    merchant_account_id: str | None
-    record: Callable[[ApiKey, str], None] = _record_nothing
+    merchant_account_ids: Reach
+    record: Callable[[ApiKey, str, Reach], None] = _record_nothing
 
 
-def _check_power(
-    maker: KeyMaker, *, roles: Sequence[str], merchant_account_id: str | None, pointer: str = "/role_ids"
-) -> None:
+def reach_beyond(maker: KeyMaker, ids: Sequence[str] | None) -> None:
+    """Refuse a reach wider than the maker's: every account (None), or an account the maker does not reach. Checked
+    on ids alone, before any is looked up, so a key never learns which other accounts exist."""
+    if maker.merchant_account_ids is None:
+        return
+    if ids is None or not set(ids) <= maker.merchant_account_ids:
+        mine = ", ".join(f"'{id}'" for id in sorted(maker.merchant_account_ids))
+        raise Forbidden(
+            f"A key pair reaching merchant accounts {mine} may only make or keep key pairs reaching some of them.",
+            pointer="/merchant_account_ids",
+        )
+
+
+def _check_power(maker: KeyMaker, *, roles: Sequence[str], reach: Reach, pointer: str = "/role_ids") -> None:
     """Refuse a key pair with more power than its maker's: a scope the maker lacks, or a wider reach."""
     beyond = exceeds(granted_scopes(roles), maker.scopes)
     if beyond:
         raise Forbidden(
             f"A key pair may not be given scopes its maker's token lacks: {', '.join(beyond)}.", pointer=pointer
         )
-    if maker.merchant_account_id is not None and merchant_account_id != maker.merchant_account_id:
-        raise Forbidden(
-            f"A key pair of merchant account '{maker.merchant_account_id}' may only reach that account.",
-            pointer="/merchant_account_ids",
-        )
+    reach_beyond(maker, None if reach is None else sorted(reach))
+
+
+def _reach_of(merchant_accounts: Sequence[MerchantAccount] | None) -> Reach:
+    return None if merchant_accounts is None else frozenset(account.pk for account in merchant_accounts)
 
 
 @dataclass(frozen=True)
@@ -168,15 +187,16 @@ def api_key_pair_create(
     maker: KeyMaker,
     display_name: str,
     roles: Sequence[Role],
-    merchant_account: MerchantAccount | None,
+    merchant_accounts: Sequence[MerchantAccount] | None,
     algorithm: str = ApiKey.Algorithm.ES512,
     public_key_pem: str | None = None,
     active: bool = True,
 ) -> NewKeyPair:
-    """Make a key pair no more powerful than its maker's; the server makes the pair unless given a public key."""
+    """Make a key pair no more powerful than its maker's, reaching `merchant_accounts` (None: every account); the
+    server makes the pair unless given a public key."""
     slugs = [role.slug for role in roles]
-    account_id = merchant_account.pk if merchant_account is not None else None
-    _check_power(maker, roles=slugs, merchant_account_id=account_id)
+    reach = _reach_of(merchant_accounts)
+    _check_power(maker, roles=slugs, reach=reach)
     private_pem = None
     if public_key_pem is None:
         private_pem, public_key_pem = _generate(algorithm)
@@ -193,7 +213,7 @@ def api_key_pair_create(
                 kid=kid,
                 display_name=display_name,
                 roles=slugs,
-                merchant_account=merchant_account,
+                all_merchant_accounts=merchant_accounts is None,
                 algorithm=algorithm,
                 public_key=public_key_pem,
                 is_active=active,
@@ -201,7 +221,8 @@ def api_key_pair_create(
             )
     except IntegrityError:
         raise DuplicateRecord("This public key is already registered.", pointer="/public_key") from None
-    maker.record(api_key, "created")
+    api_key.merchant_accounts.set(merchant_accounts or [])
+    maker.record(api_key, "created", reach)
     _publish_on_commit(api_key)
     return NewKeyPair(api_key=api_key, private_key_pem=private_pem)
 
@@ -214,25 +235,28 @@ def api_key_pair_update(
     display_name: str | None = None,
     active: bool | None = None,
     roles: Sequence[Role] | None = None,
-    merchant_account: MerchantAccount | Unchanged | None = UNCHANGED,
+    merchant_accounts: Sequence[MerchantAccount] | Unchanged | None = UNCHANGED,
 ) -> ApiKey:
     """Rename, disable or re-enable, or change the roles or reach of a key no more powerful than its maker, never
-    giving it more; a disabled key's tokens are refused at once on every host. None (`UNCHANGED` for the account,
-    where None is every account): unchanged."""
+    giving it more; a disabled key's tokens, or its tokens on an account it no longer reaches, are refused at once on
+    every host. None (`UNCHANGED` for the accounts, where None is every account): unchanged."""
     api_key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
-    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id, pointer="/")
+    reached = api_key.merchant_account_ids
+    _check_power(maker, roles=api_key.roles, reach=reached, pointer="/")
     if display_name is not None:
         api_key.display_name = display_name
     if roles is not None:
         api_key.roles = [role.slug for role in roles]
-    if merchant_account is not UNCHANGED:
-        api_key.merchant_account = merchant_account
-    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id)
+    reach = reached if isinstance(merchant_accounts, Unchanged) else _reach_of(merchant_accounts)
+    _check_power(maker, roles=api_key.roles, reach=reach)
     if active is not None and active != api_key.is_active:
         api_key.is_active = active
         api_key.revoked_at = None if active else timezone.now()
+    if not isinstance(merchant_accounts, Unchanged):
+        api_key.all_merchant_accounts = merchant_accounts is None
+        api_key.merchant_accounts.set(merchant_accounts or [])
     api_key.save()
-    maker.record(api_key, "updated")
+    maker.record(api_key, "updated", None if reached is None or reach is None else reached | reach)
     _publish_on_commit(api_key)
     return api_key
 
@@ -241,8 +265,9 @@ def api_key_pair_update(
 def api_key_pair_delete(*, maker: KeyMaker, api_key: ApiKey) -> None:
     """Delete a key no more powerful than its maker; its tokens are refused at once, on every host."""
     api_key = ApiKey.objects.select_for_update().get(pk=api_key.pk)
-    _check_power(maker, roles=api_key.roles, merchant_account_id=api_key.merchant_account_id, pointer="/")
-    maker.record(api_key, "deleted")
+    reach = api_key.merchant_account_ids
+    _check_power(maker, roles=api_key.roles, reach=reach, pointer="/")
+    maker.record(api_key, "deleted", reach)
     kid = api_key.kid
     api_key.delete()
     _publish_on_commit(None, kid=kid)

@@ -1,9 +1,9 @@
 """`/api-key-pairs` and `/roles`: the keys that sign a merchant's tokens, and the roles that say what each may do.
 
 A key pair is made, renamed, disabled and deleted over the API by a token of another key, never with more power than
-that token's (its scopes that its key's roles grant, and its key's merchant account): docs/api-keys.md. These
-operations name no merchant account in `x-gr4vy-merchant-account-id`: a key sees and changes the keys of its own
-account (a key made for every account: every key).
+that token's (its scopes that its key's roles grant, and the merchant accounts its key reaches): docs/api-keys.md.
+These operations name no merchant account in `x-gr4vy-merchant-account-id`: a key sees and changes the keys reaching
+no account beyond its own (a key made for every account: every key).
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ from rest_framework.response import Response
 
 from payments.accounts.models import ApiKey, MerchantAccount
 from payments.accounts.roles import ROLES, Role, role_by_id
-from payments.accounts.selectors import api_key_pair_find, api_key_pair_list, merchant_account_get
+from payments.accounts.selectors import api_key_pair_find, api_key_pair_list, merchant_accounts_of
 from payments.accounts.services import (
     KeyMaker,
+    Reach,
     api_key_pair_create,
     api_key_pair_delete,
     api_key_pair_update,
+    reach_beyond,
 )
 from payments.audit.services import Actor, audit_record
-from payments.errors import Forbidden
 from payments.partial import UNCHANGED, Unchanged
 from payments.rest.authentication import ApiPrincipal
 from payments.rest.fields import StrictBooleanField, StrictCharField, StrictSerializer, TimestampField, validated
@@ -39,7 +40,6 @@ from payments.rest.query import KnownQueryParameters
 MAX_DISPLAY_NAME_LENGTH = 200
 # Upstream's algorithm names, and the JWT algorithm each is signed with here.
 ALGORITHMS = {"ECDSA": ApiKey.Algorithm.ES512, "RSA": ApiKey.Algorithm.RS512}
-ONE_ACCOUNT = "A key pair reaches one merchant account, or every account (an empty list)."
 
 
 class _RoleIds(serializers.ListField):
@@ -57,16 +57,17 @@ class _RoleIds(serializers.ListField):
 
 
 class _MerchantAccountIds(serializers.ListField):
-    """`[]` for every account, or the one account the key pair reaches (its id)."""
+    """`[]` for every account, or the ids of the accounts the key pair reaches, each once."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(child=StrictCharField(min_length=1, max_length=255), **kwargs)
 
     def to_internal_value(self, data: Any) -> list[str]:
         ids: list[str] = super().to_internal_value(data)
-        if len(set(ids)) > 1:
-            raise serializers.ValidationError(ONE_ACCOUNT)
-        return ids[:1]
+        repeated = sorted({id for id in ids if ids.count(id) > 1})
+        if repeated:
+            raise serializers.ValidationError(f"Each merchant account is named once: {', '.join(repeated)}.")
+        return ids
 
 
 class ApiKeyPairCreateInput(StrictSerializer):
@@ -160,49 +161,50 @@ def maker_of(principal: ApiPrincipal) -> KeyMaker:
     """The calling token as the services see it, with its audit entry for each change it makes."""
     actor = Actor(id=principal.api_key_id, name=principal.name, is_staff=False)
 
-    def record(api_key: ApiKey, action: str) -> None:
-        # The entry names the key changed and the key that changed it; a key of every account is of none.
-        audit_record(
-            actor=actor,
-            action=action,
-            resource_type="api-key-pair",
-            resource_id=str(api_key.pk),
-            resource_name=api_key.name,
-            merchant_account_id=api_key.merchant_account_id,
-        )
+    def record(api_key: ApiKey, action: str, reach: Reach) -> None:
+        # The entry names the key changed and the key that changed it, once in the log of each account the change
+        # concerns, so each account's log shows every key that could act for it; a key of every account: of none.
+        for account_id in [None] if reach is None else sorted(reach):
+            audit_record(
+                actor=actor,
+                action=action,
+                resource_type="api-key-pair",
+                resource_id=str(api_key.pk),
+                resource_name=api_key.name,
+                merchant_account_id=account_id,
+            )
 
     return KeyMaker(
         api_key_id=principal.api_key_id,
         name=principal.name,
         scopes=principal.scopes,
-        merchant_account_id=principal.merchant_account_id,
+        merchant_account_ids=principal.merchant_account_ids,
         record=record,
     )
 
 
-def _merchant_account(ids: list[str], maker: KeyMaker) -> MerchantAccount | None:
-    """The account `merchant_account_ids` names (None: every account). A key of one account naming another is
-    refused before the id is looked up, so it never learns which accounts exist."""
+def _merchant_accounts(ids: list[str], maker: KeyMaker) -> list[MerchantAccount] | None:
+    """The accounts `merchant_account_ids` names (None: every account). An account the maker does not reach is
+    refused before any id is looked up, so a key never learns which other accounts exist."""
+    reach_beyond(maker, ids or None)
     if not ids:
         return None
-    if maker.merchant_account_id not in (None, ids[0]):
-        raise Forbidden(
-            f"A key pair of merchant account '{maker.merchant_account_id}' may only reach that account.",
-            pointer="/merchant_account_ids",
+    accounts = merchant_accounts_of(ids=ids)
+    unknown = [id for id in ids if id not in {account.pk for account in accounts}]
+    if unknown:
+        raise serializers.ValidationError(
+            {"merchant_account_ids": [f"Unknown merchant account: {', '.join(repr(id) for id in unknown)}."]}
         )
-    account = merchant_account_get(id=ids[0])
-    if account is None:
-        raise serializers.ValidationError({"merchant_account_ids": [f"Unknown merchant account '{ids[0]}'."]})
-    return account
+    return accounts
 
 
 class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[ApiKey]):
     """API key pairs: the keys whose private halves sign a merchant's tokens.
 
-    A token sees and changes the key pairs of its own key's merchant account (a key made for every account: all of
-    them), and never makes or changes a key pair into one with more power than its own. Needs `api-key-pairs.read`
-    to read and `api-key-pairs.write` to change (or `*.read` / `*.write`). The `x-gr4vy-merchant-account-id` header
-    is not read.
+    A token sees and changes the key pairs reaching no merchant account beyond its own key's (a key made for every
+    account: all of them), and never makes or changes a key pair into one with more power than its own. Needs
+    `api-key-pairs.read` to read and `api-key-pairs.write` to change (or `*.read` / `*.write`). The
+    `x-gr4vy-merchant-account-id` header is not read.
 
     list:
         List API key pairs
@@ -210,7 +212,7 @@ class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
     retrieve:
         Get an API key pair
-        One key pair by its id; another account's key pair is not found, as a missing one.
+        One key pair by its id; a key pair reaching an account beyond this token's key is not found, as a missing one.
     """
 
     permission_classes = [ScopePermission, KnownQueryParameters]
@@ -222,12 +224,12 @@ class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     http_method_names = ["get", "post", "put", "delete"]
 
     def get_queryset(self) -> QuerySet[ApiKey]:
-        return api_key_pair_list(merchant_account_id=request_principal(self.request).merchant_account_id)
+        return api_key_pair_list(merchant_account_ids=request_principal(self.request).merchant_account_ids)
 
     def get_object(self) -> ApiKey:
         principal = request_principal(self.request)
         return api_key_pair_find(
-            id=uuid.UUID(self.kwargs["api_key_pair_id"]), merchant_account_id=principal.merchant_account_id
+            id=uuid.UUID(self.kwargs["api_key_pair_id"]), merchant_account_ids=principal.merchant_account_ids
         )
 
     @extend_schema(request=ApiKeyPairCreateInput, responses={201: ApiKeyPairOutput})
@@ -236,7 +238,7 @@ class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
 
         The server makes an EC P-521 (`ECDSA`, signed ES512 as the SDK signs) or RSA 4096 (`RSA`, signed RS512) pair and
         answers its private key once, in `private_key`: it is never stored and never shown again. Or send the
-        `public_key` (PEM) of a pair you made; then no private key is answered. Its roles and merchant account may
+        `public_key` (PEM) of a pair you made; then no private key is answered. Its roles and merchant accounts may
         not exceed the calling token's own (403 naming the field).
 
         409: A key pair with this public key already exists.
@@ -247,7 +249,7 @@ class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
             maker=maker,
             display_name=data["display_name"],
             roles=data["role_ids"],
-            merchant_account=_merchant_account(data["merchant_account_ids"], maker),
+            merchant_accounts=_merchant_accounts(data["merchant_account_ids"], maker),
             algorithm=ALGORITHMS[data["algorithm"]],
             public_key_pem=data.get("public_key"),
             active=data["active"],
@@ -260,21 +262,23 @@ class ApiKeyPairViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         """Update an API key pair
 
         Rename it, disable it (`active: false`: its tokens are refused at once, on every host) or enable it again,
-        or replace its roles or merchant account. Only a key pair no more powerful than the calling token may be
+        or replace its roles or merchant accounts. Only a key pair no more powerful than the calling token may be
         changed, and never into one more powerful.
         """
         api_key = self.get_object()
         data = validated(ApiKeyPairUpdateInput(data=request.data))
         maker = maker_of(request_principal(request))
         ids = data.get("merchant_account_ids")
-        account: MerchantAccount | Unchanged | None = UNCHANGED if ids is None else _merchant_account(ids, maker)
+        accounts: list[MerchantAccount] | Unchanged | None = UNCHANGED
+        if ids is not None:
+            accounts = _merchant_accounts(ids, maker)
         api_key = api_key_pair_update(
             maker=maker,
             api_key=api_key,
             display_name=data.get("display_name"),
             active=data.get("active"),
             roles=data.get("role_ids"),
-            merchant_account=account,
+            merchant_accounts=accounts,
         )
         return Response(ApiKeyPairOutput(api_key).data)
 

@@ -128,7 +128,7 @@ class MerchantAccountViewSet(
     """Merchant accounts: the tenants every other resource belongs to, managed by a platform.
 
     Only tokens of an API key made for every merchant account may call these (`create_api_key --merchant-account
-    all`); a key bound to one account is refused with 403. The `x-gr4vy-merchant-account-id` header is not read.
+    all`); a key reaching some accounts only is refused with 403. The `x-gr4vy-merchant-account-id` header is not read.
 
     list:
         List merchant accounts

@@ -144,7 +144,7 @@ class EmbedTokenThrottle(RateLimitThrottle):
             key=f"{principal.kid}:{principal.token_id}",
             description="embed token",
             label=principal.token_id,
-            merchant_account_id=_merchant_account_id(request) or principal.merchant_account_id,
+            merchant_account_id=_merchant_account_id(request) or principal.sole_merchant_account_id,
         )
 
 

@@ -3,7 +3,7 @@
 The key is chosen by the token's `kid`; the algorithm is fixed by the stored key, never by the token
 header, so `none` and algorithm-confusion tokens fail. Verified tokens are remembered in-process until
 they expire, so a client reusing one token pays for one signature check; the key itself (active? which roles,
-which account?) is read from the shared cache on every request, so a change to it holds at once on every host.
+which accounts?) is read from the shared cache on every request, so a change to it holds at once on every host.
 A token acts with the scopes it claims that its key's roles grant.
 """
 
@@ -46,7 +46,7 @@ class ApiPrincipal:
     api_key_id: uuid.UUID
     kid: str
     name: str  # the key's name, else its kid: how the audit log names the caller
-    merchant_account_id: str | None
+    merchant_account_ids: frozenset[str] | None  # the accounts its key reaches; None: every account
     scopes: frozenset[str]  # what the token claims that its key's roles grant (payments.accounts.roles)
     claims: dict[str, Any] = field(hash=False, compare=False)  # the verified token's claims: any JSON
     token_hash: str = ""
@@ -72,6 +72,15 @@ class ApiPrincipal:
     def token_id(self) -> str:
         """Stable id for per-token budgets: the `jti`, or a hash of the token when it has none."""
         return str(self.claims.get("jti") or self.token_hash)
+
+    def can_act_for(self, merchant_account_id: str) -> bool:
+        return self.merchant_account_ids is None or merchant_account_id in self.merchant_account_ids
+
+    @property
+    def sole_merchant_account_id(self) -> str | None:
+        """The one account its key reaches, when it reaches exactly one."""
+        ids = self.merchant_account_ids
+        return next(iter(ids)) if ids is not None and len(ids) == 1 else None
 
     def has_scope(self, scope: str) -> bool:
         """`<resource>.read` is also granted by `*.read` (and likewise for write)."""
@@ -162,7 +171,7 @@ class ApiKeyJWTAuthentication(JWTAuthentication):
             api_key_id=api_key.id,
             kid=api_key.kid,
             name=api_key.name,
-            merchant_account_id=api_key.merchant_account_id,
+            merchant_account_ids=api_key.merchant_account_ids,
             scopes=effective_scopes(verified.claims["scopes"], api_key.scopes),
             claims=verified.claims,
             token_hash=token_hash,

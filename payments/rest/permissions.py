@@ -51,7 +51,7 @@ class MerchantAccountAccess(BasePermission):
         if merchant_account_header_empty(request.META):
             raise EmptyMerchantAccountHeader()
         account = merchant_account_requested(request.META)
-        if account is None or principal.merchant_account_id not in (None, account.id):
+        if account is None or not principal.can_act_for(account.id):
             account_id = requested_merchant_account_id(request.META)
             raise exceptions.PermissionDenied(f"This API key cannot act for merchant account '{account_id}'.")
         setattr(request, _ACCOUNT_ATTRIBUTE, account)
@@ -107,7 +107,7 @@ class ScopePermission(BasePermission):
 
 class AllMerchantAccountsKey(BasePermission):
     """Admit a token only when its API key was made for every merchant account (`create_api_key --merchant-account
-    all`): a key bound to one account must not create, rename or configure others, nor learn they exist.
+    all`): a key reaching some accounts only must not create, rename or configure others, nor learn they exist.
 
     Replaces `MerchantAccountAccess` on these views: they name their account in the path (or none), never in
     `x-gr4vy-merchant-account-id`.
@@ -119,6 +119,6 @@ class AllMerchantAccountsKey(BasePermission):
         principal = request.user
         if not isinstance(principal, ApiPrincipal):
             return False  # DRF answers 401 when no token authenticated
-        if principal.merchant_account_id is not None:
+        if principal.merchant_account_ids is not None:
             raise exceptions.PermissionDenied(self.message)
         return True

@@ -2,6 +2,7 @@
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.db.models import ProtectedError
 
 from payments.accounts.models import ApiKey, MerchantAccount
 
@@ -33,6 +34,33 @@ def test_api_keys_are_listed_and_found_by_name_with_their_roles(admin_client, ap
     assert "Checkout server" in html
     assert "Viewer, Payments" in html
     assert "Checkout server" not in admin_client.get(KEYS, {"q": "nothing"}).content.decode()
+
+
+def test_api_keys_show_the_merchant_accounts_they_reach_by_name(
+    admin_client, api_key, merchant_account, other_merchant_account, django_assert_max_num_queries
+):
+    api_key.merchant_accounts.add(other_merchant_account)
+    MerchantAccount.objects.create(id="third", display_name="Third shop")
+    every = ApiKey.objects.create(kid="every", public_key="-", display_name="Platform", all_merchant_accounts=True)
+
+    with django_assert_max_num_queries(12) as listed:
+        html = admin_client.get(KEYS).content.decode()
+    detail = admin_client.get(f"{KEYS}{api_key.pk}/change/").content.decode()
+    filtered = admin_client.get(KEYS, {"merchant_accounts__id__exact": "other"}).content.decode()
+
+    assert "Default, Other" in html
+    assert "all accounts" in html
+    assert "Default, Other" in detail
+    assert "Third shop" not in detail
+    assert api_key.kid in filtered
+    assert every.name not in filtered
+    assert sum("payments_merchantaccount" in query["sql"] for query in listed.captured_queries) <= 2  # not per row
+
+
+def test_an_account_a_key_reaches_is_not_deleted_from_under_it(api_key, merchant_account):
+    with pytest.raises(ProtectedError):
+        merchant_account.delete()
+    assert api_key.merchant_account_ids == {"default"}
 
 
 def test_revoking_on_the_desk_refuses_the_keys_verified_tokens_at_once(

@@ -10,12 +10,13 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from rest_framework.test import APIClient
 
-from payments.accounts import keys
+from payments.accounts import keys, selectors
 from payments.accounts.models import ApiKey
 from payments.accounts.roles import ROLES
 from payments.audit.models import AuditLogEntry
 from payments.rest import authentication
 from payments.tests.assertions import assert_error
+from payments.tests.factories import MerchantAccountFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -38,17 +39,20 @@ class Key:
 
 @pytest.fixture
 def make_key(db, merchant_account):
-    """`make_key(roles=["viewer"], account=None)`: a stored key of those roles, for that account (None: every one)."""
+    """`make_key(roles=["viewer"], account=None, accounts=())`: a stored key of those roles, reaching that account
+    and those accounts (none named: every account)."""
 
-    def make(roles: list[str] | None = None, account=None, name: str = "") -> Key:
+    def make(roles: list[str] | None = None, account=None, name: str = "", accounts=()) -> Key:
         private_key, private_pem = keys.generate_private_key()
+        reach = [account, *accounts] if account is not None else list(accounts)
         row = ApiKey.objects.create(
             kid=keys.thumbprint(private_key.public_key()),
             public_key=keys.public_pem(private_key),
-            merchant_account=account,
+            all_merchant_accounts=not reach,
             roles=roles or ["administrator"],
             display_name=name,
         )
+        row.merchant_accounts.set(reach)
         return Key(row=row, private_pem=private_pem)
 
     return make
@@ -154,8 +158,11 @@ _, P256_PUBLIC = _ec_public_pem(ec.SECP256R1())
         ({"role_ids": []}, "/role_ids"),
         ({"role_ids": ["0b7c1c2e-7f7e-4c52-9a35-4f6a1f0d2b61"]}, "/role_ids"),
         ({"role_ids": ["administrator"]}, "/role_ids/0"),
-        ({"merchant_account_ids": ["default", "other"]}, "/merchant_account_ids"),
+        ({"merchant_account_ids": ["default", "other", "default"]}, "/merchant_account_ids"),
+        ({"merchant_account_ids": [""]}, "/merchant_account_ids/0"),
+        ({"merchant_account_ids": "default"}, "/merchant_account_ids"),
         ({"merchant_account_ids": ["nowhere"]}, "/merchant_account_ids"),
+        ({"merchant_account_ids": ["default", "nowhere"]}, "/merchant_account_ids"),
         ({"algorithm": "DSA"}, "/algorithm"),
         ({"active": "yes"}, "/active"),
         ({"public_key": "not a key"}, "/public_key"),
@@ -170,8 +177,11 @@ _, P256_PUBLIC = _ec_public_pem(ec.SECP256R1())
         "no-roles",
         "unknown-role",
         "role-by-slug",
-        "two-accounts",
+        "repeated-account",
+        "empty-account-id",
+        "accounts-not-a-list",
         "unknown-account",
+        "one-account-unknown",
         "unknown-algorithm",
         "active-not-boolean",
         "not-a-pem",
@@ -192,6 +202,25 @@ def test_a_missing_name_or_roles_is_named(admin_key):
     body = assert_error(admin_key.client().post("/api-key-pairs", {}, format="json"), 400)
 
     assert {detail["pointer"] for detail in body["details"]} == {"/display_name", "/role_ids"}
+
+
+def test_a_key_reaching_two_of_three_accounts_acts_for_those_alone(
+    admin_key, merchant_account, other_merchant_account, third_merchant_account
+):
+    response = _create(admin_key.client(), merchant_account_ids=["other", "default"])
+
+    assert response.status_code == 201, response.content
+    body = response.json()
+    shown = [(account["id"], account["display_name"]) for account in body["merchant_accounts"]]
+    assert shown == [("default", "Default"), ("other", "Other")]
+    assert (
+        admin_key.client().get(f"/api-key-pairs/{body['id']}").json()["merchant_accounts"] == body["merchant_accounts"]
+    )
+    client = Key(row=ApiKey.objects.get(pk=body["id"]), private_pem=body["private_key"]).client(["buyers.read"])
+    for account in ("default", "other"):
+        assert client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID=account).status_code == 200
+    refused = assert_error(client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="third"), 403)
+    assert refused["message"] == "This API key cannot act for merchant account 'third'."
 
 
 # --- the power matrix -------------------------------------------------------------------------------------------
@@ -229,31 +258,85 @@ def test_a_key_never_makes_a_key_with_more_scopes_than_its_own(make_key, maker_r
         assert ApiKey.objects.count() == 1
 
 
-# (the maker's account, the accounts asked for, allowed?): None is a key of every account.
+# (the accounts the maker reaches, the accounts asked for, allowed?): None is a key of every account.
 REACH = [
     (None, [], True),
     (None, ["default"], True),
-    (None, ["other"], True),
-    ("default", ["default"], True),
-    ("default", [], False),  # every account is more than one
-    ("default", ["other"], False),
-    ("default", ["nowhere"], False),  # 403, not 400: a key of one account never learns which others exist
+    (None, ["default", "other"], True),
+    (["default"], ["default"], True),
+    (["default"], [], False),  # every account is more than one
+    (["default"], ["other"], False),
+    (["default"], ["nowhere"], False),  # 403, not 400: a key never learns which other accounts exist
+    (["default", "other"], ["default"], True),  # a subset
+    (["default", "other"], ["other", "default"], True),  # the same set
+    (["default", "other"], ["default", "third"], False),  # another set
+    (["default", "other"], ["third"], False),
+    (["default", "other"], ["default", "other", "third"], False),  # a superset
+    (["default", "other"], [], False),  # every account
+    (["default", "other"], ["default", "nowhere"], False),
 ]
+REACH_IDS = [f"{'+'.join(m) if m else 'all'} -> {'+'.join(a) or 'all'}" for m, a, _ in REACH]
 
 
-@pytest.mark.parametrize(("maker_account", "asked", "allowed"), REACH, ids=[f"{m} -> {a}" for m, a, _ in REACH])
-def test_a_key_never_makes_a_key_reaching_more_accounts_than_its_own(
-    make_key, merchant_account, other_merchant_account, maker_account, asked, allowed
-):
-    maker = make_key(account=merchant_account if maker_account else None)
+@pytest.fixture
+def third_merchant_account(db):
+    return MerchantAccountFactory(id="third", display_name="Third shop")
+
+
+@pytest.fixture
+def reach_maker(make_key, merchant_account, other_merchant_account, third_merchant_account):
+    """`reach_maker(["default", "other"])`: an administrator key reaching those accounts (None: every account)."""
+    accounts = {account.pk: account for account in (merchant_account, other_merchant_account, third_merchant_account)}
+    return lambda ids: make_key(name="Maker", accounts=[accounts[id] for id in ids or []])
+
+
+@pytest.mark.parametrize(("maker_reach", "asked", "allowed"), REACH, ids=REACH_IDS)
+def test_a_key_never_makes_a_key_reaching_more_accounts_than_its_own(reach_maker, maker_reach, asked, allowed):
+    maker = reach_maker(maker_reach)
 
     response = _create(maker.client(), merchant_account_ids=asked)
 
     if allowed:
         assert response.status_code == 201, response.content
+        made = ApiKey.objects.get(pk=response.json()["id"])
+        assert made.merchant_account_ids == (frozenset(asked) if asked else None)
     else:
         assert_error(response, 403, "/merchant_account_ids")
         assert ApiKey.objects.count() == 1
+
+
+@pytest.mark.parametrize(("maker_reach", "asked", "allowed"), REACH, ids=REACH_IDS)
+def test_a_key_never_widens_a_key_beyond_its_own_accounts(
+    reach_maker, make_key, merchant_account, maker_reach, asked, allowed
+):
+    maker = reach_maker(maker_reach)
+    target = make_key(roles=["viewer"], account=merchant_account)
+
+    response = maker.client().put(f"/api-key-pairs/{target.row.pk}", {"merchant_account_ids": asked}, format="json")
+
+    target.row.refresh_from_db()
+    if allowed:
+        assert response.status_code == 200, response.content
+        assert target.row.merchant_account_ids == (frozenset(asked) if asked else None)
+    else:
+        assert_error(response, 403, "/merchant_account_ids")
+        assert target.row.merchant_account_ids == {"default"}
+
+
+def test_a_key_sees_only_keys_reaching_no_account_beyond_its_own(
+    reach_maker, make_key, merchant_account, other_merchant_account, third_merchant_account
+):
+    maker = reach_maker(["default", "other"])
+    for name, accounts in [("Default", [merchant_account]), ("Both", [merchant_account, other_merchant_account])]:
+        make_key(name=name, accounts=accounts)
+    hidden = [make_key(name="Default and third", accounts=[merchant_account, third_merchant_account]), make_key()]
+
+    names = {item["display_name"] for item in maker.client().get("/api-key-pairs").json()["items"]}
+
+    assert names == {"Maker", "Default", "Both"}
+    for key in hidden:
+        assert_error(maker.client().get(f"/api-key-pairs/{key.row.pk}"), 404)
+        assert_error(maker.client().delete(f"/api-key-pairs/{key.row.pk}"), 404)
 
 
 def test_a_key_never_raises_a_keys_roles_beyond_its_token(make_key):
@@ -275,7 +358,7 @@ def test_a_key_of_one_account_cannot_widen_itself_to_every_account(make_key, mer
 
     assert_error(response, 403, "/merchant_account_ids")
     maker.row.refresh_from_db()
-    assert maker.row.merchant_account_id == "default"
+    assert maker.row.merchant_account_ids == {"default"}
 
 
 @pytest.mark.parametrize("method", ["put", "delete"])
@@ -332,9 +415,9 @@ def test_list_and_get_cost_a_fixed_number_of_queries(make_key, merchant_account,
     client = key.client()
     client.get("/api-key-pairs")  # the key's state is cached and its use recorded
 
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):  # the keys, then the accounts of them all
         assert len(client.get("/api-key-pairs").json()["items"]) == 5
-    with django_assert_num_queries(1):
+    with django_assert_num_queries(2):
         assert client.get(f"/api-key-pairs/{key.row.pk}").status_code == 200
 
 
@@ -372,10 +455,10 @@ def test_update_renames_and_replaces_roles_and_reach(admin_key, make_key, mercha
     assert (body["display_name"], [role["slug"] for role in body["roles"]]) == ("New", ["payments"])
     assert [account["id"] for account in body["merchant_accounts"]] == ["default"]
     target.row.refresh_from_db()
-    assert (target.row.display_name, target.row.roles, target.row.merchant_account_id) == (
+    assert (target.row.display_name, target.row.roles, target.row.merchant_account_ids) == (
         "New",
         ["payments"],
-        "default",
+        {"default"},
     )
 
 
@@ -390,10 +473,10 @@ def test_null_fields_leave_the_key_as_it_is(admin_key, make_key, merchant_accoun
 
     assert response.status_code == 200, response.content
     target.row.refresh_from_db()
-    assert (target.row.display_name, target.row.roles, target.row.merchant_account_id, target.row.is_active) == (
+    assert (target.row.display_name, target.row.roles, target.row.merchant_account_ids, target.row.is_active) == (
         "Kept",
         ["viewer"],
-        "default",
+        {"default"},
         True,
     )
 
@@ -423,6 +506,25 @@ def test_a_narrowed_role_holds_for_tokens_already_verified(admin_key, make_key, 
 
     assert_error(client.post("/buyers", {"display_name": "Bob"}, format="json"), 403)
     assert client.get("/buyers").status_code == 200
+
+
+def test_an_account_dropped_from_a_key_stops_its_verified_tokens_there_at_once(
+    admin_key, make_key, merchant_account, other_merchant_account, committed
+):
+    target = make_key(roles=["viewer"], accounts=[merchant_account, other_merchant_account])
+    client = target.client(["buyers.read"])
+    assert client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="other").status_code == 200  # verified, remembered
+
+    with committed(execute=True):
+        response = admin_key.client().put(
+            f"/api-key-pairs/{target.row.pk}", {"merchant_account_ids": ["default"]}, format="json"
+        )
+
+    assert [account["id"] for account in response.json()["merchant_accounts"]] == ["default"]
+    assert_error(client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="other"), 403)
+    assert client.get("/buyers").status_code == 200
+    authentication.clear_caches()  # another host: only the shared cache and the database
+    assert_error(client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="other"), 403)
 
 
 def test_delete_answers_204_and_the_keys_next_request_is_a_401(admin_key, make_key, committed):
@@ -463,6 +565,24 @@ def test_changes_are_in_the_audit_log_by_name(admin_key, make_key, merchant_acco
         ("created", "api-key-pair", "Checkout server", "Platform", "default"),
         ("updated", "api-key-pair", "Renamed", "Platform", "default"),
         ("deleted", "api-key-pair", "Renamed", "Platform", "default"),
+    ]
+
+
+def test_a_change_is_in_the_audit_log_of_every_account_it_concerns(admin_key, merchant_account, other_merchant_account):
+    client = admin_key.client()
+    made = _create(client, merchant_account_ids=["default", "other"]).json()
+    client.put(f"/api-key-pairs/{made['id']}", {"merchant_account_ids": ["default"]}, format="json")
+    client.put(f"/api-key-pairs/{made['id']}", {"merchant_account_ids": []}, format="json")
+    client.delete(f"/api-key-pairs/{made['id']}")
+
+    entries = AuditLogEntry.objects.order_by("created_at", "merchant_account_id")
+    assert [(entry.action, entry.merchant_account_id) for entry in entries] == [
+        ("created", "default"),
+        ("created", "other"),
+        ("updated", "default"),  # it reached both, and reaches one: both accounts see it
+        ("updated", "other"),
+        ("updated", None),  # it came to reach every account: the desk's log alone
+        ("deleted", None),
     ]
 
 
@@ -527,6 +647,21 @@ def test_use_is_recorded_at_most_once_a_minute_per_key(make_key, django_assert_n
         client.get("/buyers")
     key.row.refresh_from_db()
     assert key.row.last_used_at == first
+
+
+def test_authentication_reads_a_key_and_its_accounts_once_per_cache_lifetime(
+    make_key, merchant_account, other_merchant_account, django_assert_num_queries
+):
+    key = make_key(roles=["viewer"], accounts=[merchant_account, other_merchant_account])
+    client = key.client(["buyers.read"])
+    for account in ("default", "other"):  # the key's state and the accounts are cached, its use recorded
+        client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID=account)
+
+    with django_assert_num_queries(1):  # the page's own query: the key comes from the shared cache
+        client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="other")
+    selectors.clear_caches()  # its entry expired, and this process's copy of the accounts
+    with django_assert_num_queries(4):  # the key, its accounts (one query whatever their number), the account, the page
+        client.get("/buyers")
 
 
 def test_with_the_shared_cache_unreachable_keys_are_read_from_the_database(admin_key, make_key, monkeypatch, committed):

@@ -45,7 +45,7 @@ def test_create_api_key_writes_a_private_pem_readable_by_the_owner_only(tmp_path
     private_pem = path.read_text()
     assert private_pem.startswith("-----BEGIN PRIVATE KEY-----")
     api_key = ApiKey.objects.get()
-    assert (api_key.kid, api_key.merchant_account_id, api_key.algorithm) == (kid, "default", "ES512")
+    assert (api_key.kid, api_key.merchant_account_ids, api_key.algorithm) == (kid, {"default"}, "ES512")
     assert "PRIVATE" not in api_key.public_key
     assert jwt.get_unverified_header(sdk_auth.get_token(private_pem))["kid"] == kid
 
@@ -53,7 +53,7 @@ def test_create_api_key_writes_a_private_pem_readable_by_the_owner_only(tmp_path
 def test_create_api_key_for_all_accounts(tmp_path):
     run("create_api_key", "--merchant-account", "all", "--private-key-out", str(tmp_path / "all.pem"))
 
-    assert ApiKey.objects.get().merchant_account_id is None
+    assert ApiKey.objects.get().merchant_account_ids is None
 
 
 def test_the_first_key_has_every_role_and_the_name_given(tmp_path):
