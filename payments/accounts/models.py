@@ -49,7 +49,7 @@ class ApiKey(models.Model):
     roles = models.JSONField(default=default_roles)
     # Every account, present and future; else only `merchant_accounts`. A flag, not an empty set, so that a key
     # whose accounts went away never comes to reach every account.
-    all_merchant_accounts = models.BooleanField(default=False)
+    all_merchant_accounts = models.BooleanField("every merchant account", default=False)
     merchant_accounts = models.ManyToManyField(
         MerchantAccount, through="ApiKeyMerchantAccount", blank=True, related_name="api_keys"
     )

@@ -40,7 +40,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="apikey",
             name="all_merchant_accounts",
-            field=models.BooleanField(default=False),
+            field=models.BooleanField(default=False, verbose_name="every merchant account"),
         ),
         migrations.CreateModel(
             name="ApiKeyMerchantAccount",

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from payments.accounts.services import api_key_generate
+from payments.accounts.services import api_key_generate, merchant_account_create
 from payments.outbox.models import OutboxEvent
 from settlements.tests.factories import LedgerEntryFactory, ProcessorPayoutFactory
 from tests.browser.test_screens import _audited
@@ -168,3 +168,23 @@ def test_a_processor_payout_leads_to_the_ledger_lines_it_paid(desk, chromium, ou
     finally:
         context.close()
     assert {where: found for where, found in wide.items() if found} == {}
+
+
+@pytest.mark.parametrize("width", [1280, 390], ids=["laptop", "phone"])
+def test_api_keys_show_the_accounts_they_reach_by_name(desk, chromium, output_dir, width):  # noqa: F811
+    made = api_key_generate(merchant_account=desk.paid.merchant_account, display_name="Two shops").api_key
+    made.merchant_accounts.add(merchant_account_create(id="eu-shop", display_name="Europe shop"))
+    context = chromium.new_context(viewport={"width": width, "height": 900}, locale="en-US")
+    page = context.new_page()
+    try:
+        _log_in_as_superuser(page, desk.origin)
+        page.goto(f"{desk.origin}/admin/payments/apikey/")
+        expect(page.locator("#result_list tbody tr", has_text="Two shops")).to_contain_text("Default, Europe shop")
+        page.screenshot(path=output_dir / f"desk-api-keys-{width}.png", full_page=True)
+        listed = page.evaluate(SIDEWAYS)
+        page.goto(f"{desk.origin}/admin/payments/apikey/{made.pk}/change/")
+        expect(page.locator(".field-scope")).to_contain_text("Default, Europe shop")
+        page.screenshot(path=output_dir / f"desk-api-key-{width}.png", full_page=True)
+    finally:
+        context.close()
+    assert listed == []
