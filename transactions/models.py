@@ -43,6 +43,16 @@ WALLET_METHODS = ("applepay", "googlepay")
 CARD_METHODS = ("card", *WALLET_METHODS)
 
 
+def method_pays_by_card(method: str | None) -> bool:
+    """Whether a card pays the method part: typed, stored, or a digital wallet's (its `method` names the wallet)."""
+    return method in CARD_METHODS
+
+
+def method_pays_with_method(method: str | None) -> bool:
+    """Whether a payment method (a card, a PayPal account) pays part of it: not gift cards alone."""
+    return method not in (None, "gift-card")
+
+
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
 
@@ -249,13 +259,11 @@ class Transaction(TimestampedModel):
 
     @property
     def pays_by_card(self) -> bool:
-        """Whether a card pays the method part: typed, stored, or a digital wallet's (its `method` names the wallet)."""
-        return self.method in CARD_METHODS
+        return method_pays_by_card(self.method)
 
     @property
     def pays_with_method(self) -> bool:
-        """Whether a payment method (a card, a PayPal account) pays part of it: not gift cards alone."""
-        return self.method not in (None, "gift-card")
+        return method_pays_with_method(self.method)
 
     @property
     def reconciliation_id(self) -> str:

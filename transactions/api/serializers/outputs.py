@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.db.models import prefetch_related_objects
@@ -114,13 +115,14 @@ _PENDING = {TransactionStatus.PROCESSING, TransactionStatus.BUYER_APPROVAL_PENDI
 _REFUSED = {TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED}
 
 
-def intent_outcome(txn: Transaction) -> str:
-    """Whether what the transaction was created to do (authorize, or capture) happened."""
-    if txn.status in _PENDING:
+def intent_outcome(*, status: str, intent: str, authorized_at: datetime | None, captured_at: datetime | None) -> str:
+    """Whether what the transaction was created to do (authorize, or capture) happened; from its columns, so a
+    report's rows (read as values, not models) render it as the API does."""
+    if status in _PENDING:
         return "pending"
-    if txn.status in _REFUSED:
+    if status in _REFUSED:
         return "failed"
-    done = txn.captured_at if txn.intent == PaymentIntent.CAPTURE else txn.authorized_at
+    done = captured_at if intent == PaymentIntent.CAPTURE else authorized_at
     return "succeeded" if done else "failed"
 
 
@@ -292,7 +294,9 @@ class TransactionOutput(TransactionSummaryOutput):
 
     @extend_schema_field(serializers.ChoiceField(choices=["pending", "succeeded", "failed"]))
     def get_intent_outcome(self, txn: Transaction) -> str:
-        return intent_outcome(txn)
+        return intent_outcome(
+            status=txn.status, intent=txn.intent, authorized_at=txn.authorized_at, captured_at=txn.captured_at
+        )
 
     def get_multi_tender(self, txn: Transaction) -> bool:
         """Paid with more than one instrument (gift cards and/or the payment method)."""
