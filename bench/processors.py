@@ -53,7 +53,7 @@ def _percentile(values: list[float], fraction: float) -> float:
 
 def stripe_payments(wrk: str, env: dict[str, str], workers: int, seconds: float, workdir: Path) -> list[str]:
     """Drive Stripe payments for `seconds`; the table of what the processor took and what this server added."""
-    from tests.servers import localstripe
+    from paymentservices.processors.stripe.tests.mock import localstripe
 
     token = stripe_account()
     body = json.dumps(

@@ -1,11 +1,15 @@
-"""Ports and child processes of the suite's doubles and servers, with nothing of Django: a double started on its own
-(`python -m tests.adyen_mock`, `python -m tests.paypal_mock`, as the guides start them) needs no settings."""
+"""Ports and child processes of the suite's doubles and servers, with nothing of Django: a processor's double started
+on its own (`python -m paymentservices.processors.<name>.tests.mock`, as the guides start them) needs no settings."""
 
 from __future__ import annotations
 
 import signal
 import socket
 import subprocess
+from pathlib import Path
+
+# The root of the checkout: where the suite's processes start (`python -m ...` finds the project's packages there).
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def stop_process(process: subprocess.Popen, *, grace: float = 30) -> None:

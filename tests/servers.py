@@ -18,16 +18,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING
 from urllib.parse import quote
 
-from paymentservices.processors.tests.overrides import override_processor
-from tests.processes import free_port, stop_process
+from tests.processes import ROOT, free_port, stop_process
 
 if TYPE_CHECKING:
     from tests.logscan import LogScan
 
-ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "config" / "gunicorn.conf.py"
 
 
@@ -159,61 +157,3 @@ def _dechunk(body: bytes) -> bytes:
             break
         out, body = out + rest[:size], rest[size + 2 :]
     return out
-
-
-@dataclass
-class FakeStripe:
-    """A localstripe process: a stateful fake of Stripe's API, reached with the official library at `url`."""
-
-    url: str
-    port: int
-    process: subprocess.Popen
-
-    def stop(self) -> None:
-        stop_process(self.process, grace=10)
-
-
-@contextmanager
-def localstripe() -> Iterator[FakeStripe]:
-    """localstripe (with the decline codes of Stripe's test cards: tests/localstripe_declines.py) on a free port, with
-    an empty store (`--from-scratch`); stopped when the context ends."""
-    port = free_port()
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tests.localstripe_declines", "--port", str(port), "--from-scratch"],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        fake = FakeStripe(f"http://127.0.0.1:{port}", port, process)
-        try:
-            _wait_until_answering(fake, log)
-            yield fake
-        finally:
-            fake.stop()
-
-
-@contextmanager
-def localstripe_connected(settings: Any) -> Iterator[FakeStripe]:
-    """A localstripe of the caller's own, with the stripe-card connector pointed at it (its `API_BASE`, a short
-    timeout) through pytest-django's `settings`, which puts them back afterwards."""
-    with localstripe() as running:
-        override_processor(settings, "stripe", API_BASE=running.url, TIMEOUT_SECONDS=5)
-        yield running
-
-
-def _wait_until_answering(fake: FakeStripe, log: IO[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    request = urllib.request.Request(  # noqa: S310 - loopback
-        fake.url + "/v1/balance", headers={"Authorization": "Bearer sk_test_probe"}
-    )
-    while time.monotonic() < deadline:
-        if fake.process.poll() is not None:
-            log.seek(0)
-            raise RuntimeError(f"localstripe exited: {log.read().decode(errors='replace')[-2000:]}")
-        try:
-            with urllib.request.urlopen(request, timeout=2):  # noqa: S310 - loopback
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("localstripe did not answer within 30 seconds")

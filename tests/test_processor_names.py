@@ -2,8 +2,9 @@
 of the server knows of one it reads off the registry. The names are the registered processors' slugs (the sandbox's,
 a word the server uses of itself, aside); a name in an identifier or a string of a module outside
 `paymentservices/processors/<slug>/` fails, unless the place is one listed below with its reason. Comments and
-docstrings are prose and may name one as an example; tests and their doubles exercise processors by name, and
-migrations are history."""
+docstrings are prose and may name one as an example; test modules exercise processors by name, and migrations are
+history. A processor's double is its folder's (`tests/mock.py` and `tests/double.py` there): the suite's helpers
+outside the folders name no processor, but the few listed."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ ALLOWED = {
     "config/settings.py": "each processor's settings block, read from environment variables of its own name",
     "contracts/": "the processors' published API documents the contract mocks serve, each under its own name",
     "bench/": "the benchmark pays through Stripe's double as a real processor's path, to measure it",
+    "paymentservices/tests/factories.py": "test data: a payment service of a real processor, for the tests to route",
+    "tests/conformance/payment_service_scenarios.py": "the conformance scenarios configure real processors' services",
+    "tests/paused_wsgi.py": "the crash test's worker, holding Stripe's connector mid-call",
 }
 
 _WORDS = {tokenize.NAME, tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
@@ -33,7 +37,8 @@ _STATEMENT_START = {tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize
 
 def _outside_the_folders(path: str) -> bool:
     parts = Path(path).parts
-    if "tests" in parts or "migrations" in parts or parts[-1] == "conftest.py":
+    test_module = "tests" in parts and parts[-1].startswith("test_")
+    if test_module or "migrations" in parts or parts[-1] == "conftest.py":
         return False
     folders = {f"paymentservices/processors/{p.slug}/" for p in PROCESSORS}
     return not any(path.startswith(place) for place in (*folders, *ALLOWED))

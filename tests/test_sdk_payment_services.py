@@ -6,8 +6,8 @@ import pytest
 from gr4vy import errors, models
 
 from paymentservices.models import PaymentService
+from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.overrides import override_processor
-from tests.servers import localstripe
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,7 +18,7 @@ import pytest
 from django.utils import timezone
 from gr4vy import Gr4vy, errors, models
 
-from tests import paypal_mock as paypal
+from paymentservices.processors.paypal.tests import mock as paypal
 from transactions.models import ThreeDSecureChallenge, Transaction
 from transactions.services.challenges import challenges_expire
 from transactions.services.recovery import transactions_recover_pending

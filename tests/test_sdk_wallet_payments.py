@@ -9,8 +9,8 @@ from gr4vy import errors, models
 
 from digitalwallets.tests.tokens import wallets_registered
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
+from paymentservices.processors.adyen.tests.mock import PAYMENT_PSP
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import PAYMENT_PSP
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -18,8 +18,8 @@ import stripe
 from django.test import Client
 from django.utils import timezone
 
+from paymentservices.processors.stripe.tests.mock import FakeStripe, localstripe
 from paymentservices.processors.tests.overrides import override_processor
-from tests.servers import FakeStripe, localstripe
 from transactions.models import ThreeDSecureChallenge, Transaction
 from transactions.services.challenges import challenges_expire
 from transactions.services.recovery import transactions_recover_pending

@@ -19,10 +19,11 @@ from django.db import connection
 from django.utils import timezone
 
 from payments.accounts.keys import mint_token
+from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.servers import database_url, gunicorn, localstripe
+from tests.servers import database_url, gunicorn
 from transactions.models import Transaction, TransactionEvent
 from transactions.services.actions import transaction_capture
 from transactions.services.recovery import transactions_recover_pending

@@ -16,7 +16,7 @@ import stripe
 from gr4vy import models
 
 from paymentservices.models import InboundNotification
-from tests.servers import FakeStripe, localstripe_connected
+from paymentservices.processors.stripe.tests.mock import FakeStripe, localstripe_connected
 from transactions.models import Refund, Transaction, TransactionEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)

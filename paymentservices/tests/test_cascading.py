@@ -13,13 +13,13 @@ import pytest
 from payments.connectors.base import ConnectorResult, Outcome
 from paymentservices.models import PaymentService
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
+from paymentservices.processors.adyen.tests.mock import PAYMENT_PSP
 from paymentservices.processors.stripe import PROCESSOR as STRIPE
+from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.routing import RETRYABLE_DECLINES, try_next
 from paymentservices.services import payment_service_update
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import PAYMENT_PSP
-from tests.servers import localstripe
 from transactions.models import TransactionEvent
 
 pytestmark = pytest.mark.django_db

@@ -13,13 +13,13 @@ import pytest
 from paymentservices.models import PaymentService
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.paypal import read_paypal_file
+from paymentservices.processors.paypal.tests.mock import CAPTURE_ID, FOREIGN_ID, REFUND_ID
 from paymentservices.processors.settling import SettlementUnreadable
 from paymentservices.tests.factories import PaymentServiceFactory
 from settlements.models import EntryKind, LedgerEntry, SettlementReportFile
 from settlements.selectors import unmatched_ledger_entries
 from settlements.services import Outcome
 from settlements.sources import settlement_sources, settlements_ingest
-from tests.paypal_mock import CAPTURE_ID, FOREIGN_ID, REFUND_ID
 from transactions.models import Transaction
 from transactions.tests.factories import RefundFactory, TransactionFactory
 

@@ -16,14 +16,14 @@ import stripe
 
 from paymentservices.processors.stripe import PROCESSOR as STRIPE
 from paymentservices.processors.stripe import read_stripe_file
+from paymentservices.processors.stripe.tests.mock import FakeStripe, localstripe_connected, stripe_fee
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 from settlements.models import EntryKind, FileStatus, LedgerEntry, SettlementReportFile
 from settlements.selectors import unmatched_ledger_entries
 from settlements.services import Outcome, SettlementFile, settlement_file_ingest
 from settlements.sources import settlements_ingest
-from tests.localstripe_balance import stripe_fee
-from tests.servers import FakeStripe, free_port, localstripe_connected
+from tests.servers import free_port
 from transactions.models import Transaction
 from transactions.tests.conftest import CARD
 

@@ -13,8 +13,8 @@ import pytest
 from gr4vy import Gr4vy, auth
 from playwright.sync_api import Page, expect
 
+from paymentservices.processors.stripe.tests.mock import FakeStripe, localstripe
 from paymentservices.processors.tests.overrides import override_processor
-from tests.servers import FakeStripe, localstripe
 from transactions.models import Transaction
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -35,7 +35,8 @@ def test_each_processor_s_folder_holds_the_parts_its_processor_declares(processo
     """No one list of every processor's files: each folder is checked against what its own processor declares. Every
     folder connects (connector.py, processor.py) and tests its connector; one that takes notifications parses them in
     its notifications module and tests them; its templates are under its own name; one that calls out (any but a
-    sandbox) brings its test double (tests/double.py)."""
+    sandbox) brings its test double: tests/mock.py, the double, which `python -m tests.mocks <folder>` runs without
+    settings (as the guides and the suite start it), and tests/double.py, its fixtures for every test."""
     folder = _folder(processor)
     modules = _modules(folder)
     assert {"connector", "processor"} <= modules
@@ -46,6 +47,16 @@ def test_each_processor_s_folder_holds_the_parts_its_processor_declares(processo
     templates = [path.relative_to(folder / "templates") for path in folder.glob("templates/**/*.html")]
     assert all(path.parts[0] == folder.name for path in templates), templates
     assert (folder / "tests" / "double.py").is_file() is not processor.sandbox
+    assert (folder / "tests" / "mock.py").is_file() is not processor.sandbox
+    started = subprocess.run(  # noqa: S603 (our own interpreter and module)
+        [sys.executable, "-m", "tests.mocks", folder.name, "--help"],
+        cwd=ROOT,
+        env={name: value for name, value in os.environ.items() if name != "DJANGO_SETTINGS_MODULE"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (started.returncode == 0) is not processor.sandbox, started.stderr
 
 
 @pytest.mark.parametrize("processor", PROCESSORS, ids=lambda processor: processor.id)

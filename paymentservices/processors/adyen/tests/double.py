@@ -6,8 +6,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from paymentservices.processors.adyen.tests.mock import (
+    AdyenMock,
+    AdyenTransport,
+    prism_adyen,
+    prism_adyen_disputes,
+    prism_adyen_payout,
+)
 from paymentservices.processors.tests.overrides import override_processor
-from tests.adyen_mock import AdyenMock, AdyenTransport, prism_adyen, prism_adyen_disputes, prism_adyen_payout
 
 
 @pytest.fixture(scope="session")

@@ -23,12 +23,20 @@ from paymentservices.processors.adyen import PROCESSOR
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.adyen.codes import REFUSAL_REASONS
 from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.adyen.tests.mock import (
+    ERRORS,
+    PAYMENT_PSP,
+    REFUND_PSP,
+    REFUSALS,
+    AdyenTransport,
+    prism_adyen,
+    result_codes,
+)
 from paymentservices.processors.seam import CredentialProblem
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 from paymentservices.services import payment_service_credentials_verify
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import ERRORS, PAYMENT_PSP, REFUND_PSP, REFUSALS, AdyenTransport, prism_adyen, result_codes
 
 KEY = "AQE_test_adyen_api_key_0123"
 MERCHANT = "TestMerchantECOM"

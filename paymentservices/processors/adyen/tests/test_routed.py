@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
+from paymentservices.processors.adyen.tests.mock import PAYMENT_PSP
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import PAYMENT_PSP
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 from digitalwallets.tests.tokens import wallets_registered
 from paymentservices.processors.adyen import PROCESSOR as ADYEN
 from paymentservices.processors.adyen.connector import AdyenConnector
+from paymentservices.processors.adyen.tests.mock import PAYMENT_PSP
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.adyen_mock import PAYMENT_PSP
 
 pytestmark = pytest.mark.django_db
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from paymentservices.processors.paypal.tests.mock import PayPalMock, paypal_mock
 from paymentservices.processors.tests.overrides import override_processor
-from tests.paypal_mock import PayPalMock, paypal_mock
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from paymentservices.processors.paypal import PROCESSOR as PAYPAL
 from paymentservices.processors.paypal import PayPalConnector
 from paymentservices.processors.paypal.connector import AuthorizationPending, masked_email, money
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
-from tests import paypal_mock as mock_answers
+from paymentservices.processors.paypal.tests import mock as mock_answers
 
 OPENING = RedirectRequest(
     amount=1000,

@@ -16,8 +16,16 @@ from disputes.models import Dispute
 from payments.tests.assertions import assert_error
 from paymentservices.models import InboundNotification, PaymentService
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
+from paymentservices.processors.paypal.tests.mock import (
+    AUTHORIZATION_ID,
+    CAPTURE_ID,
+    ORDER_ID,
+    REFUND_ID,
+    VERIFY_PATH,
+    WEBHOOK_ID,
+    signed_headers,
+)
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.paypal_mock import AUTHORIZATION_ID, CAPTURE_ID, ORDER_ID, REFUND_ID, VERIFY_PATH, WEBHOOK_ID, signed_headers
 from transactions.models import Capture, Refund, Transaction, TransactionEvent
 from transactions.tests.factories import CaptureFactory, RefundFactory, TransactionFactory
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from paymentservices.models import PaymentService
+from paymentservices.processors.paypal.tests.mock import AUTHORIZATION_ID, CAPTURE_ID, REFUND_ID
 from paymentservices.processors.paypal.tests.test_notifications import _at, paypal_service
 from paymentservices.processors.tests.overrides import override_processor
-from tests.paypal_mock import AUTHORIZATION_ID, CAPTURE_ID, REFUND_ID
 from transactions.models import Capture, Refund, Transaction
 from transactions.services.recovery import transaction_sync
 from transactions.services.state import SYSTEM, capture_reference

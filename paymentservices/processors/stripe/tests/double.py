@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from paymentservices.processors.stripe.tests.mock import FakeStripe, localstripe
 from paymentservices.processors.tests.overrides import override_processor
-from tests.servers import FakeStripe, localstripe
 
 
 @pytest.fixture(scope="session")

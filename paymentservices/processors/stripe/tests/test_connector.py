@@ -20,9 +20,9 @@ from payments.connectors.base import Outcome
 from paymentservices.processors.calls import MIN_CALL_SECONDS
 from paymentservices.processors.stripe import PROCESSOR
 from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector, _session
+from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
-from tests.servers import localstripe
 
 KEY = "sk_test_connector_0123456789"
 

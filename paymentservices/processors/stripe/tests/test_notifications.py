@@ -18,9 +18,9 @@ from payments.tests.assertions import assert_error
 from paymentservices import notifications
 from paymentservices.models import InboundNotification
 from paymentservices.processors.stripe.connector import StripeConnector
+from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.servers import localstripe
 
 WEBHOOK_SECRET = "whsec_test_notifications_0123"
 

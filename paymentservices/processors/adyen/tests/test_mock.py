@@ -6,7 +6,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from tests.adyen_mock import ANSWERS, ERRORS, _contract, added_answers, mock_document
+from paymentservices.processors.adyen.tests.mock import ANSWERS, ERRORS, _contract, added_answers, mock_document
 
 CONTRACT_URI = "urn:adyen-checkout"
 ADDED = list(added_answers())

@@ -31,11 +31,10 @@ from typing import IO, Any
 from Adyen.httpclient import HTTPClient
 
 import contracts
+from tests.prism import NOT_INSTALLED, PRISM, prism_command, prism_environment, start_prism
 from tests.processes import free_port, stop_process
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCUMENT = contracts.ADYEN_CHECKOUT
-PRISM = ROOT / "node_modules" / ".bin" / "prism"
 
 # The pspReferences of the answers below (16 characters, as Adyen's): the payment `card-direct` approves, and the
 # modifications made on a payment (each has its own, as at Adyen).
@@ -329,23 +328,12 @@ class AdyenMock:
         stop_process(self.process, grace=10)
 
 
-def start_prism(document: Path, port: int, log: IO[bytes]) -> subprocess.Popen:
-    """Prism serving `document` on 127.0.0.1:`port`, refusing requests that break it (`--errors`), logging to `log`."""
-    return subprocess.Popen(
-        [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), str(document)],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"},
-    )
-
-
 @contextmanager
 def _prism_serving(name: str, document: dict, probe: str = "/paymentMethods") -> Iterator[AdyenMock]:
     """Prism on a free port serving `document` (written as `name`), refusing requests that break it (`--errors`);
     each of Adyen's APIs has a Prism of its own, as each has a host of its own."""
     if not PRISM.exists():
-        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+        raise RuntimeError(NOT_INSTALLED)
     port = free_port()
     with tempfile.TemporaryDirectory() as directory, tempfile.TemporaryFile() as log:
         path = Path(directory) / name
@@ -479,17 +467,17 @@ def guide_document() -> dict[str, Any]:
 
 
 def main() -> None:
-    """`python -m tests.adyen_mock --port 8430`: the mock in the foreground, as docs/guides/adyen.md starts it."""
+    """`python -m tests.mocks adyen --port 8430`: the mock in the foreground, as docs/guides/adyen.md starts it."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=8430)
     port = parser.parse_args().port
     if not PRISM.exists():
-        raise SystemExit("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+        raise SystemExit(NOT_INSTALLED)
     # Prism becomes this process, so stopping it stops the mock; its document stays in the temporary directory.
     with tempfile.NamedTemporaryFile("w", prefix="adyen-checkout-v72-", suffix=".json", delete=False) as document:
         json.dump(guide_document(), document)
-    command = [str(PRISM), "mock", "--errors", "-h", "127.0.0.1", "-p", str(port), document.name]
-    os.execve(command[0], command, {**os.environ, "SCARF_ANALYTICS": "false", "NO_COLOR": "1"})  # noqa: S606 - fixed
+    command = prism_command(document.name, port)
+    os.execve(command[0], command, prism_environment())  # noqa: S606 - fixed
 
 
 # --- the Payout API (v68): instant card payouts -------------------------------------------------------------------
@@ -531,7 +519,3 @@ def prism_adyen_payout() -> Iterator[AdyenMock]:
     """Prism on a free port, serving `payout_mock_document()` and refusing requests that break it (`--errors`)."""
     with _prism_serving("adyen-payout-v68.json", payout_mock_document()) as mock:
         yield mock
-
-
-if __name__ == "__main__":
-    main()

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import contracts
-from tests.adyen_mock import PRISM, start_prism
+from tests.prism import NOT_INSTALLED, PRISM, start_prism
 from tests.processes import free_port, stop_process
 
 DOCUMENTS = {
@@ -311,7 +311,7 @@ class PayPalMock:
     errors: dict[str, int] = field(default_factory=dict)
     dropped: set[str] = field(default_factory=set)
     exchanges: list[Exchange] = field(default_factory=list)
-    # Standing in for the buyer's PayPal too (`python -m tests.paypal_mock`): orders send the buyer to the front's own
+    # Standing in for the buyer's PayPal too (`python -m tests.mocks paypal`): orders send the buyer to the front's own
     # approval page, which approves at once and sends them back to the last order's return URL, as PayPal does.
     approves_here: bool = False
     last_return_url: str | None = None
@@ -515,7 +515,7 @@ def paypal_mock(
 ) -> Iterator[PayPalMock]:
     """The front (on `port`, or a free one), and a Prism per document refusing requests that break it (`--errors`)."""
     if not PRISM.exists():
-        raise RuntimeError("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+        raise RuntimeError(NOT_INSTALLED)
     with tempfile.TemporaryDirectory() as directory, ExitStack() as stack:
         prisms, logs = {}, []
         for prefix, document in documents.items():
@@ -547,13 +547,13 @@ GUIDE_ANSWERS = {
 
 
 def main() -> None:
-    """`python -m tests.paypal_mock --port 8431`: the mock in the foreground, as docs/guides/paypal.md starts it.
+    """`python -m tests.mocks paypal --port 8431`: the mock in the foreground, as docs/guides/paypal.md starts it.
     It is the buyer's PayPal too: an order's approval link approves at once."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--port", type=int, default=8431)
     port = parser.parse_args().port
     if not PRISM.exists():
-        raise SystemExit("Prism is not installed: run `make install` (npm ci installs it into node_modules/).")
+        raise SystemExit(NOT_INSTALLED)
     # Stopped as a reader stops it (Ctrl-C) or as a test does (SIGTERM): either way its Prisms stop with it.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with paypal_mock(GUIDE_DOCUMENTS, port=port, approves_here=True) as mock:
@@ -562,7 +562,3 @@ def main() -> None:
         print(f"PayPal mock listening on {mock.url}", flush=True)
         with suppress(KeyboardInterrupt):
             signal.pause()
-
-
-if __name__ == "__main__":
-    main()

@@ -1,8 +1,7 @@
 """What the suite's localstripe adds to localstripe's balance, where localstripe itself lacks what Stripe does
-(`install()`, called by tests/localstripe_declines.py before the server starts). localstripe keeps balance
-transactions (one per captured charge and per refund, listed newest first at `/v1/balance_transactions`, each
-`available` at once) and payouts; unchanged, it charges no fee, and its payouts are manual ones that pay no balance
-transaction. This stand-in:
+(`install()`, called by mock.py before the server starts). localstripe keeps balance transactions (one per captured
+charge and per refund, listed newest first at `/v1/balance_transactions`, each `available` at once) and payouts;
+unchanged, it charges no fee, and its payouts are manual ones that pay no balance transaction. This stand-in:
 
 - charges a fee on each charge's balance transaction: 2.9% + 30 minor units, as Stripe's standard card pricing, in
   `fee` and itemized in `fee_details` as Stripe's `stripe_fee` (so `net` is the amount less the fee);

@@ -1,10 +1,10 @@
-"""localstripe as the suite runs it (`python -m tests.localstripe_declines`): localstripe itself, with the decline test
-cards Stripe documents declining when charged as Stripe does, each with the codes Stripe gives it, and the amounts
-Stripe's objects carry of a capture (a PaymentIntent's `amount_received`, a charge's `amount_captured`). Unchanged,
-localstripe declines those cards only when they are attached to a customer, every decline as `card_declined` without
-a `decline_code`, and says nothing of what a (partial) capture took; nothing else of it changes. Its balance gets
-Stripe's fee and automatic payouts from tests/localstripe_balance.py; disputes, which it lacks, come from
-tests/localstripe_disputes.py.
+"""What the suite's localstripe (mock.py) adds to localstripe's charges (`install()`, called before the server
+starts): the decline test cards Stripe documents declining when charged as Stripe does, each with the codes Stripe
+gives it, and the amounts Stripe's objects carry of a capture (a PaymentIntent's `amount_received`, a charge's
+`amount_captured`). Unchanged, localstripe declines those cards only when they are attached to a customer, every
+decline as `card_declined` without a `decline_code`, and says nothing of what a (partial) capture took; nothing else
+of it changes. Its balance gets Stripe's fee and automatic payouts from localstripe_balance.py; disputes, which it
+lacks, come from localstripe_disputes.py.
 """
 
 from __future__ import annotations
@@ -12,9 +12,6 @@ from __future__ import annotations
 from typing import Any
 
 from localstripe import resources
-from localstripe.server import start
-
-from tests import localstripe_balance, localstripe_disputes
 
 # Stripe's decline test cards: the card number, its error `code` and its `decline_code` (None: Stripe gives none).
 DECLINES: dict[str, tuple[str, str | None]] = {
@@ -91,15 +88,11 @@ def amount_received(self: Any) -> int:
     return amount_captured(charge) if charge is not None else 0
 
 
-resources.PaymentMethod._charging_is_declined = charging_is_declined
-resources.Charge._capture = capture
-resources.Charge.amount_captured = property(amount_captured)
-resources.PaymentIntent.amount_received = property(amount_received)
-resources.Charge._set_auth_failure = set_auth_failure
-resources.Charge._raise_failure = raise_failure
-resources.PaymentIntent.last_payment_error = property(last_payment_error)
-
-if __name__ == "__main__":
-    localstripe_balance.install()
-    localstripe_disputes.install()
-    start()
+def install() -> None:
+    resources.PaymentMethod._charging_is_declined = charging_is_declined
+    resources.Charge._capture = capture
+    resources.Charge.amount_captured = property(amount_captured)
+    resources.PaymentIntent.amount_received = property(amount_received)
+    resources.Charge._set_auth_failure = set_auth_failure
+    resources.Charge._raise_failure = raise_failure
+    resources.PaymentIntent.last_payment_error = property(last_payment_error)

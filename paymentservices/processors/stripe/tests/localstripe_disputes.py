@@ -1,6 +1,6 @@
-"""Disputes for the suite's localstripe, which has none (`install()`, called by tests/localstripe_declines.py before
-the server starts). Built from Stripe's API reference (the Dispute and File objects, "Update a dispute", "Close a
-dispute", "Create a file") and its testing page (the card that is disputed), as far as the server's calls need:
+"""Disputes for the suite's localstripe, which has none (`install()`, called by mock.py before the server starts).
+Built from Stripe's API reference (the Dispute and File objects, "Update a dispute", "Close a dispute", "Create a
+file") and its testing page (the card that is disputed), as far as the server's calls need:
 
 - a charge of Stripe's test card 4000000000000259 is disputed at once, as Stripe's test mode does: a Dispute
   (`dp_...`, `needs_response`, reason `fraudulent`, the charge's amount and currency, due in 7 days);
