@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
+import urllib.error
+import urllib.request
 from typing import IO
 
 from tests.processes import ROOT
@@ -28,3 +31,21 @@ def start_prism(document: os.PathLike[str] | str, port: int, log: IO[bytes]) -> 
     return subprocess.Popen(
         prism_command(str(document), port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=prism_environment()
     )
+
+
+def prism_wait(url: str, process: subprocess.Popen, log: IO[bytes]) -> None:
+    """Return once Prism answers `url` at all (an error status too: the server is up); fail with the end of its log
+    if it exits first, or after a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"Prism exited: {log.read().decode(errors='replace')[-2000:]}")
+        try:
+            urllib.request.urlopen(url, timeout=2)  # noqa: S310 - loopback
+            return
+        except urllib.error.HTTPError:
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise RuntimeError("Prism did not answer within 60 seconds")

@@ -1,6 +1,7 @@
 """PayPal end to end against a running server, as merchants and buyers reach it: the official `gr4vy` SDK, unchanged,
-for the merchant; a plain HTTP client for the buyer coming back from PayPal; the PayPal mock (tests/paypal_mock.py:
-Prism validating every request PayPal's official library sends) as PayPal. docs/payment-services.md, "PayPal".
+for the merchant; a plain HTTP client for the buyer coming back from PayPal; the PayPal mock
+(paymentservices/processors/paypal/tests/mock.py: Prism validating every request PayPal's official library sends) as
+PayPal. docs/payment-services.md, "PayPal".
 
 The mock's answers are static, so the buyer's approval at PayPal is played by the test: it reads the return URL the
 server gave PayPal in the order (the mock's record of the request) and follows it as PayPal would, with PayPal's

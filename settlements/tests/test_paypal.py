@@ -1,7 +1,8 @@
 """PayPal's settlement records read from its Transaction Search through `paypal-server-sdk`, against Prism serving the
-project's contract of the document (tests/paypal_mock.py): a PayPal payment shows settled with PayPal's fee and net,
-a refund is taken back with the fee PayPal gives back, a line that is not ours is kept and shown; pages and 31-day
-windows are each asked once, in order, each request valid by PayPal's document; the same records twice add nothing."""
+project's contract of the document (paymentservices/processors/paypal/tests/mock.py): a PayPal payment shows settled
+with PayPal's fee and net, a refund is taken back with the fee PayPal gives back, a line that is not ours is kept and
+shown; pages and 31-day windows are each asked once, in order, each request valid by PayPal's document; the same
+records twice add nothing."""
 
 from __future__ import annotations
 

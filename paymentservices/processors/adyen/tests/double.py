@@ -1,4 +1,4 @@
-"""Adyen's test double for the whole suite: Prism serving the contract of Adyen's API document (tests/adyen_mock.py)
+"""Adyen's test double for the whole suite: Prism serving the contract of Adyen's API document (mock.py)
 started once per test session, and the fixture that points the adyen-card connector at it. Registered by the root
 conftest.py, which walks the registry for each folder's `tests/double.py`."""
 

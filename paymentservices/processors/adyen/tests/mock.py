@@ -19,9 +19,6 @@ import json
 import os
 import subprocess
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +28,7 @@ from typing import IO, Any
 from Adyen.httpclient import HTTPClient
 
 import contracts
-from tests.prism import NOT_INSTALLED, PRISM, prism_command, prism_environment, start_prism
+from tests.prism import NOT_INSTALLED, PRISM, prism_command, prism_environment, prism_wait, start_prism
 from tests.processes import free_port, stop_process
 
 DOCUMENT = contracts.ADYEN_CHECKOUT
@@ -341,7 +338,7 @@ def _prism_serving(name: str, document: dict, probe: str = "/paymentMethods") ->
         process = start_prism(path, port, log)
         mock = AdyenMock(f"http://127.0.0.1:{port}", port, process, log)
         try:
-            _wait_until_answering(mock, probe=probe)
+            prism_wait(mock.url + probe, process, log)
             yield mock
         finally:
             mock.stop()
@@ -410,22 +407,6 @@ def prism_adyen_disputes() -> Iterator[AdyenMock]:
     """Prism on a free port serving `disputes_document()`, refusing requests that break it (`--errors`)."""
     with _prism_serving("adyen-disputes-v30.json", disputes_document(), probe="/acceptDispute") as mock:
         yield mock
-
-
-def _wait_until_answering(mock: AdyenMock, probe: str = "/paymentMethods") -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if mock.process.poll() is not None:
-            raise RuntimeError(f"Prism exited: {mock.output()[-2000:]}")
-        try:
-            # Any answer will do (this one is Prism's 401: no API key): the server is up.
-            urllib.request.urlopen(mock.url + probe, timeout=2)  # noqa: S310 - loopback
-            return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError("Prism did not answer within 60 seconds")
 
 
 class AdyenTransport(HTTPClient):

@@ -1,5 +1,5 @@
 """The adyen-card connector through Adyen's official library against Prism serving the contract of Adyen's API document
-in validating mode (tests/adyen_mock.py): every request the library sends must be valid by Adyen's schemas (the
+in validating mode (tests/mock.py): every request the library sends must be valid by Adyen's schemas (the
 `adyen_mock` fixture fails the test otherwise), and each test names the answer the mock simulates."""
 
 from __future__ import annotations

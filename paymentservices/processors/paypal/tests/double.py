@@ -1,4 +1,4 @@
-"""PayPal's test double for the whole suite: Prism per PayPal document behind the suite's front (tests/paypal_mock.py)
+"""PayPal's test double for the whole suite: Prism per PayPal document behind the suite's front (mock.py)
 started once per test session, and the fixture that points the paypal-paypal connector at it. Registered by the root
 conftest.py, which walks the registry for each folder's `tests/double.py`."""
 

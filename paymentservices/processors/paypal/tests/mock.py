@@ -34,11 +34,9 @@ import hashlib
 import hmac
 import json
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -53,7 +51,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import contracts
-from tests.prism import NOT_INSTALLED, PRISM, start_prism
+from tests.prism import NOT_INSTALLED, PRISM, prism_wait, start_prism
 from tests.processes import free_port, stop_process
 
 DOCUMENTS = {
@@ -487,26 +485,10 @@ def _prism(document: Path, directory: str) -> Iterator[tuple[str, IO[bytes]]]:
         process = start_prism(served, port, log)
         url = f"http://127.0.0.1:{port}"
         try:
-            _wait_until_answering(url, process, log)
+            prism_wait(url + "/v2/none", process, log)
             yield url, log
         finally:
             stop_process(process, grace=10)
-
-
-def _wait_until_answering(url: str, process: subprocess.Popen, log: IO[bytes]) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log.seek(0)
-            raise RuntimeError(f"Prism exited: {log.read().decode(errors='replace')[-2000:]}")
-        try:
-            urllib.request.urlopen(url + "/v2/none", timeout=2)  # noqa: S310 - loopback
-            return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            time.sleep(0.3)
-    raise RuntimeError("Prism did not answer within 60 seconds")
 
 
 @contextmanager

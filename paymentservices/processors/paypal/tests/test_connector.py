@@ -1,4 +1,4 @@
-"""The paypal-paypal connector against the PayPal mock (tests/paypal_mock.py): Prism validating every request
+"""The paypal-paypal connector against the PayPal mock (tests/mock.py): Prism validating every request
 PayPal's official library sends against PayPal's Orders v2 and Payments v2 documents, the suite's own token call,
 and the mock's named answers."""
 

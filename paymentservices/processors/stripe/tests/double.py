@@ -1,4 +1,4 @@
-"""Stripe's test double for the whole suite: localstripe (a fake Stripe, tests/servers.py) started once per test
+"""Stripe's test double for the whole suite: localstripe (a fake Stripe, mock.py) started once per test
 session, and the fixture that points the stripe-card connector at it. Registered by the root conftest.py, which walks
 the registry for each folder's `tests/double.py`."""
 

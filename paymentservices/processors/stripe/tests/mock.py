@@ -85,6 +85,7 @@ def _wait_until_answering(fake: FakeStripe, log: IO[bytes]) -> None:
 def main() -> None:
     """localstripe's own server (its options: `--port`, `--from-scratch`), with the decline test cards, the balance
     and the disputes of Stripe that the suite adds, installed before it starts."""
+    # Imported here: the tests that start localstripe load none of its server (aiohttp's app) themselves.
     from localstripe.server import start
 
     from paymentservices.processors.stripe.tests import localstripe_balance, localstripe_declines, localstripe_disputes
