@@ -21,8 +21,8 @@ _LOG_SCAN = LogScan()
 
 
 def _processor_doubles() -> list[str]:
-    """Each registered processor's test double and its fixtures (`<its folder>/tests/double.py`), for every test: found
-    by walking the registry, so that a processor's double is its folder's and names no line here."""
+    """Each registered processor's double's fixtures (`<its folder>/tests/double.py`, starting its `tests/mock.py`), for
+    every test: found by walking the registry, so that a processor's double is its folder's and names no line here."""
     from paymentservices.processors import PROCESSORS
 
     packages = {type(processor).__module__.rpartition(".")[0] for processor in PROCESSORS}

@@ -1,5 +1,6 @@
 """Fixtures of the payment service tests: the notifications handed to the handlers, and a listener counting the
-connections a hostile setting would send. Each processor's own double is its folder's (`tests/double.py`)."""
+connections a hostile setting would send. Each processor's own double is its folder's (`tests/mock.py`, its fixtures
+in `tests/double.py`)."""
 
 import socket
 import threading
