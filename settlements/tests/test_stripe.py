@@ -1,7 +1,8 @@
 """Stripe's settlement records ingested from localstripe (a fake Stripe run as a real process, with the fee and the
-automatic payouts of tests/localstripe_balance.py), read through Stripe's official library: a payment made through a
-Stripe service shows settled with Stripe's fee and net; refunds, payouts and what they paid; the same records twice
-add nothing; a line that is not ours is kept and shown; a garbled file changes nothing.
+automatic payouts of paymentservices/processors/stripe/tests/localstripe_balance.py), read through Stripe's official
+library: a payment made through a Stripe service shows settled with Stripe's fee and net; refunds, payouts and what
+they paid; the same records twice add nothing; a line that is not ours is kept and shown; a garbled file changes
+nothing.
 
 localstripe keeps one Stripe account for every key, so two merchant accounts' services read the same balance: each
 account's ledger matches only its own payments."""
