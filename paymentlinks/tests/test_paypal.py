@@ -13,9 +13,9 @@ from giftcards.tests.factories import IssuedGiftCardFactory
 from paymentlinks.embed import page_checkout
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.tests.factories import PaymentLinkFactory
+from paymentservices.processors.paypal.tests import mock as paypal
+from paymentservices.processors.paypal.tests.mock import GUIDE_ANSWERS
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests import paypal_mock as paypal
-from tests.paypal_mock import GUIDE_ANSWERS
 from transactions.models import Transaction
 
 pytestmark = pytest.mark.django_db

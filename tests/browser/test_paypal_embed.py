@@ -1,9 +1,9 @@
 """PayPal in Embed, in headless Chromium at a laptop's and a phone's size: the button the checkout's payment options
 offer, the transaction Embed makes with `{"method": "paypal"}`, the buyer sent to PayPal in the whole tab and back to
 the page, which reads the payment with the token its tab kept and shows the receipt. PayPal is the suite's mock
-(tests/paypal_mock.py: Prism validating every request PayPal's library sends), whose approval page approves at once
-and sends the buyer back as PayPal does. Waits are on attributes and text, never on time; screenshots in
-test-output/.
+(paymentservices/processors/paypal/tests/mock.py: Prism validating every request PayPal's library sends), whose
+approval page approves at once and sends the buyer back as PayPal does. Waits are on attributes and text, never on
+time; screenshots in test-output/.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from playwright.sync_api import Page, expect
 from giftcards.services import issued_card_create
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.tests.factories import PaymentLinkFactory
+from paymentservices.processors.paypal.tests.mock import GUIDE_ANSWERS, PayPalMock
 from paymentservices.tests.factories import PaymentServiceFactory
 from tests.browser.conftest import _new_page
 from tests.browser.test_checkout import apply_gift_card
 from tests.browser.test_payment_link_page import fits_the_width, page_url, receipt_rows, transactions_of
-from tests.paypal_mock import GUIDE_ANSWERS, PayPalMock
 from transactions.models import Transaction, TransactionStatus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -12,8 +12,8 @@ from django.core.cache import caches
 
 from buyers.tests.factories import BuyerFactory
 from payments.tests.assertions import assert_error
+from paymentservices.processors.paypal.tests.mock import GUIDE_ANSWERS
 from paymentservices.tests.factories import PaymentServiceFactory
-from tests.paypal_mock import GUIDE_ANSWERS
 from transactions.models import Transaction
 from transactions.tests.factories import TransactionFactory
 
