@@ -1,5 +1,5 @@
 """A Stripe dispute answered through Stripe's official library, against the suite's localstripe with the disputes it
-lacks (tests/localstripe_disputes.py, from Stripe's API reference): a payment of Stripe's disputed test card opens a
+lacks (its tests/localstripe_disputes.py, from Stripe's API reference): a payment of Stripe's disputed test card opens a
 dispute at the fake; its `charge.dispute.created` opens it here; a defence uploads the document and submits the
 evidence (under review at Stripe), an acceptance closes it (lost at Stripe); Stripe's refusal is a 409 with its
 reason and nothing kept; the next notification (`won`) decides the dispute here."""
