@@ -9,7 +9,7 @@ from cryptography import x509
 from django.db.models import Prefetch, QuerySet
 
 from digitalwallets import keys
-from digitalwallets.models import DigitalWallet, WalletKey
+from digitalwallets.models import DigitalWallet, WalletKey, WalletKeyPurpose
 from payments.accounts.models import MerchantAccount
 from payments.errors import NotFound
 
@@ -41,11 +41,11 @@ def digital_wallet_of(*, merchant_account: MerchantAccount, provider: str) -> Di
     return digital_wallet_list(merchant_account=merchant_account).filter(provider=provider).first()
 
 
-def digital_wallet_providers_paying(*, merchant_account: MerchantAccount) -> set[str]:
-    """The providers of the account's wallets whose tokens can be opened: registered, with the merchant ID they are
-    bound to (Apple Pay's from its identity certificate, Google Pay's from its configuration). One query."""
+def digital_wallets_paying(*, merchant_account: MerchantAccount) -> dict[str, DigitalWallet]:
+    """The account's wallets whose tokens can be opened, by provider: registered, with the merchant ID they are bound
+    to (Apple Pay's from its identity certificate, Google Pay's from its configuration). One query."""
     wallets = DigitalWallet.objects.filter(merchant_account=merchant_account, merchant_identifier__isnull=False)
-    return set(wallets.exclude(merchant_identifier="").values_list("provider", flat=True))
+    return {wallet.provider: wallet for wallet in wallets.exclude(merchant_identifier="")}
 
 
 @dataclass(frozen=True)
@@ -73,3 +73,21 @@ def wallet_keys_for(*, merchant_account: MerchantAccount, provider: str) -> Wall
             key.purpose: None if key.certificate is None else keys.certificate_read(key.certificate) for key in stored
         },
     )
+
+
+@dataclass(frozen=True)
+class GooglePayDirect:
+    """What Google's payment sheet needs to encrypt a token to the account itself (`DIRECT` tokenization): Google's
+    merchant ID and the public half of the wallet's key, base64 DER. Both are public."""
+
+    merchant_id: str
+    public_key: str
+
+
+def google_pay_direct_for(*, merchant_account: MerchantAccount) -> GooglePayDirect | None:
+    """The account's Google Pay `DIRECT` parameters, or None when it has no Google Pay wallet with its merchant ID."""
+    wallet = digital_wallet_of(merchant_account=merchant_account, provider="google")
+    if wallet is None or not wallet.merchant_identifier:
+        return None
+    key = next(key for key in wallet.keys.all() if key.purpose == WalletKeyPurpose.GOOGLE_PAYMENT)
+    return GooglePayDirect(merchant_id=wallet.merchant_identifier, public_key=key.public_key)

@@ -10,13 +10,26 @@ currency; there are no checkout rules (docs/transactions.md, "Payment options").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from digitalwallets.selectors import digital_wallet_providers_paying
+from digitalwallets.models import DigitalWallet
+from digitalwallets.networks import WALLET_SCHEMES
+from digitalwallets.selectors import digital_wallets_paying
 from giftcards.selectors import gift_cards_can_pay
 from payments.accounts.models import MerchantAccount
-from paymentservices.catalogues import redirect_methods
-from paymentservices.routing import NoPaymentService, route
+from paymentservices.catalogues import redirect_methods, schemes_taken
+from paymentservices.processors import processor_get
+from paymentservices.routing import NoPaymentService, Route, route
+
+
+@dataclass(frozen=True)
+class WalletContext:
+    """What a wallet's payment sheet needs from the server (upstream's `WalletPaymentOptionContext`): the name the
+    buyer sees and the card schemes both the wallet and a processor it routes to take. No gateway: the server opens
+    the tokens itself (docs/digital-wallets.md, "The payment option's context")."""
+
+    merchant_name: str
+    supported_schemes: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -30,6 +43,7 @@ class PaymentOption:
     can_store_payment_method: bool
     # Whether the money can be authorized now and captured later (`intent: authorize`).
     can_delay_capture: bool
+    context: WalletContext | None = None
 
 
 # Labels are English whatever the locale: the server has no translations (docs/transactions.md).
@@ -77,17 +91,38 @@ def _service_takes(
     return True
 
 
-def _wallets_taken(merchant_account: MerchantAccount, *, currency: str | None, country: str | None) -> list[str]:
-    """The providers whose wallets can pay in `currency` (from `country`): registered with the merchant ID their
-    tokens are bound to, and a service whose processor takes a network token routed to, as a payment would be."""
-    paying = digital_wallet_providers_paying(merchant_account=merchant_account) if currency is not None else set()
+def _wallets_taken(
+    merchant_account: MerchantAccount, *, currency: str | None, country: str | None
+) -> list[PaymentOption]:
+    """The options of the wallets that can pay in `currency` (from `country`): registered with the merchant ID their
+    tokens are bound to, and a service whose processor takes a network token routed to, as a payment would be; each
+    with the schemes the wallet and those processors both take."""
+    paying = digital_wallets_paying(merchant_account=merchant_account) if currency is not None else {}
     if not paying:  # no wallet, no question to routing
         return []
     try:
-        route(merchant_account=merchant_account, currency=str(currency), country=country, network_token=True)
+        routed = route(merchant_account=merchant_account, currency=str(currency), country=country, network_token=True)
     except NoPaymentService:
         return []
-    return [provider for provider in WALLET_OPTIONS if provider in paying]
+    taken = _schemes_routed(routed)
+    return [
+        replace(option, context=_wallet_context(paying[provider], taken))
+        for provider, option in WALLET_OPTIONS.items()
+        if provider in paying and taken & WALLET_SCHEMES[provider]
+    ]
+
+
+def _schemes_routed(routed: Route) -> frozenset[str]:
+    """The card schemes some service of the route takes, as its processor declares them."""
+    processors = (processor_get(service.definition_id) for service in routed.services)
+    return frozenset().union(*(schemes_taken(processor) for processor in processors if processor is not None))
+
+
+def _wallet_context(wallet: DigitalWallet, taken: frozenset[str]) -> WalletContext:
+    return WalletContext(
+        merchant_name=wallet.merchant_display_name or wallet.merchant_name,
+        supported_schemes=tuple(sorted(taken & WALLET_SCHEMES[wallet.provider])),
+    )
 
 
 def payment_options_list(
@@ -103,10 +138,7 @@ def payment_options_list(
     currency; none of these for nothing."""
     options = [CARD]
     if amount != 0:
-        options += [
-            WALLET_OPTIONS[provider]
-            for provider in _wallets_taken(merchant_account, currency=currency, country=country)
-        ]
+        options += _wallets_taken(merchant_account, currency=currency, country=country)
         taken = (
             option
             for option in _redirect_options()

@@ -8,7 +8,9 @@ from giftcards.models import IssuedGiftCard
 from giftcards.tests.factories import IssuedGiftCardFactory
 from payments.tests.assertions import assert_error
 from paymentservices.models import PaymentService
+from paymentservices.processors import processor_get
 from paymentservices.tests.factories import PaymentServiceFactory
+from tests.conformance.document import validate
 
 pytestmark = pytest.mark.django_db
 
@@ -196,8 +198,29 @@ def test_embed_calls_are_rate_limited_per_token(api_client, merchant_account, se
     assert all(_options(server).status_code == 200 for _ in range(3))  # server tokens are never limited
 
 
-APPLE_PAY = {**CARD, "method": "applepay", "mode": "applepay", "label": "Apple Pay", "can_store_payment_method": False}
-GOOGLE_PAY = {**APPLE_PAY, "method": "googlepay", "mode": "googlepay", "label": "Google Pay"}
+# Every scheme the sandbox takes (all the vault tells apart) that the wallet carries; the name the wallet was
+# registered with (register()'s "Acme Shop").
+APPLE_PAY = {
+    **CARD,
+    "method": "applepay",
+    "mode": "applepay",
+    "label": "Apple Pay",
+    "can_store_payment_method": False,
+    "context": {
+        "merchant_name": "Acme Shop",
+        "supported_schemes": ["amex", "discover", "jcb", "maestro", "mastercard", "unionpay", "visa"],
+    },
+}
+GOOGLE_PAY = {
+    **APPLE_PAY,
+    "method": "googlepay",
+    "mode": "googlepay",
+    "label": "Google Pay",
+    "context": {
+        "merchant_name": "Acme Shop",
+        "supported_schemes": ["amex", "discover", "jcb", "maestro", "mastercard", "visa"],
+    },
+}
 
 
 def test_wallets_are_offered_where_registered_and_a_processor_takes_their_tokens(reader, merchant_account):
@@ -208,7 +231,9 @@ def test_wallets_are_offered_where_registered_and_a_processor_takes_their_tokens
 
     DigitalWallet.objects.filter(provider="apple").update(merchant_identifier="merchant.com.example.shop")
 
-    assert _options(reader, amount=100, currency="USD").json()["items"] == [CARD, APPLE_PAY, GOOGLE_PAY]
+    offered = _options(reader, amount=100, currency="USD")
+    assert offered.json()["items"] == [CARD, APPLE_PAY, GOOGLE_PAY]
+    validate("/payment-options", "POST", offered)  # each context one of upstream's
     assert _methods(_options(reader, amount=100)) == ["card"]  # no currency: none can be said to take it
     assert _methods(_options(reader, amount=0, currency="USD")) == ["card"]
 
@@ -219,6 +244,23 @@ def test_no_wallet_without_a_processor_that_takes_network_tokens(reader, merchan
     PaymentServiceFactory(merchant_account=merchant_account, display_name="Stripe")  # takes cards, not device tokens
 
     assert _methods(_options(reader, amount=100, currency="USD")) == ["card"]
+
+
+def test_a_wallet_offers_the_name_buyers_see_and_the_schemes_its_processors_take(reader, merchant_account, monkeypatch):
+    register(
+        merchant_account,
+        provider="google",
+        merchant_display_name="Acme",
+        extra_configuration={"merchant_id": "12345678901234567890"},
+    )
+    # The processors routed to take Visa, Diners Club and UnionPay: Google Pay carries only Visa of them.
+    monkeypatch.setattr(processor_get("mock-card"), "card_schemes", frozenset({"visa", "diners-club", "unionpay"}))
+
+    (_, google) = _options(reader, amount=100, currency="USD").json()["items"]
+    assert google["context"] == {"merchant_name": "Acme", "supported_schemes": ["visa"]}
+
+    monkeypatch.setattr(processor_get("mock-card"), "card_schemes", frozenset({"diners-club"}))
+    assert _methods(_options(reader, amount=100, currency="USD")) == ["card"]  # no scheme in common: no button
 
 
 def test_another_accounts_wallet_does_not_count(reader, other_merchant_account):

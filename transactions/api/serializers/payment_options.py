@@ -14,7 +14,6 @@ from payments.rest.fields import (
 )
 from payments.rest.outputs import ConstantField, OutputSerializer
 from transactions.api.serializers.fields import (
-    NULL_OBJECT,
     NULL_STRING,
 )
 
@@ -34,6 +33,13 @@ class PaymentOptionsInput(StrictSerializer):
     cart_items = UnsupportedField("there are no checkout rules to evaluate cart items against.", json_type="array")
 
 
+class WalletPaymentOptionContextOutput(OutputSerializer):
+    """The upstream `WalletPaymentOptionContext`: the name on the wallet's payment sheet and the schemes it offers."""
+
+    merchant_name = serializers.CharField()
+    supported_schemes = serializers.ListField(child=serializers.CharField())
+
+
 class PaymentOptionOutput(OutputSerializer):
     """The upstream `PaymentOption`: one way to pay the checkout can show."""
 
@@ -46,7 +52,8 @@ class PaymentOptionOutput(OutputSerializer):
     icon_url = ConstantField(None, schema=NULL_STRING)
     can_store_payment_method = serializers.BooleanField()
     can_delay_capture = serializers.BooleanField()
-    context = ConstantField(None, schema=NULL_OBJECT)  # type: ignore[assignment]
+    # A wallet's (Apple Pay, Google Pay); null for every other way to pay.
+    context = WalletPaymentOptionContextOutput(allow_null=True)  # type: ignore[assignment]
 
 
 class PaymentOptionsOutput(OutputSerializer):
