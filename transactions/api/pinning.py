@@ -1,7 +1,8 @@
 """What a token's claims allow a new transaction to be.
 
 An `embed` claim pins the amount and the currency; a `checkout_session_id` claim pins the checkout session the
-transaction must pay with, unless gift cards pay all of it (then there is no payment method to pin). A token used
+transaction must pay with, unless gift cards pay all of it (then there is no payment method to pin) or a wallet's token
+pays (the buyer's own, like a card typed into the session). A token used
 through the `embed` scope alone must pin at least the amount and the currency, or a leaked browser token could
 charge anything. The buyer a claim pins, and everything of a buyer the transaction names, is `buyers.access`'s to
 check (one rule for every endpoint), in `transaction_create`.
@@ -23,6 +24,7 @@ from transactions.requests import (
     RedirectPaymentRequest,
     StoredPaymentMethodRequest,
     TransactionRequest,
+    WalletPaymentRequest,
 )
 
 PINNED_FIELDS = ("amount", "currency")
@@ -55,6 +57,10 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
         # Gift cards paying the whole (pinned) amount leave the payment method out (`transactions.services.create`
         # refuses one then); like a card typed into the session's fields, they are the buyer's own input, and a
         # stored gift card is looked up among the pinned buyer's only (`buyers.access`).
+        return
+    if isinstance(method, WalletPaymentRequest):
+        # Apple Pay's or Google Pay's token, made by the buyer's wallet for this checkout's page and sealed to the
+        # account's own key: the buyer's own input, like a card typed into the session's fields (Embed's buttons).
         return
     if isinstance(method, StoredPaymentMethodRequest) and access.pins:
         # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the

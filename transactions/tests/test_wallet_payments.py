@@ -12,6 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from django.utils import timezone
 
 from buyers.tests.factories import BuyerFactory
+from checkout.tests.factories import CheckoutSessionFactory
 from digitalwallets.models import DigitalWallet, WalletKeyPurpose
 from digitalwallets.selectors import wallet_keys_for
 from digitalwallets.tests.factories import MERCHANT_ID
@@ -284,3 +285,18 @@ def test_a_processor_that_cannot_take_a_network_token_is_refused_when_named(clie
     body = assert_error(response, 400, "/payment_service_id")
     assert "network token" in body["message"]
     nothing_stored()
+
+
+@pytest.mark.parametrize("method", ["applepay", "googlepay"])
+def test_a_checkouts_embed_token_pays_with_a_wallet_token(api_client, wallets, merchant_account, method):
+    # Embed's wallet buttons: the token pins the amount, the currency and the checkout session whose card fields the
+    # buyer chose not to use.
+    session = CheckoutSessionFactory(merchant_account=merchant_account)
+    embed = api_client(scopes=["embed"], embed={"amount": 1299, "currency": "USD"}, checkout_session_id=str(session.pk))
+    token = wallets.apple() if method == "applepay" else wallets.google()
+
+    response = pay(embed, method, token)
+
+    assert response.status_code == 201, response.content
+    assert response.json()["payment_method"]["method"] == method
+    assert_error(pay(embed, method, token, amount=1300), 403)  # the pinned amount still holds
