@@ -23,6 +23,7 @@ from checkout import security
 from checkout.models import CheckoutSession
 from checkout.selectors import checkout_session_get_by_id
 from checkout.services import checkout_session_create
+from digitalwallets.selectors import google_pay_direct_for
 from payments.accounts.keys import InvalidKeyError, load_private_pem, mint_token
 from payments.accounts.selectors import merchant_account_get
 from payments.errors import DuplicateRecord, NotFound, detail
@@ -181,6 +182,8 @@ def demo_checkout(request: HttpRequest) -> HttpResponse:
         "buyer_id": buyer_id or "",
         # The other view of the demo: the returning buyer from a new one, and back.
         "returning_buyer_id": "" if buyer_id else str(_demo_buyer(account).id),
+        # Google Pay's sheet encrypts to the account's own key: what a shop's server reads from its wallet.
+        "google_pay": google_pay_direct_for(merchant_account=account),
     }
     response = render(request, "checkout/demo_checkout.html", {**context, "csp_nonce": nonce})
     response["Content-Security-Policy"] = security.demo_page_policy(nonce=nonce, api_origin=api_origin)

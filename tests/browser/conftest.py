@@ -25,6 +25,9 @@ from payments.accounts.services import api_key_register, merchant_account_create
 CHROMIUM = Path("/usr/bin/chromium")
 # A third name for the live server: a site the merchant account does not list.
 FOREIGN_HOST = "other-site.test"
+# A shop's name with a dot in it, as a wallet's registered domain must have, that Chromium still treats as a secure
+# context (a `.localhost` name is loopback).
+WALLET_SHOP_HOST = "shop.localhost"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -34,7 +37,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    f"--host-resolver-rules=MAP localhost 127.0.0.1, MAP {FOREIGN_HOST} 127.0.0.1",
+    f"--host-resolver-rules=MAP localhost 127.0.0.1, MAP {FOREIGN_HOST} 127.0.0.1, MAP {WALLET_SHOP_HOST} 127.0.0.1",
 ]
 OUTPUT_DIR = Path(django_settings.BASE_DIR) / "test-output"
 # Generous: the machine running the suite may be busy; no assertion depends on how fast anything is.

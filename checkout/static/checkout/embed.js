@@ -6,6 +6,7 @@
  *     token, sessionId, amount: 1299, currency: 'USD', country: 'US',
  *     giftCards: true,
  *     buyerId,               // the buyer the token is pinned to: their saved cards, "save this card"
+ *     googlePay: { merchantId, publicKey },  // Google Pay's sheet encrypts to this server's key
  *     onComplete(transaction) { ... },
  *     onError(error) { ... },
  *   });
@@ -214,6 +215,9 @@
       stylesheet: o.stylesheet !== false,
       onComplete: typeof o.onComplete === 'function' ? o.onComplete : null,
       onError: typeof o.onError === 'function' ? o.onError : null,
+      // Apple Pay and Google Pay buttons where the browser offers them; `wallets: false` turns them off.
+      wallets: o.wallets !== false,
+      googlePay: readGooglePay(o.googlePay, fail),
     };
   }
 
@@ -323,9 +327,13 @@
       this.timers = new Set();
       this.destroyed = false;
       this.ui = {};
+      // The Apple Pay and Google Pay buttons, made once the form is.
+      this.wallets = null;
 
       if (options.stylesheet) ensureStylesheet();
       this._build();
+      this.wallets = new WalletButtons(this);
+      this.ui.form.prepend(this.wallets.element);
       this._setState('loading');
       this._renderGiftCards();
       this._initSecureFields();
@@ -333,6 +341,7 @@
       this._resumeRedirect();
       // Asked on a return too: after a payment canceled at PayPal, "Try again" offers PayPal again.
       if (options.paypal !== false) this._loadPayPal();
+      if (options.wallets) this.wallets.load();
     }
 
     // --- public ---------------------------------------------------------------
@@ -352,7 +361,7 @@
       if (this.sf) this.sf.destroy();
       this.root.replaceChildren();
       this.root.classList.remove('gr4vy-embed');
-      ['state', 'transactionId', 'errorCode'].forEach((key) => delete this.root.dataset[key]);
+      ['state', 'transactionId', 'errorCode', 'wallets'].forEach((key) => delete this.root.dataset[key]);
       this.root.removeAttribute('aria-busy');
     }
 
@@ -612,6 +621,7 @@
     _updatePayButton() {
       this.ui.pay.disabled = !(this.state === 'ready' && !this.giftBusy);
       this.ui.pay.textContent = this._payLabel();
+      if (this.wallets) this.wallets.update();
     }
 
     // --- Secure Fields --------------------------------------------------------
@@ -1401,6 +1411,281 @@
       this._setState(this.sf && this.sf.isReady() ? 'ready' : 'loading');
       if (this._newCardNeeded() && this.sf) this.sf.focus('number');
       else ui.pay.focus();
+    }
+  }
+
+  // ---------------------------------------------------------------------------
+  // Wallets: Apple Pay and Google Pay buttons (docs/frontend.md, "Wallets")
+  // ---------------------------------------------------------------------------
+
+  // Built into the browser, so no script of Apple's or Google's is loaded: Apple Pay JS in Safari, and Google Pay
+  // through the Payment Request API with Google's payment method identifier.
+  const APPLE_PAY_VERSION = 3;
+  const GOOGLE_PAY_METHOD = 'https://google.com/pay';
+  // Upstream's scheme ids (payment-options `context.supported_schemes`) in each wallet's own names.
+  const APPLE_PAY_NETWORKS = {
+    amex: 'amex',
+    discover: 'discover',
+    jcb: 'jcb',
+    maestro: 'maestro',
+    mastercard: 'masterCard',
+    unionpay: 'chinaUnionPay',
+    visa: 'visa',
+  };
+  const GOOGLE_PAY_NETWORKS = {
+    amex: 'AMEX',
+    discover: 'DISCOVER',
+    jcb: 'JCB',
+    maestro: 'MAESTRO',
+    mastercard: 'MASTERCARD',
+    visa: 'VISA',
+  };
+
+  /** The `googlePay` option: what Google's payment sheet needs to encrypt the token to this server's key. */
+  function readGooglePay(value, fail) {
+    if (value === undefined || value === null || value === false) return null;
+    const { merchantId, publicKey, environment = 'PRODUCTION' } = value;
+    if (typeof merchantId !== 'string' || !merchantId) fail('googlePay.merchantId is required.');
+    if (typeof publicKey !== 'string' || !/^[A-Za-z0-9+/]+=*$/.test(publicKey)) fail('googlePay.publicKey is required.');
+    if (!['TEST', 'PRODUCTION'].includes(environment)) fail('googlePay.environment must be TEST or PRODUCTION.');
+    return { merchantId, publicKey, environment };
+  }
+
+  /** An amount in minor units as the wallets take it: a decimal string, "12.99". */
+  function decimalAmount(amount, currency) {
+    const digits = minorUnits(currency);
+    return (amount / 10 ** digits).toFixed(digits);
+  }
+
+  function networks(context, names) {
+    const schemes = context && Array.isArray(context.supported_schemes) ? context.supported_schemes : [];
+    return schemes.filter((scheme) => Object.prototype.hasOwnProperty.call(names, scheme)).map((scheme) => names[scheme]);
+  }
+
+  /**
+   * The wallet buttons of one checkout: shown only where the browser offers the wallet and payment-options offers
+   * it, and paying the part of the amount gift cards leave, with the token the wallet gives.
+   */
+  class WalletButtons {
+    constructor(checkout) {
+      this.checkout = checkout;
+      this.buttons = [];
+      this.element = h('div', { class: 'gr4vy-embed__wallets', hidden: true });
+    }
+
+    // Which wallets this browser offers first: most offer none, and then the server is not asked. The root's
+    // data-wallets names the buttons shown once this is decided (empty for none).
+    async load() {
+      const c = this.checkout;
+      const offered = [this._appleAvailable() ? 'applepay' : null, (await this._googleAvailable()) ? 'googlepay' : null];
+      const options = offered.some(Boolean) && !c.destroyed ? await this._options() : [];
+      if (c.destroyed) return;
+      options
+        .filter((option) => option && offered.includes(option.method) && option.context)
+        .forEach((option) => this._add(option));
+      this.update();
+      c.root.dataset.wallets = this.buttons.map((button) => button.dataset.method).join(' ');
+    }
+
+    // The checkout's payment options; none when they cannot be read (the card fields still take the payment).
+    async _options() {
+      const { options } = this.checkout;
+      const body = { amount: options.amount, currency: options.currency };
+      if (options.country) body.country = options.country;
+      try {
+        const data = await this.checkout._post('/payment-options', body);
+        return data && Array.isArray(data.items) ? data.items : [];
+      } catch (_) {
+        return [];
+      }
+    }
+
+    // Shown while something is left for a card to pay; usable when Pay is.
+    update() {
+      const c = this.checkout;
+      this.element.hidden = this.buttons.length === 0 || c._remaining() === 0;
+      this.buttons.forEach((button) => {
+        button.disabled = !(c.state === 'ready' && !c.giftBusy);
+      });
+    }
+
+    _appleAvailable() {
+      const Session = global.ApplePaySession;
+      if (typeof Session !== 'function' || !this.checkout.options.country) return false;
+      try {
+        return Session.canMakePayments() === true;
+      } catch (_) {
+        return false; // Safari throws on a page that is not a secure context
+      }
+    }
+
+    async _googleAvailable() {
+      if (!this.checkout.options.googlePay || typeof global.PaymentRequest !== 'function') return false;
+      try {
+        return (await this._googleRequest(null).canMakePayment()) === true;
+      } catch (_) {
+        return false;
+      }
+    }
+
+    _add(option) {
+      const apple = option.method === 'applepay';
+      const label = apple ? 'Apple Pay' : 'Google Pay';
+      const button = h('button', {
+        type: 'button',
+        class: `gr4vy-embed__wallet gr4vy-embed__wallet--${option.method}`,
+        'data-method': option.method,
+        'aria-label': `Pay with ${label}`,
+        lang: 'en',
+        text: label,
+        onclick: () => (apple ? this._payApple(option) : this._payGoogle(option)),
+      });
+      this.buttons.push(button);
+      if (this.buttons.length === 1) {
+        this.element.append(h('p', { class: 'gr4vy-embed__wallets-or', text: 'Or pay by card' }));
+      }
+      this.element.insertBefore(button, this.element.lastChild);
+    }
+
+    _usable() {
+      const c = this.checkout;
+      return c.state === 'ready' && !c.giftBusy && c._remaining() > 0;
+    }
+
+    // Apple's sheet must open in the click itself: the session is made and begun before anything is awaited.
+    _payApple(option) {
+      const c = this.checkout;
+      if (!this._usable()) return;
+      const { options } = c;
+      let session;
+      try {
+        session = new global.ApplePaySession(APPLE_PAY_VERSION, {
+          countryCode: options.country,
+          currencyCode: options.currency,
+          supportedNetworks: networks(option.context, APPLE_PAY_NETWORKS),
+          merchantCapabilities: ['supports3DS'],
+          total: { label: option.context.merchant_name, amount: decimalAmount(c._remaining(), options.currency) },
+        });
+      } catch (error) {
+        c._failed(new EmbedError(error.message || 'Apple Pay could not start.', { code: 'wallet_unavailable' }));
+        return;
+      }
+      const Session = global.ApplePaySession;
+      session.onvalidatemerchant = async (event) => {
+        let merchantSession;
+        try {
+          merchantSession = await c._post('/digital-wallets/apple/session', {
+            validation_url: event.validationURL,
+            domain_name: global.location.hostname,
+          });
+        } catch (error) {
+          session.abort();
+          c._failed(error);
+          return;
+        }
+        session.completeMerchantValidation(merchantSession);
+      };
+      session.onpaymentauthorized = async (event) => {
+        const transaction = await this._submit('applepay', event.payment && event.payment.token, (ok) =>
+          session.completePayment(ok ? Session.STATUS_SUCCESS : Session.STATUS_FAILURE),
+        );
+        if (transaction) this._finish(transaction);
+      };
+      session.oncancel = () => {
+        if (c.state === 'processing' && !c.destroyed) c._setState('ready');
+      };
+      c._setState('processing');
+      session.begin();
+    }
+
+    _payGoogle(option) {
+      const c = this.checkout;
+      if (!this._usable()) return;
+      let request;
+      try {
+        request = this._googleRequest(option, c._remaining());
+      } catch (error) {
+        c._failed(new EmbedError(error.message || 'Google Pay could not start.', { code: 'wallet_unavailable' }));
+        return;
+      }
+      // show() must be called in the click itself, before anything is awaited.
+      const shown = request.show();
+      c._setState('processing');
+      this._googleShown(shown);
+    }
+
+    async _googleShown(shown) {
+      const c = this.checkout;
+      let response;
+      try {
+        response = await shown;
+      } catch (_) {
+        if (!c.destroyed) c._setState('ready'); // the buyer closed the sheet
+        return;
+      }
+      const method = response.details && response.details.paymentMethodData;
+      const token = method && method.tokenizationData ? method.tokenizationData.token : null;
+      const transaction = await this._submit('googlepay', token, (ok) => response.complete(ok ? 'success' : 'fail'));
+      if (transaction) this._finish(transaction);
+    }
+
+    // Google Pay's PaymentDataRequest: its token encrypted directly to this server's key (ECv2), never a gateway's.
+    _googleRequest(option, amount = this.checkout.options.amount) {
+      const { options } = this.checkout;
+      const google = options.googlePay;
+      const schemes = option ? networks(option.context, GOOGLE_PAY_NETWORKS) : Object.values(GOOGLE_PAY_NETWORKS);
+      const data = {
+        environment: google.environment,
+        apiVersion: 2,
+        apiVersionMinor: 0,
+        merchantInfo: { merchantId: google.merchantId, merchantName: option ? option.context.merchant_name : '' },
+        allowedPaymentMethods: [
+          {
+            type: 'CARD',
+            parameters: { allowedAuthMethods: ['PAN_ONLY', 'CRYPTOGRAM_3DS'], allowedCardNetworks: schemes },
+            tokenizationSpecification: {
+              type: 'DIRECT',
+              parameters: { protocolVersion: 'ECv2', publicKey: google.publicKey },
+            },
+          },
+        ],
+      };
+      const total = { label: 'Total', amount: { currency: options.currency, value: decimalAmount(amount, options.currency) } };
+      return new global.PaymentRequest([{ supportedMethods: GOOGLE_PAY_METHOD, data }], { total });
+    }
+
+    // The transaction paid with the wallet's token; `settle(ok)` closes the wallet's sheet first. Null when it failed
+    // (the checkout shows why).
+    async _submit(method, token, settle) {
+      const c = this.checkout;
+      if (!token) {
+        await settle(false);
+        c._failed(new EmbedError('The wallet gave no payment token.', { code: 'wallet_error' }));
+        return null;
+      }
+      const body = c._transactionBody(false);
+      body.payment_method = { method, token, redirect_url: c._approvalCompleteUrl() };
+      let transaction;
+      try {
+        transaction = await c._post('/transactions', body, { 'Idempotency-Key': c._idempotencyKey(body) });
+      } catch (error) {
+        c.attempt = null; // a token pays once: a retry needs a new one from the wallet
+        await settle(false);
+        c._failed(error);
+        return null;
+      }
+      c.attempt = null;
+      const status = transaction && transaction.status;
+      await settle(APPROVED.has(status) || status === CHALLENGED);
+      return transaction || {};
+    }
+
+    _finish(transaction) {
+      const c = this.checkout;
+      if (c.destroyed) return;
+      // A Google Pay card without a device cryptogram goes through 3-D Secure like a typed one.
+      if (transaction.status === CHALLENGED) c._showChallenge(transaction);
+      else c._transactionCreated(transaction);
     }
   }
 
