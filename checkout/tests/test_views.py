@@ -12,6 +12,7 @@ from django.utils import timezone
 from buyers.models import Buyer
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_create
+from digitalwallets.tests.factories import register
 from payments.accounts.keys import load_private_pem
 from payments.tests.assertions import assert_error
 
@@ -307,8 +308,9 @@ def test_demo_links_the_returning_buyer_view_and_back(demo, django_assert_num_qu
     client.get(DEMO_URL)  # the demo's returning buyer exists from the first visit on
     buyer = Buyer.objects.get(merchant_account=demo, external_identifier="demo-returning-buyer")
 
-    # The account, the returning buyer, the new session: the same few queries on every visit after the first.
-    with django_assert_num_queries(4):
+    # The account, the returning buyer, the new session, the account's Google Pay wallet (none): the same few queries
+    # on every visit after the first.
+    with django_assert_num_queries(5):
         new_buyer = client.get(DEMO_URL)
     returning = client.get(DEMO_URL, {"buyer_id": str(buyer.pk)})
 
@@ -316,3 +318,14 @@ def test_demo_links_the_returning_buyer_view_and_back(demo, django_assert_num_qu
     assert 'href="?"' in returning.content.decode()
     assert "?buyer_id=" not in returning.content.decode().split('class="demo-views"')[1].split("</nav>")[0]
     assert Buyer.objects.filter(external_identifier="demo-returning-buyer").count() == 1
+
+
+def test_the_demo_gives_embed_the_google_pay_wallets_merchant_id_and_public_key(demo):
+    client = Client(HTTP_HOST="localhost:8000")
+    assert 'data-google-pay-merchant-id=""' in client.get(DEMO_URL).content.decode()  # no wallet: no Google Pay
+    wallet = register(demo, provider="google", extra_configuration={"merchant_id": "12345678901234567890"})
+
+    page = client.get(DEMO_URL).content.decode()
+
+    assert 'data-google-pay-merchant-id="12345678901234567890"' in page
+    assert f'data-google-pay-public-key="{wallet.keys.get().public_key}"' in page
