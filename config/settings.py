@@ -9,10 +9,11 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from config.processor_settings import processor_blocks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 LOCAL_DIR = BASE_DIR / ".local"
@@ -467,38 +468,12 @@ SANDBOX_PAYMENTS = _bool("SANDBOX_PAYMENTS", default=False)
 # that finds no processor answering still answers well inside the web timeout and the client's own.
 PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
 
-# Each processor's own settings, one block per processor folder (paymentservices/processors/<id>/), read from
-# environment variables named after it (docs/deploy.md). API_BASE: where its connector calls (the tests point it at
-# the processor's double); TIMEOUT_SECONDS: how long one call may take, after which it is a "no answer" result, never a
-# decline. Connectors read their block at each call (`paymentservices.processors.config.processor_settings`).
-PROCESSORS: dict[str, dict[str, Any]] = {
-    "stripe": {
-        "API_BASE": env.str("STRIPE_API_BASE", default="https://api.stripe.com"),
-        "TIMEOUT_SECONDS": env.float("STRIPE_TIMEOUT_SECONDS", default=10.0),
-        # Stripe.js, which the buyer's page loads to complete Stripe's own 3-D Secure (docs/three-d-secure.md); the
-        # tests point it at the fake Stripe's stand-in. The page's Content-Security-Policy allows its origin.
-        "JS_URL": env.str("STRIPE_JS_URL", default="https://js.stripe.com/v3/"),
-    },
-    "adyen": {
-        # The Checkout API (v72): empty means Adyen's own, test or live by the service's `live_url_prefix`.
-        "API_BASE": env.str("ADYEN_API_BASE", default=""),
-        # The Payout API (v68, instant card payouts): empty means Adyen's own, test or live like the Checkout API.
-        "PAYOUT_API_BASE": env.str("ADYEN_PAYOUT_API_BASE", default=""),
-        "TIMEOUT_SECONDS": env.float("ADYEN_TIMEOUT_SECONDS", default=10.0),
-        # Where reports are downloaded: empty means only Adyen's own report hosts (ca-test, ca-live); the tests point
-        # it at their stand-in. A report URL anywhere else is never kept nor fetched.
-        "REPORT_BASE": env.str("ADYEN_REPORT_BASE", default=""),
-        # The Disputes API (v30): empty means Adyen's own (its Customer Area host, test or live by the service's
-        # `live_url_prefix`); the tests point it at their mock.
-        "DISPUTES_BASE": env.str("ADYEN_DISPUTES_BASE", default=""),
-    },
-    "paypal": {
-        # The REST API host PayPal's library calls: PayPal's live host by default; its sandbox is
-        # https://api-m.sandbox.paypal.com (docs/payment-services.md, "PayPal").
-        "API_BASE": env.str("PAYPAL_API_BASE", default="https://api-m.paypal.com"),
-        "TIMEOUT_SECONDS": env.float("PAYPAL_TIMEOUT_SECONDS", default=10.0),
-    },
-}
+# Each processor's own settings, one block per processor folder (paymentservices/processors/<slug>/), which its
+# folder's settings.py reads from environment variables named after it (docs/deploy.md). API_BASE: where its
+# connector calls (the tests point it at the processor's double); TIMEOUT_SECONDS: how long one call may take, after
+# which it is a "no answer" result, never a decline. Connectors read their block at each call
+# (`paymentservices.processors.config.processor_settings`).
+PROCESSORS = processor_blocks(BASE_DIR / "paymentservices" / "processors", env)
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")

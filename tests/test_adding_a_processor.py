@@ -1,7 +1,7 @@
 """Adding a processor is its folder and one registry line (docs/architecture.md, "Adding a processor"): a throwaway
 processor written into a temporary folder, and added to the registry for this test alone, is listed as a definition,
-configured as a payment service, routed a payment, notified of its capture and settled, with no other file of the
-server changed."""
+configured as a payment service, routed a payment, notified of its capture and settled, and its settings block is
+read from its folder, with no other file of the server changed."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import json
 import sys
 import textwrap
 
+import environ
 import pytest
 
+from config.processor_settings import processor_blocks
 from paymentservices import processors
 from settlements.models import LedgerEntry
 from settlements.sources import settlements_ingest
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.django_db
 KEY = "throwaway-signing-key"
 CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
 
-# The folder: its package (what others may use), its processor, connector, notifications and settlements.
+# The folder: its package (what others may use), its processor, connector, notifications, settlements and settings.
 FOLDER = {
     "__init__.py": """
         from throwaway.processor import ThrowawayProcessor
@@ -137,17 +139,28 @@ FOLDER = {
                     for line in json.loads(content)
                 ]
     """,
+    "settings.py": """
+        def settings_block(env):
+            return {"API_BASE": env.str("THROWAWAY_API_BASE", default="https://api.throwaway.test")}
+    """,
 }
 
 
 @pytest.fixture
-def throwaway(tmp_path, monkeypatch):
-    """The folder written and imported, and its processor added to the registry: nothing else."""
-    folder = tmp_path / "throwaway"
-    folder.mkdir()
+def folder(tmp_path):
+    """The folder written, beside a folder with no settings (as the sandbox's), and nothing imported."""
+    (tmp_path / "throwaway").mkdir()
     for name, text in FOLDER.items():
-        (folder / name).write_text(textwrap.dedent(text))
-    monkeypatch.syspath_prepend(str(tmp_path))
+        (tmp_path / "throwaway" / name).write_text(textwrap.dedent(text))
+    (tmp_path / "unset").mkdir()
+    (tmp_path / "unset" / "__init__.py").write_text("")
+    return tmp_path / "throwaway"
+
+
+@pytest.fixture
+def throwaway(folder, monkeypatch):
+    """The folder imported, and its processor added to the registry: nothing else."""
+    monkeypatch.syspath_prepend(str(folder.parent))
     package = importlib.import_module("throwaway")
     monkeypatch.setattr(processors, "PROCESSORS", (*processors.PROCESSORS, package.PROCESSOR))
     yield package
@@ -210,3 +223,12 @@ def test_a_processor_added_by_its_folder_and_a_registry_line_is_listed_routed_no
     assert len(results["throwaway-card"]) == 1
     entry = LedgerEntry.objects.get(source="throwaway-card")
     assert (entry.transaction_id, entry.amount, entry.net_amount) == (txn.pk, 1299, 1289)
+
+
+def test_a_processor_s_settings_block_is_read_from_its_folder_without_importing_it(folder, monkeypatch):
+    """config/settings.py builds `PROCESSORS` so: each folder's `settings.py`, loaded by its file (the package imports
+    models, which settings cannot), keyed by the folder's name; a folder without one has no block."""
+    assert processor_blocks(folder.parent, environ.Env()) == {"throwaway": {"API_BASE": "https://api.throwaway.test"}}
+    monkeypatch.setenv("THROWAWAY_API_BASE", "http://127.0.0.1:1")
+    assert processor_blocks(folder.parent, environ.Env()) == {"throwaway": {"API_BASE": "http://127.0.0.1:1"}}
+    assert [name for name in sys.modules if name.partition(".")[0] == "throwaway"] == []

@@ -22,7 +22,6 @@ NAMES = re.compile("|".join(re.escape(p.slug) for p in PROCESSORS if not p.sandb
 # Places outside the folders that name processors, each for a reason of its own.
 ALLOWED = {
     "paymentservices/processors/__init__.py": "the registry: one line per processor, importing its folder",
-    "config/settings.py": "each processor's settings block, read from environment variables of its own name",
     "contracts/": "the processors' published API documents the contract mocks serve, each under its own name",
     "bench/": "the benchmark pays through Stripe's double as a real processor's path, to measure it",
     "paymentservices/tests/factories.py": "test data: a payment service of a real processor, for the tests to route",
