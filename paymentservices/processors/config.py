@@ -1,4 +1,4 @@
-"""Each processor's block of `settings.PROCESSORS` (config/settings.py, docs/deploy.md)."""
+"""Each processor's block of `settings.PROCESSORS` (its folder's settings.py, docs/deploy.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Each registered processor is one folder with the same parts, and everything the server knows of it comes from
 there: the definitions are derived from the registry, and nothing outside the folder names a module inside it
-(`lint-imports`, the `processor-*` contracts of pyproject.toml)."""
+(`lint-imports`, the `processor-folders` contract of pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -110,13 +110,20 @@ def _imported_modules(path: Path) -> set[str]:
     return names | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
 
 
-def test_no_processor_imports_another():
+def test_no_processor_imports_another_nor_do_the_modules_they_share():
+    """`lint-imports` (the `processor-folders` contract) keeps code outside this package out of each folder's modules
+    but lets every module of the package in; this keeps them apart inside it: no folder imports another processor, and
+    the modules the processors share (the registry, the seam, their helpers and tests) import a folder's package at
+    most, never a module inside it."""
     folders = {_folder(processor).name for processor in PROCESSORS}
-    for folder in folders:
-        others = {f"paymentservices.processors.{name}" for name in folders - {folder}}
-        for path in (PROCESSORS_DIR / folder).rglob("*.py"):
-            reached = {module for module in _imported_modules(path) for other in others if module.startswith(other)}
-            assert reached == set(), path
+    for path in PROCESSORS_DIR.rglob("*.py"):
+        inside = path.relative_to(PROCESSORS_DIR).parts[0]
+        if inside in folders:
+            others = tuple(f"paymentservices.processors.{name}" for name in folders - {inside})
+        else:
+            others = tuple(f"paymentservices.processors.{name}." for name in folders)
+        reached = {module for module in _imported_modules(path) if module.startswith(others)}
+        assert reached == set(), path
 
 
 def test_each_settings_block_belongs_to_a_processor_folder_and_is_read_only_there():
