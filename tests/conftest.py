@@ -15,13 +15,20 @@ def _no_sdk_environment(monkeypatch):
 
 
 @pytest.fixture
-def sdk_client(live_server, api_key, private_key_pem) -> Iterator[Callable[..., Gr4vy]]:
+def sdk_server_url(live_server, api_key) -> str:
+    """The server the SDK clients call, which knows the `default` account's key (the browser tests' is the demo
+    shop's API origin)."""
+    return live_server.url
+
+
+@pytest.fixture
+def sdk_client(sdk_server_url, private_key_pem) -> Iterator[Callable[..., Gr4vy]]:
     """`sdk_client(scopes=[...])`: an SDK client signing its own tokens; every client is closed at teardown."""
     clients: list[Gr4vy] = []
 
     def make(scopes: list[str] | None = None) -> Gr4vy:
         client = Gr4vy(
-            server_url=live_server.url,
+            server_url=sdk_server_url,
             bearer_auth=auth.with_token(private_key_pem, scopes=scopes),
             merchant_account_id="default",
         )

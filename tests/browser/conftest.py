@@ -108,6 +108,12 @@ def demo_shop(two_origin_server, transactional_db, settings, tmp_path, private_k
     return shop
 
 
+@pytest.fixture
+def sdk_server_url(demo_shop) -> str:
+    """The `sdk` fixture's client calls the API origin with the demo's key, as the shop's own server would."""
+    return demo_shop.api_origin
+
+
 def _new_page(chromium: Browser, *, width: int, height: int, bypass_csp: bool = False) -> Iterator[Page]:
     context = chromium.new_context(viewport={"width": width, "height": height}, locale="en-US", bypass_csp=bypass_csp)
     context.set_default_timeout(TIMEOUT_MS)

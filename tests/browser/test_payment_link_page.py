@@ -1,12 +1,17 @@
 """Paying a payment link on its page, in headless Chromium at a laptop's and a phone's width: Embed on the page with
 the token the server minted for the link, Secure Fields framed by this server's own page, the sandbox (with 3-D
 Secure), a receipt in the buyer's locale and the way back to the merchant; the keyboard alone; a link paid meanwhile
-refused in words. Waits are on attributes and text, never on time; the screenshots are in test-output/.
+refused in words. The paying tests at a phone's width, through the sandbox and through Adyen, start where a merchant
+starts: the official SDK creates the link over HTTP, and after the buyer pays, the SDK finds it completed and its
+transaction from it. Waits are on attributes and text, never on time; the screenshots are in test-output/.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from gr4vy import Gr4vy, models
 from playwright.sync_api import Locator, Page, expect
 from rest_framework.test import APIClient
 
@@ -24,27 +29,46 @@ from tests.browser.test_three_d_secure import CHALLENGE_Y, challenge_page
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 RETURN_URL = "https://shop.acme.example.com/thanks"
+# A link in British English, with a cart and a way back: the API's fields, which are also the model's.
+LINK: dict[str, Any] = {
+    "amount": 2598,
+    "currency": "GBP",
+    "country": "GB",
+    "intent": "capture",
+    "locale": "en-GB",
+    "external_identifier": "invoice-2041",
+    "merchant_name": "ACME Bakery",
+    "merchant_message": "Thank you for your order!",
+    "return_url": RETURN_URL,
+    "cart_items": [
+        {"name": "Sourdough loaf", "quantity": 2, "unit_amount": 650},
+        {"name": "Birthday cake", "quantity": 1, "unit_amount": 1298},
+    ],
+}
 
 
 @pytest.fixture
 def link(demo_shop) -> PaymentLink:
-    """A link of the demo's merchant account, in British English, with a cart and a way back."""
-    return PaymentLinkFactory(
-        merchant_account=demo_shop.merchant_account,
-        amount=2598,
-        currency="GBP",
-        country="GB",
-        intent="capture",
-        locale="en-GB",
-        external_identifier="invoice-2041",
-        merchant_name="ACME Bakery",
-        merchant_message="Thank you for your order!",
-        return_url=RETURN_URL,
-        cart_items=[
-            {"name": "Sourdough loaf", "quantity": 2, "unit_amount": 650},
-            {"name": "Birthday cake", "quantity": 1, "unit_amount": 1298},
-        ],
-    )
+    """The link, of the demo's merchant account, made straight in the database (quicker than over HTTP)."""
+    return PaymentLinkFactory(merchant_account=demo_shop.merchant_account, **LINK)
+
+
+@pytest.fixture
+def sdk_link(demo_shop, sdk: Gr4vy) -> PaymentLink:
+    """The same link as a merchant's server makes it: with the official SDK, over HTTP. Its `url` is the page."""
+    created = sdk.payment_links.create(**LINK)
+    assert (created.status, created.url) == ("active", f"{demo_shop.api_origin}/l/{created.id}")
+    return PaymentLink.objects.get(pk=created.id)
+
+
+def paid_as_the_sdk_finds_it(sdk: Gr4vy, link: PaymentLink) -> models.TransactionSummary:
+    """The link completed and its one transaction, found from it, both read with the official SDK:
+    `GET /payment-links/{id}` and `GET /transactions?payment_link_id=`."""
+    assert sdk.payment_links.get(payment_link_id=str(link.pk)).status == "completed"
+    [transaction] = sdk.transactions.list(payment_link_id=str(link.pk)).result.items
+    link.refresh_from_db()
+    assert str(link.transaction_id) == transaction.id
+    return transaction
 
 
 def page_url(shop, link: PaymentLink) -> str:
@@ -78,8 +102,9 @@ def fits_the_width(page: Page) -> bool:
 
 
 @pytest.mark.parametrize("sized", list(DESK_SIZES), indirect=True, ids=list(DESK_SIZES))
-def test_a_buyer_pays_a_link_and_gets_a_receipt_then_the_way_back(demo_shop, link, sized, private_key_pem, output_dir):
+def test_a_buyer_pays_a_link_and_gets_a_receipt_then_the_way_back(demo_shop, sdk, sdk_link, sized, output_dir):
     page, size = sized
+    link = sdk_link
     open_link(page, demo_shop, link)
     expect(page.get_by_role("heading", name="Pay £25.98")).to_be_visible()  # Embed's, in the link's locale
     expect(page.locator("table")).to_contain_text("Sourdough loaf")
@@ -93,7 +118,7 @@ def test_a_buyer_pays_a_link_and_gets_a_receipt_then_the_way_back(demo_shop, lin
     receipt = page.locator("#receipt")
     expect(receipt).to_be_visible()
     expect(page.get_by_role("heading", name="Receipt")).to_be_focused()
-    [transaction] = transactions_of(link, private_key_pem)
+    transaction = paid_as_the_sdk_finds_it(sdk, link)
     rows = receipt_rows(page)
     assert rows["Amount paid"] == "£25.98"
     assert rows["Paid to"] == "ACME Bakery"
@@ -101,7 +126,7 @@ def test_a_buyer_pays_a_link_and_gets_a_receipt_then_the_way_back(demo_shop, lin
     assert rows["Paid with"] == "Visa ending in 1111"
     assert rows["Payment request"] == str(link.pk)
     assert rows["Your reference"] == "invoice-2041"
-    assert rows["Payment reference"] == transaction["reconciliation_id"]
+    assert rows["Payment reference"] == transaction.reconciliation_id
     expect(page.locator("#payment")).to_be_hidden()
     back = page.get_by_role("link", name="Return to ACME Bakery")
     expect(back).to_be_visible()
@@ -109,9 +134,7 @@ def test_a_buyer_pays_a_link_and_gets_a_receipt_then_the_way_back(demo_shop, lin
     assert fits_the_width(page)
     page.screenshot(path=output_dir / f"payment-link-receipt-{size}.png", full_page=True)
 
-    link.refresh_from_db()
-    assert (link.status, str(link.transaction_id)) == (PaymentLinkStatus.COMPLETED, transaction["id"])
-    assert (transaction["status"], transaction["amount"], transaction["currency"]) == ("capture_succeeded", 2598, "GBP")
+    assert (transaction.status, transaction.amount, transaction.currency) == ("capture_succeeded", 2598, "GBP")
     page.reload()
     expect(page.locator("#state")).to_have_text("This payment request has been paid. Thank you.")
     expect(page.locator("#checkout")).to_have_count(0)
@@ -259,9 +282,10 @@ def adyen_service(demo_shop, adyen_mock):
 
 @pytest.mark.parametrize("sized", ["phone"], indirect=True, ids=["phone"])
 def test_a_buyer_pays_a_link_through_adyen_on_a_phone(
-    demo_shop, link, adyen_service, adyen_mock, sized, private_key_pem, output_dir
+    demo_shop, sdk, sdk_link, adyen_service, adyen_mock, sized, output_dir
 ):
     page, size = sized
+    link = sdk_link
     open_link(page, demo_shop, link)
     enter_card(page, APPROVED_CARD)
     page.get_by_role("button", name="Pay £25.98").click()
@@ -272,13 +296,12 @@ def test_a_buyer_pays_a_link_through_adyen_on_a_phone(
     page.screenshot(path=output_dir / f"payment-link-adyen-receipt-{size}.png", full_page=True)
 
     # The transaction is found from the link, and it went through Adyen (Prism validated every request it was sent).
-    [transaction] = transactions_of(link, private_key_pem)
-    assert transaction["payment_service"]["id"] == str(adyen_service.pk)
-    assert (transaction["amount"], transaction["currency"]) == (2598, "GBP")
-    assert transaction["status"] in {"authorization_succeeded", "capture_succeeded"}
+    transaction = paid_as_the_sdk_finds_it(sdk, link)
+    assert isinstance(transaction.payment_service, models.TransactionPaymentService)
+    assert transaction.payment_service.id == str(adyen_service.pk)
+    assert (transaction.amount, transaction.currency) == (2598, "GBP")
+    assert transaction.status in {"authorization_succeeded", "capture_succeeded"}
     [sent] = [exchange for exchange in adyen_mock.exchanges if exchange.url.split("?")[0].endswith("/payments")]
     assert sent.body["amount"] == {"currency": "GBP", "value": 2598}
-    link.refresh_from_db()
-    assert (link.status, str(link.transaction_id)) == (PaymentLinkStatus.COMPLETED, transaction["id"])
     page.reload()
     expect(page.locator("#state")).to_have_text("This payment request has been paid. Thank you.")
