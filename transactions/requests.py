@@ -172,6 +172,9 @@ class WalletPaymentRequest:
     wallet: ClassVar[Wallet]
     token: str | Mapping[str, Any] = field(repr=False)
     redirect_url: str | None = None
+    # The checkout whose wallet button the buyer pressed (an embed token's pinned session, never the body's), kept on
+    # the transaction so that checkout's drop-in may read how a 3-D Secure challenge ended (`transactions.api.pinning`).
+    checkout_session_id: UUID | None = None
 
     def resolve(self, *, merchant_account: MerchantAccount, buyer: Buyer | None) -> PaymentCard:
         payment = wallet_token_open(merchant_account=merchant_account, wallet=self.wallet, token=self.token)
@@ -180,7 +183,12 @@ class WalletPaymentRequest:
             expiration_month=payment.expiration_month,
             expiration_year=payment.expiration_year,
         )
-        return PaymentCard(details=details, facts=vaulted_card_facts(number=payment.number), wallet=payment)
+        return PaymentCard(
+            details=details,
+            facts=vaulted_card_facts(number=payment.number),
+            wallet=payment,
+            checkout_session_id=self.checkout_session_id,
+        )
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,8 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
         return
     if isinstance(method, WalletPaymentRequest):
         # Apple Pay's or Google Pay's token, made by the buyer's wallet for this checkout's page and sealed to the
-        # account's own key: the buyer's own input, like a card typed into the session's fields (Embed's buttons).
+        # account's own key: the buyer's own input, like a card typed into the session's fields (Embed's buttons);
+        # the transaction keeps the pinned session (`pinned_session`).
         return
     if isinstance(method, StoredPaymentMethodRequest) and access.pins:
         # The pinned buyer's own saved card, which a checkout offers beside the session's card fields (Embed); the
@@ -68,18 +69,19 @@ def require_pinned_claims(principal: ApiPrincipal, request: TransactionRequest, 
         return
     if isinstance(method, RedirectPaymentRequest):
         # PayPal chosen in the drop-in: nothing of the merchant's or a buyer's is used, and no money moves until the
-        # buyer approves at the processor; the transaction keeps the pinned session (`pinned_redirect`).
+        # buyer approves at the processor; the transaction keeps the pinned session (`pinned_session`).
         return
     if not isinstance(method, CheckoutSessionRequest) or str(method.session_id) != str(session_id):
         raise PermissionDenied("This token only allows paying with the checkout session it was issued for.")
 
 
-def pinned_redirect(principal: ApiPrincipal, request: TransactionRequest) -> TransactionRequest:
-    """`request` with a payment the buyer approves at the processor tied to the checkout session the token pins, so
-    the drop-in that sent the buyer away reads how it ended when they are back (`embed_may_read`)."""
+def pinned_session(principal: ApiPrincipal, request: TransactionRequest) -> TransactionRequest:
+    """`request` with a payment the buyer makes in the checkout without its card fields (approved at the processor,
+    or a wallet's token) tied to the checkout session the token pins, so the drop-in reads how it ended once the buyer
+    is back from the processor or a 3-D Secure challenge (`embed_may_read`)."""
     method = request.payment_method
     session_id = principal.checkout_session_id
-    if session_id is None or not isinstance(method, RedirectPaymentRequest):
+    if session_id is None or not isinstance(method, RedirectPaymentRequest | WalletPaymentRequest):
         return request
     try:
         tied = dataclasses.replace(method, checkout_session_id=UUID(session_id))

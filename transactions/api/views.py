@@ -19,7 +19,7 @@ from transactions.api.filters import TransactionFilter
 from transactions.api.pinning import (
     embed_may_read,
     pinned_checkout_values,
-    pinned_redirect,
+    pinned_session,
     require_pinned_claims,
     transaction_access,
 )
@@ -186,7 +186,7 @@ class TransactionViewSet(RateLimitedMixin, mixins.ListModelMixin, mixins.Retriev
         principal = request_principal(request)
         access = transaction_access(principal)
         require_pinned_claims(principal, transaction_request, access=access)
-        transaction_request = pinned_redirect(principal, transaction_request)
+        transaction_request = pinned_session(principal, transaction_request)
         reserved_id, resumed = idempotency_reserved_id(request), idempotency_resumed(request)
         # A token pinned to an order kept above transactions (a payment link) pays it through that order's rules.
         order = pinned_order(principal.embed)

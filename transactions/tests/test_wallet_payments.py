@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
+from django.test import Client as DjangoClient
 from django.utils import timezone
 
 from buyers.tests.factories import BuyerFactory
@@ -24,6 +26,8 @@ from payments.wallettokens.testing import apple_pay_payload, apple_pay_test_pki,
 from paymentservices.models import PaymentService
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Transaction, TransactionEvent
+from transactions.tests.test_challenge_page import form_token
+from transactions.tests.test_three_d_secure import CHALLENGE_Y, REDIRECT
 
 pytestmark = pytest.mark.django_db
 
@@ -46,11 +50,12 @@ def authorizations(connector) -> list[AuthorizationRequest]:
     return [details["request"] for name, details in connector.calls if name == "authorize"]
 
 
-def pay(client, method: str, token, **fields):
+def pay(client, method: str, token, redirect_url: str | None = None, **fields):
+    wallet = {"method": method, "token": token, **({"redirect_url": redirect_url} if redirect_url else {})}
     payload = {
         "amount": 1299,
         "currency": "USD",
-        "payment_method": {"method": method, "token": token},
+        "payment_method": wallet,
         **SDK_DEFAULTS,
         **fields,
     }
@@ -81,6 +86,7 @@ def test_a_wallet_token_pays_as_a_network_token_with_its_cryptogram(client, wall
     txn = Transaction.objects.get()
     assert txn.method == wallet
     assert txn.vaulted_card is not None
+    assert txn.checkout_session_id is None  # a server's payment is no checkout's
     assert CRYPTOGRAM not in str(Transaction.objects.values().get())
     assert client.get(f"/transactions/{txn.pk}").json()["payment_method"]["method"] == wallet
 
@@ -300,3 +306,31 @@ def test_a_checkouts_embed_token_pays_with_a_wallet_token(api_client, wallets, m
     assert response.status_code == 201, response.content
     assert response.json()["payment_method"]["method"] == method
     assert_error(pay(embed, method, token, amount=1300), 403)  # the pinned amount still holds
+
+
+def test_a_checkouts_wallet_payment_challenged_is_read_back_by_that_checkouts_token_alone(
+    api_client, wallets, merchant_account, connector
+):
+    """Embed reads a Google Pay `PAN_ONLY` payment back once the buyer is out of its 3-D Secure challenge: the
+    transaction keeps the token's checkout session (docs/frontend.md, "Wallets"); another checkout's token finds
+    nothing."""
+    PaymentService.objects.filter(merchant_account=merchant_account).update(three_d_secure_enabled=True)
+    session = CheckoutSessionFactory(merchant_account=merchant_account)
+    pins = {"amount": 1299, "currency": "USD"}
+    embed = api_client(scopes=["embed"], embed=pins, checkout_session_id=str(session.pk))
+    token = wallets.google(auth_method="PAN_ONLY", pan=CHALLENGE_Y)
+
+    created = pay(embed, "googlepay", token, redirect_url=REDIRECT)
+
+    assert created.status_code == 201, created.content
+    assert created.json()["status"] == "buyer_approval_pending"
+    txn = Transaction.objects.get(pk=created.json()["id"])
+    assert txn.checkout_session_id == session.pk
+    path = urlsplit(created.json()["payment_method"]["approval_url"]).path
+    browser = DjangoClient()
+    browser.post(path, {"form_token": form_token(browser.get(path)), "action": "complete"})
+    read = embed.get(f"/transactions/{txn.pk}")
+    assert read.status_code == 200, read.content
+    assert (read.json()["status"], read.json()["payment_method"]["method"]) == ("authorization_succeeded", "googlepay")
+    other = api_client(scopes=["embed"], embed=pins, checkout_session_id=str(CheckoutSessionFactory().pk))
+    assert_error(other.get(f"/transactions/{txn.pk}"), 404)
