@@ -28,7 +28,10 @@ from digitalwallets.services import digital_wallet_certificate_upload, digital_w
 from digitalwallets.tests.factories import TestAuthority
 from digitalwallets.tests.tokens import GOOGLE_MERCHANT_ID, WalletTokens, wallets_registered
 from digitalwallets.tests.validation import SESSION, ValidationServer, serving
+from paymentservices.models import PaymentService
+from paymentservices.services import payment_service_update
 from tests.browser.conftest import WALLET_SHOP_HOST
+from tests.browser.test_three_d_secure import CHALLENGE_Y, PHONE, challenge_page
 from transactions.models import Transaction
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -221,6 +224,34 @@ def test_google_pay_encrypts_to_the_accounts_key_and_pays_through_the_sandbox(wa
     assert {"VISA", "MASTERCARD"} <= set(card["parameters"]["allowedCardNetworks"])
     assert shown["details"]["total"]["amount"] == {"currency": "USD", "value": "12.99"}
     assert wallet_calls(page, "google:complete") == [{"call": "google:complete", "result": "success"}]
+
+
+@pytest.mark.parametrize("sized_page", [PHONE], indirect=True, ids=["phone"])
+def test_a_google_pay_card_challenged_is_read_back_after_the_challenge(wallet_shop, sized_page, output_dir: Path):
+    """A `PAN_ONLY` card has no cryptogram, so 3-D Secure runs: the challenge shows in the drop-in and, once passed,
+    the drop-in reads the transaction back with its embed token (it pins no buyer, only the checkout session the
+    payment keeps) and reaches the receipt."""
+    page = sized_page
+    account = wallet_shop.tokens.merchant_account
+    service = PaymentService.objects.get(merchant_account=account, definition_id="mock-card")
+    payment_service_update(service=service, three_d_secure_enabled=True)
+    stand_in(page, google=wallet_shop.tokens.google(auth_method="PAN_ONLY", pan=CHALLENGE_Y))
+    checkout = open_checkout(page, wallet_shop.url)
+
+    page.get_by_role("button", name="Pay with Google Pay").click()
+
+    expect(checkout).to_have_attribute("data-state", "challenge")
+    confirm = challenge_page(page).get_by_role("button", name="Confirm payment")
+    expect(confirm).to_be_in_viewport()
+    page.screenshot(path=output_dir / "embed-googlepay-challenge-phone.png", full_page=True)
+    confirm.click()
+    expect(checkout).to_have_attribute("data-state", "approved")
+    rows = receipt(page)
+    assert (rows["Card"], rows["Status"]) == ("Google Pay, ending in 3220", "Paid")
+    page.screenshot(path=output_dir / "embed-googlepay-challenge-approved-phone.png", full_page=True)
+    transaction = paid(checkout)
+    assert (transaction.method, transaction.status) == ("googlepay", "capture_succeeded")
+    assert str(transaction.checkout_session_id) == checkout.get_attribute("data-session-id")
 
 
 def test_no_wallet_buttons_where_the_browser_offers_no_wallet(wallet_shop, sized, output_dir: Path):
