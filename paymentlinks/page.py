@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from checkout import security
+from digitalwallets.selectors import google_pay_direct_for
 from paymentlinks import branding, embed
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from paymentlinks.selectors import payment_link_get_by_id
@@ -48,6 +49,8 @@ def payment_link_page(request: HttpRequest, payment_link_id: uuid.UUID) -> HttpR
         "paused": payable and checkout is None,
         "checkout": checkout,
         "methods": " ".join(_methods(link)) if checkout is not None else "",
+        # Google Pay's sheet encrypts to the account's own key, as on the demo page; Apple Pay needs nothing here.
+        "google_pay": google_pay_direct_for(merchant_account=link.merchant_account) if checkout is not None else None,
         "returned": _returned_from_paying(request, link),
         "api_origin": security.request_origin(request),
         "total": money(link.amount, link.currency),

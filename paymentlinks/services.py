@@ -23,7 +23,13 @@ from payments.errors import Conflict, DomainError
 from payments.outbox import outbox_publish
 from payments.shapes.processor_data import StatementDescriptorSerializer
 from transactions.models import Transaction, TransactionStatus
-from transactions.requests import CheckoutSessionRequest, GiftCardRequest, RedirectPaymentRequest, TransactionRequest
+from transactions.requests import (
+    CheckoutSessionRequest,
+    GiftCardRequest,
+    RedirectPaymentRequest,
+    TransactionRequest,
+    WalletPaymentRequest,
+)
 from transactions.services.create import transaction_create
 from transactions.services.state import Actor
 
@@ -147,6 +153,9 @@ def _not_payable_message(status: str) -> str:
 
 # A payment by a buyer on the link's page: recorded on the transaction's history as the buyer's.
 BUYER = Actor("system", "buyer")
+# How a link's page pays it beside gift cards: its card fields, PayPal's button, or a wallet's button.
+LinkPaymentMethod = CheckoutSessionRequest | RedirectPaymentRequest | WalletPaymentRequest
+
 _FAILED = {TransactionStatus.AUTHORIZATION_DECLINED, TransactionStatus.AUTHORIZATION_FAILED}
 
 
@@ -157,6 +166,7 @@ def payment_link_pay(
     redirect_url: str | None,
     gift_cards: tuple[GiftCardRequest, ...] = (),
     approved_at_processor: RedirectPaymentRequest | None = None,
+    wallet: WalletPaymentRequest | None = None,
     transaction_id: uuid.UUID | None = None,
     resumed: bool = False,
     ip_address: str | None = None,
@@ -170,10 +180,12 @@ def payment_link_pay(
     `transaction_id` and `resumed` are the idempotency key's: a retry of the request that claimed the link resumes
     its payment rather than meeting its own claim. `approved_at_processor` pays it instead with a payment the buyer
     approves at the processor (PayPal, chosen on the page): authorized once approved, as every such payment here,
-    whatever the link's intent (the merchant captures it), and the link stays `processing` until the buyer is back."""
+    whatever the link's intent (the merchant captures it), and the link stays `processing` until the buyer is back.
+    `wallet` pays it with an Apple Pay or Google Pay token from the page's wallet button, as a card is: the link's
+    intent, gift cards beside it, and a 3-D Secure challenge where Google Pay's card asks for one."""
     transaction_id = transaction_id or uuid.uuid4()
     payment_link_claim(link_id=link.pk, transaction_id=transaction_id)
-    method: CheckoutSessionRequest | RedirectPaymentRequest | None = approved_at_processor
+    method: LinkPaymentMethod | None = approved_at_processor or wallet
     if checkout_session_id is not None:
         method = CheckoutSessionRequest(session_id=checkout_session_id, redirect_url=redirect_url)
     request = _transaction_request(link, payment_method=method)
@@ -200,8 +212,9 @@ def payment_link_pay_pinned(
     *, order_id: str, request: TransactionRequest, id: uuid.UUID | None, resumed: bool
 ) -> Transaction:
     """`POST /transactions` with a token the link's page minted (`paymentlinks.embed`): the link it pins is paid
-    with the page's checkout session (the token pins that too) and the gift cards the buyer added, or with gift cards
-    alone when they cover the whole amount (the body then has no payment method). What the link's
+    with the page's checkout session (the token pins that too) and the gift cards the buyer added, with an Apple Pay or
+    Google Pay token from the page's wallet buttons, with PayPal, or with gift cards alone when they cover the whole
+    amount (the body then has no payment method). What the link's
     order says (amount, intent, buyer, cart...) comes from the link, never from the body."""
     link = payment_link_get_by_id(id=order_id)
     method = request.payment_method
@@ -217,16 +230,20 @@ def payment_link_pay_pinned(
             ip_address=request.ip_address,
             server_base_url=request.server_base_url,
         )
-    if method is not None and not isinstance(method, CheckoutSessionRequest):
+    wallet = method if isinstance(method, WalletPaymentRequest) else None
+    if method is not None and wallet is None and not isinstance(method, CheckoutSessionRequest):
         raise DomainError(
-            "A payment link is paid with its page's card fields or a method the buyer approves at the processor.",
+            "A payment link is paid with its page's card fields, Apple Pay or Google Pay, or a method the buyer "
+            "approves at the processor.",
             pointer="/payment_method",
         )
+    session = method if isinstance(method, CheckoutSessionRequest) else None
     return payment_link_pay(
         link=link,
-        checkout_session_id=method.session_id if method else None,
-        redirect_url=method.redirect_url if method else None,
+        checkout_session_id=session.session_id if session else None,
+        redirect_url=session.redirect_url if session else None,
         gift_cards=request.gift_cards,
+        wallet=wallet,
         transaction_id=id,
         resumed=resumed,
         ip_address=request.ip_address,
@@ -234,9 +251,7 @@ def payment_link_pay_pinned(
     )
 
 
-def _transaction_request(
-    link: PaymentLink, *, payment_method: CheckoutSessionRequest | RedirectPaymentRequest | None
-) -> TransactionRequest:
+def _transaction_request(link: PaymentLink, *, payment_method: LinkPaymentMethod | None) -> TransactionRequest:
     """The link's order as a transaction: its amount, currency and country, its intent, cart, buyer, metadata,
     statement descriptor and connection options, and the link's id, by which its transactions are found."""
     return TransactionRequest(

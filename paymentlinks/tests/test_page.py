@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from checkout.models import CheckoutSession
+from digitalwallets.tests.factories import register
 from giftcards.tests.factories import IssuedGiftCardFactory
 from paymentlinks.tests.factories import PaymentLinkFactory
 
@@ -135,3 +136,16 @@ def test_gift_cards_are_offered_as_the_accounts_payment_options_say(client, card
     html = _page(client, link).content.decode()
 
     assert f'data-methods="{offered}"' in html
+
+
+def test_the_page_gives_embed_the_google_pay_wallets_merchant_id_and_public_key(client):
+    link = PaymentLinkFactory()
+    assert 'data-google-pay-merchant-id=""' in _page(client, link).content.decode()  # no wallet: no Google Pay
+    wallet = register(
+        link.merchant_account, provider="google", extra_configuration={"merchant_id": "12345678901234567890"}
+    )
+
+    page = _page(client, link).content.decode()
+
+    assert 'data-google-pay-merchant-id="12345678901234567890"' in page
+    assert f'data-google-pay-public-key="{wallet.keys.get().public_key}"' in page

@@ -30,6 +30,7 @@
   const payment = document.getElementById('payment');
   const back = document.getElementById('return');
   const APPROVED = new Set(['authorization_succeeded', 'capture_succeeded']);
+  const WALLETS = { applepay: 'Apple Pay', googlepay: 'Google Pay' };
 
   const el = (tag, text, className) => {
     const node = document.createElement(tag);
@@ -46,11 +47,12 @@
       .filter((redemption) => redemption.status === 'succeeded')
       .map((redemption) => `${money(redemption.amount, transaction.currency)}, gift card ending in ${redemption.gift_card.last4}`);
     const method = transaction.payment_method;
+    const wallet = method && WALLETS[method.method];
     if (method && method.method === 'paypal') {
       parts.push(method.label ? `PayPal (${method.label})` : 'PayPal');
     } else if (method && method.label) {
       const scheme = method.scheme ? method.scheme.charAt(0).toUpperCase() + method.scheme.slice(1) : 'Card';
-      parts.push(`${scheme} ending in ${method.label}`);
+      parts.push(wallet ? `${wallet} (${scheme} ending in ${method.label})` : `${scheme} ending in ${method.label}`);
     }
     return parts.join('; ') || 'Gift cards';
   };
@@ -117,6 +119,11 @@
     locale,
     giftCards: methods.has('gift-card'),
     paypal: methods.has('paypal'),
+    // Apple Pay's and Google Pay's buttons show where the browser has the wallet and the payment options offer it;
+    // Google Pay's sheet encrypts to the account's own key (the server wrote its merchant ID and key when it has one).
+    googlePay: config.googlePayMerchantId
+      ? { merchantId: config.googlePayMerchantId, publicKey: config.googlePayPublicKey }
+      : undefined,
     onComplete: (transaction) => {
       if (APPROVED.has(transaction.status)) showReceipt(transaction);
     },
