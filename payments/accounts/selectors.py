@@ -87,7 +87,24 @@ class ActiveKey:
             scopes=granted_scopes(api_key.roles),
         )
 
+    @classmethod
+    def of_rows(cls, rows: list[dict[str, Any]]) -> "ActiveKey":
+        """From the key's columns joined to each account it reaches (`_ACTIVE_KEY_COLUMNS`; one row with no account
+        when it reaches every account): one statement whatever the key's reach."""
+        key = rows[0]
+        reached = frozenset(row["merchant_accounts"] for row in rows if row["merchant_accounts"] is not None)
+        return cls(
+            id=key["id"],
+            kid=key["kid"],
+            name=key["display_name"] or key["kid"],  # as `ApiKey.name`
+            algorithm=key["algorithm"],
+            public_key=key["public_key"],
+            merchant_account_ids=None if key["all_merchant_accounts"] else reached,
+            scopes=granted_scopes(key["roles"]),
+        )
 
+
+_ACTIVE_KEY_COLUMNS = ("id", "kid", "display_name", "algorithm", "public_key", "roles", "all_merchant_accounts")
 _INACTIVE = "inactive"  # the shared cache's word for a key that is deleted or disabled
 
 
@@ -111,10 +128,11 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
         return cached
     if cached == _INACTIVE:
         return None
-    api_key = ApiKey.objects.filter(kid=kid, is_active=True).prefetch_related("merchant_accounts").first()
-    if api_key is None:
+    active = ApiKey.objects.filter(kid=kid, is_active=True)
+    rows = list(active.values(*_ACTIVE_KEY_COLUMNS, "merchant_accounts"))
+    if not rows:
         return None  # a miss is not remembered: a key registered next works at once
-    state = ActiveKey.of(api_key)
+    state = ActiveKey.of_rows(rows)
     with contextlib.suppress(*CACHE_ERRORS):  # the next request reads the database again
         cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
         _known_kids.add(kid)

@@ -660,7 +660,9 @@ def test_authentication_reads_a_key_and_its_accounts_once_per_cache_lifetime(
     with django_assert_num_queries(1):  # the page's own query: the key comes from the shared cache
         client.get("/buyers", HTTP_X_GR4VY_MERCHANT_ACCOUNT_ID="other")
     selectors.clear_caches()  # its entry expired, and this process's copy of the accounts
-    with django_assert_num_queries(4):  # the key, its accounts (one query whatever their number), the account, the page
+    with django_assert_num_queries(
+        3
+    ):  # the key with its accounts (one query whatever their number), the account, the page
         client.get("/buyers")
 
 

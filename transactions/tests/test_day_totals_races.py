@@ -1,13 +1,12 @@
 """Two counts of one day at once, as the worker's refresh and the backfill command may run, against PostgreSQL: they
 take turns on the day's row, and the day's totals are one count, not two."""
 
-import threading
 from datetime import UTC, timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
+from payments.tests.races import at_once
 from transactions.models import Transaction, TransactionDayRollup, TransactionDayTotal
 from transactions.services.day_totals import day_totals_recompute
 from transactions.tests.factories import TransactionFactory
@@ -21,24 +20,8 @@ def test_two_counts_of_one_day_at_once_leave_one_count(merchant_account):
         txn = TransactionFactory(merchant_account=merchant_account, captured=True, amount=amount)
         Transaction.objects.filter(pk=txn.pk).update(created_at=moment, updated_at=moment)
     day = moment.astimezone(UTC).date()
-    start = threading.Barrier(4)
-    errors: list[BaseException] = []
 
-    def count() -> None:
-        try:
-            start.wait()
-            day_totals_recompute(day=day)
-        except BaseException as error:  # reported by the assertion below
-            errors.append(error)
-        finally:
-            connection.close()
+    at_once([lambda: day_totals_recompute(day=day)] * 4)
 
-    threads = [threading.Thread(target=count) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert errors == []
     assert list(TransactionDayTotal.objects.values_list("count", "amount")) == [(2, 3500)]
     assert TransactionDayRollup.objects.filter(day=day).count() == 1
