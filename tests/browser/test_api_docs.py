@@ -25,18 +25,31 @@ def _rendered_operations(page: Page) -> dict[str, str]:
     seen: dict[str, str] = {}
     page.evaluate("window.scrollTo(0, 0)")
     while True:
-        blocks = page.locator(".opblock").evaluate_all(
-            "blocks => blocks.map(block => [block.id,"
-            " block.querySelector('.opblock-summary-description')?.textContent ?? ''])"
-        )
-        seen.update(blocks)
+        seen.update(_drawn_here(page))
+        # Half a screen at a time, so a row drawn late at one position is drawn again at the next.
         at_bottom = page.evaluate(
-            "(() => { const before = window.scrollY; window.scrollBy(0, window.innerHeight);"
+            "(() => { const before = window.scrollY; window.scrollBy(0, window.innerHeight / 2);"
             " return window.scrollY === before; })()"
         )
         if at_bottom:
             return seen
-        page.wait_for_timeout(50)  # the virtualised list draws the rows that scrolled in
+
+
+def _drawn_here(page: Page) -> list[list[str]]:
+    """The blocks drawn at the current scroll position once the virtualised list has drawn the rows that scrolled in:
+    read after the browser has drawn a frame, until two reads agree (a loaded machine draws them late)."""
+    previous: list[list[str]] | None = None
+    for _ in range(60):
+        page.evaluate("() => new Promise(drawn => requestAnimationFrame(() => requestAnimationFrame(drawn)))")
+        blocks = page.locator(".opblock").evaluate_all(
+            "blocks => blocks.map(block => [block.id,"
+            " block.querySelector('.opblock-summary-description')?.textContent ?? ''])"
+        )
+        if blocks == previous:
+            return blocks
+        previous = blocks
+        page.wait_for_timeout(50)
+    return previous or []
 
 
 def test_the_docs_page_renders_every_operation_and_how_to_authorize(two_origin_server, browser_page, output_dir):
