@@ -36,6 +36,8 @@
   const APPROVED = new Set(['authorization_succeeded', 'capture_succeeded']);
   const DECLINED = new Set(['authorization_declined']);
   const CHALLENGED = 'buyer_approval_pending';
+  // What _createTransaction answers once a payment's failure is shown: nothing more to do.
+  const FAILED = Symbol('failed');
   const APPROVAL_COMPLETE_PATH = '/embed/approval-complete';
   const APPROVAL_COMPLETE_MESSAGE = 'gr4vy-embed:approval-complete';
   // What a tab keeps while its buyer is away at PayPal: the transaction and the token that may read it back.
@@ -683,6 +685,21 @@
 
     // --- API ------------------------------------------------------------------
 
+    // POST /transactions under the attempt's Idempotency-Key. The answer, or FAILED once the failure is shown; an
+    // answer that may have been lost keeps the attempt, so a retry sends the same key and gets the first payment.
+    async _createTransaction(body) {
+      let transaction;
+      try {
+        transaction = await this._post('/transactions', body, { 'Idempotency-Key': this._idempotencyKey(body) });
+      } catch (error) {
+        if (!outcomeUnknown(error)) this.attempt = null;
+        this._failed(error);
+        return FAILED;
+      }
+      this.attempt = null;
+      return transaction;
+    }
+
     _post(path, body, headers = {}) {
       return this._request('POST', path, { headers, body: JSON.stringify(body) });
     }
@@ -1025,17 +1042,8 @@
         }
       }
 
-      const body = this._transactionBody(cardNeeded);
-      let transaction;
-      try {
-        transaction = await this._post('/transactions', body, { 'Idempotency-Key': this._idempotencyKey(body) });
-      } catch (error) {
-        if (!outcomeUnknown(error)) this.attempt = null;
-        this._failed(error);
-        return;
-      }
-      this.attempt = null;
-      if (this.destroyed) return;
+      const transaction = await this._createTransaction(this._transactionBody(cardNeeded));
+      if (transaction === FAILED || this.destroyed) return;
       if (transaction && transaction.status === CHALLENGED) this._showChallenge(transaction);
       else this._transactionCreated(transaction || {});
     }
@@ -1156,17 +1164,8 @@
     async _payWithPayPal() {
       if (this.state !== 'ready' || this.giftBusy || this.giftCards.length > 0) return;
       this._setState('processing');
-      const body = this._payPalBody();
-      let transaction;
-      try {
-        transaction = await this._post('/transactions', body, { 'Idempotency-Key': this._idempotencyKey(body) });
-      } catch (error) {
-        if (!outcomeUnknown(error)) this.attempt = null;
-        this._failed(error);
-        return;
-      }
-      this.attempt = null;
-      if (this.destroyed) return;
+      const transaction = await this._createTransaction(this._payPalBody());
+      if (transaction === FAILED || this.destroyed) return;
       const approvalUrl = webUrl(transaction && transaction.payment_method && transaction.payment_method.approval_url);
       if (!transaction || transaction.status !== CHALLENGED || !approvalUrl || typeof transaction.id !== 'string') {
         this._transactionCreated(transaction || {});
