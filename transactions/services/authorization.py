@@ -33,6 +33,7 @@ from transactions.services.state import (
     answer_fields,
     capture_book,
     connector_of,
+    locked_as_held,
     locked_for_update,
     move_to,
     record_event,
@@ -155,7 +156,7 @@ def record_authorization(
     answered, when the caller holds it (else it is read). A processor waiting for the buyer (its own 3-D Secure)
     makes the transaction wait on this server's page when the payment says where the buyer returns
     (`redirect_url`); else the payment is declined and the processor's payment canceled."""
-    txn = locked_for_update(txn)
+    txn = locked_as_held(txn)
     if service is not None and service.pk == txn.payment_service_id:
         txn.payment_service = service
     if txn.status != S.PROCESSING:
