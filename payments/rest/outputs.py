@@ -8,10 +8,14 @@ turned once per serializer class into a plan of (name, read the value, render it
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
+from operator import attrgetter
 from typing import Any
 
+from django.db.models.fields.related_descriptors import ForwardManyToOneDescriptor
 from django.db.models.manager import BaseManager
+from django.db.models.query_utils import DeferredAttribute
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import is_simple_callable
@@ -88,7 +92,7 @@ def _reader(source_attrs: list[str]) -> Callable[[Any], Any]:
     return read_path
 
 
-def _step(field: serializers.Field[Any, Any, Any, Any]) -> tuple[Callable[..., Any], bool]:
+def _step(field: serializers.Field[Any, Any, Any, Any], kind: type) -> tuple[Callable[..., Any], bool]:
     if isinstance(field, serializers.SerializerMethodField):
         method: Callable[..., Any] = getattr(type(field.parent), field.method_name)
         return method, True
@@ -98,6 +102,14 @@ def _step(field: serializers.Field[Any, Any, Any, Any]) -> tuple[Callable[..., A
     render = field.to_representation
     if field.source == "*":
         return render, False
+    if len(field.source_attrs) == 1 and _plain_attribute(kind, field.source_attrs[0]):
+        read_attribute = attrgetter(field.source_attrs[0])
+
+        def attribute_step(instance: Any) -> Any:
+            value = read_attribute(instance)
+            return None if value is None else render(value)
+
+        return attribute_step, False
     read = _reader(field.source_attrs)
 
     def step(instance: Any) -> Any:
@@ -138,17 +150,26 @@ def _nested_step(
     return nested_step
 
 
-_plans: dict[type[serializers.Serializer[Any]], list[Step]] = {}
+def _plain_attribute(kind: type, name: str) -> bool:
+    """Whether every `kind` reads `name` as a value, never a method to call: a model's column or relation, or a
+    property. Decided once per class, so a row's step is one attribute read."""
+    if issubclass(kind, Mapping):
+        return False
+    declared = inspect.getattr_static(kind, name, None)
+    return isinstance(declared, property | DeferredAttribute | ForwardManyToOneDescriptor)
 
 
-def _plan(cls: type[OutputSerializer]) -> list[Step]:
-    """The class's rendering steps, from a prototype whose fields are built once (a serializer takes no arguments
-    that change its fields: `many`, `source` and `allow_null` are its parent's business)."""
-    plan = _plans.get(cls)
+_plans: dict[tuple[type[serializers.Serializer[Any]], type], list[Step]] = {}
+
+
+def _plan(cls: type[OutputSerializer], kind: type) -> list[Step]:
+    """The class's rendering steps for objects of `kind`, from a prototype whose fields are built once (a serializer
+    takes no arguments that change its fields: `many`, `source` and `allow_null` are its parent's business)."""
+    plan = _plans.get((cls, kind))
     if plan is None:
         # Readable fields are bound to the prototype, so every one has its name.
-        plan = [(str(field.field_name), *_step(field)) for field in cls()._readable_fields]
-        _plans[cls] = plan
+        plan = [(str(field.field_name), *_step(field, kind)) for field in cls()._readable_fields]
+        _plans[(cls, kind)] = plan
     return plan
 
 
@@ -158,5 +179,5 @@ class OutputSerializer(serializers.Serializer[Any]):
     def to_representation(self, instance: Any) -> dict[str, Any]:
         return {
             name: step(self, instance) if takes_serializer else step(instance)
-            for name, step, takes_serializer in _plan(type(self))
+            for name, step, takes_serializer in _plan(type(self), type(instance))
         }
