@@ -5,13 +5,18 @@ import uuid
 _BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
+# Every two-digit group: `base62` takes two digits per division, half the big-number divisions of one at a time
+# (a list page renders one `reconciliation_id` per row).
+_PAIRS = [high + low for high in _BASE62 for low in _BASE62]
+
+
 def base62(value: uuid.UUID) -> str:
     """The short form of a UUID sent to processors and shown to merchants (`reconciliation_id`)."""
-    number, digits = value.int, []
+    number, pairs = value.int, []
     while number:
-        number, remainder = divmod(number, 62)
-        digits.append(_BASE62[remainder])
-    return "".join(reversed(digits)) or "0"
+        number, remainder = divmod(number, 3844)
+        pairs.append(_PAIRS[remainder])
+    return "".join(reversed(pairs)).lstrip("0") or "0"
 
 
 def base62_uuid(text: str) -> uuid.UUID | None:
