@@ -143,23 +143,29 @@ def test_a_nested_output_sees_the_context_of_the_serializer_rendering_it():
     assert rows[0]["many"][1]["seen_by"] == "dave"
 
 
-class BuyerColumnsOutput(OutputSerializer):
+class CardColumnsOutput(OutputSerializer):
     id = serializers.UUIDField()
-    display_name = serializers.CharField(allow_null=True)
-    reconciliation_id = serializers.CharField()
+    scheme = serializers.CharField(allow_null=True)
+    expiration_date = serializers.CharField()
     merchant_account = serializers.CharField(source="merchant_account_id")
     created_at = TimestampField()
 
 
-@pytest.mark.parametrize("display_name", ["Ada", None])
-def test_a_models_columns_and_properties_render_as_drf_renders_them_and_as_a_mapping_of_them(display_name):
-    from buyers.models import Buyer
+@pytest.mark.parametrize("scheme", ["visa", None])
+def test_a_models_columns_and_properties_render_as_drf_renders_them_and_as_a_mapping_of_them(scheme):
+    from payments.vault.models import VaultedCard
 
-    buyer = Buyer(display_name=display_name, merchant_account_id="default", created_at=datetime(2026, 1, 2, tzinfo=UTC))
-    as_mapping = {name: getattr(buyer, name) for name in ("id", "display_name", "reconciliation_id", "created_at")}
+    card = VaultedCard(
+        scheme=scheme,
+        expiration_month=3,
+        expiration_year=2031,
+        merchant_account_id="default",
+        created_at=datetime(2026, 1, 2, tzinfo=UTC),
+    )
+    as_mapping = {name: getattr(card, name) for name in ("id", "scheme", "expiration_date", "created_at")}
     as_mapping["merchant_account_id"] = "default"
 
-    rendered = BuyerColumnsOutput(buyer).data
-    assert rendered == serializers.Serializer.to_representation(BuyerColumnsOutput(), buyer)
-    assert BuyerColumnsOutput(as_mapping).data == rendered
-    assert rendered["display_name"] == display_name
+    rendered = CardColumnsOutput(card).data
+    assert rendered == serializers.Serializer.to_representation(CardColumnsOutput(), card)
+    assert CardColumnsOutput(as_mapping).data == rendered
+    assert (rendered["scheme"], rendered["expiration_date"]) == (scheme, "03/31")
