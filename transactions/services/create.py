@@ -9,6 +9,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
+from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from buyers.access import UNRESTRICTED, BuyerAccess
@@ -352,10 +353,19 @@ def _known_as_made(txn: Transaction, *, with_redemptions: bool) -> Transaction:
     need not ask the database. No disputes: a dispute reaches this server from the processor, about a payment it
     holds, and this one was recorded a moment ago. No gift card redemptions, when none were asked for."""
     known = txn.__dict__.setdefault("_prefetched_objects_cache", {})
-    known[DISPUTES] = Transaction._meta.get_field(DISPUTES).related_model.objects.none()  # type: ignore[union-attr]
+    known[DISPUTES] = _fetched_none(Transaction._meta.get_field(DISPUTES).related_model)  # type: ignore[arg-type]
     if not with_redemptions:
-        known["gift_card_redemptions"] = GiftCardRedemption.objects.none()
+        known["gift_card_redemptions"] = _fetched_none(GiftCardRedemption)
     return txn
+
+
+def _fetched_none(model: type[Model]) -> QuerySet[Any]:
+    """No rows of `model`, as a prefetch leaves its result: reading them compiles no query. (An empty queryset that
+    was never fetched is compiled to find out that it is empty.)"""
+    rows = model._default_manager.none()
+    rows._result_cache = []
+    rows._prefetch_done = True  # type: ignore[attr-defined]  # (set by Django's prefetch, not declared)
+    return rows
 
 
 _TOKEN_USED = "This wallet token has already been used for a payment."  # noqa: S105 - a message

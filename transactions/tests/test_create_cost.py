@@ -9,7 +9,9 @@ entry in one transaction, the processor's decision, the outcome and its event in
 """
 
 import pytest
+from django.core.exceptions import EmptyResultSet
 from django.db import connection
+from django.db.models.sql.compiler import SQLCompiler
 from django.test.utils import CaptureQueriesContext
 
 from payments.audit.models import AuditLogEntry
@@ -84,3 +86,23 @@ def test_a_replay_costs_two_statements(client):
     _create(client, "order-1")
 
     assert len(_create(client, "order-1")) == 2  # the claim the key refuses, then its row with the stored answer
+
+
+def test_the_answer_compiles_nothing_to_learn_what_the_request_made_has_not(client, monkeypatch):
+    """A transaction made a moment ago has no disputes and, without gift cards, no redemptions: its answer knows them
+    empty, where an empty queryset would be compiled (and found empty) for each."""
+    _create(client, "warm-up")
+    found_empty = []
+    as_sql = SQLCompiler.as_sql
+
+    def compiled(self, *args, **kwargs):
+        try:
+            return as_sql(self, *args, **kwargs)
+        except EmptyResultSet:
+            found_empty.append(self.query.model.__name__)
+            raise
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", compiled)
+    _create(client, "order-1")
+
+    assert found_empty == []
