@@ -10,10 +10,7 @@ from psycopg.pq import Format
 from payments.models import MerchantAccount
 from payments.timestamp_loader import _TIMESTAMPTZ, _UtcTimestampLoader
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's loaders: PostgreSQL only"),
-]
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
 
 def _loaded(sql: str) -> datetime.datetime:
