@@ -135,6 +135,8 @@ TEMPLATES = [
 ]
 
 DATABASE_ENGINES = ("django.db.backends.postgresql", "django.db.backends.sqlite3")
+# Django's PostgreSQL backend with what it pays on every request and need not taken out (payments/postgresql/).
+POSTGRESQL_ENGINE = "payments.postgresql"
 DATABASE_URL_FORM = "postgres://USER[:PASSWORD]@HOST[:PORT]/NAME or sqlite:////absolute/path.sqlite3"
 
 
@@ -151,6 +153,8 @@ def _database(url: str) -> dict:
         )
     if not config.get("NAME"):
         raise ImproperlyConfigured(f"DATABASE_URL names no database: use {DATABASE_URL_FORM}.")
+    if config["ENGINE"] == "django.db.backends.postgresql":
+        config["ENGINE"] = POSTGRESQL_ENGINE
     return config
 
 
@@ -171,7 +175,7 @@ DATABASES = {"default": _database(_database_url())}
 # App servers keep connections open between requests; health checks drop broken ones.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE:
     # A database host that does not answer fails a request in seconds instead of hanging a worker.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
@@ -514,7 +518,7 @@ WORKER_POLL_SECONDS = env.float("WORKER_POLL_SECONDS", default=0.2)
 # spends most of its time waiting on its receiver, so one process sends several meanwhile. SQLite takes one writer
 # at a time, so the embedded default runs one.
 WORKER_CONCURRENCY = env.int(
-    "WORKER_CONCURRENCY", default=4 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" else 1
+    "WORKER_CONCURRENCY", default=4 if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE else 1
 )
 # Periodic jobs: a dotted path to a plain function, its keyword arguments, and how often it runs. Adding a job is
 # one entry; every worker's clock runs them all and each run happens once (payments.jobs).

@@ -13,7 +13,6 @@ class PaymentsConfig(config.StaffAppConfig):
     verbose_name = "Payments platform"
 
     def ready(self) -> None:
-        from django.db.backends.signals import connection_created
         from django_tasks_db.models import DBTaskResult
 
         from payments.audit.services import audit_hooks_connect
@@ -23,7 +22,6 @@ class PaymentsConfig(config.StaffAppConfig):
         from payments.ops import checks, purge  # noqa: F401 - checks registers the system checks
         from payments.outbox import outbox_events_purge_expired
         from payments.rest.idempotency import idempotency_purge_expired
-        from payments.timestamp_loader import timestamps_read_compiled
         from payments.vault import rotation
         from payments.vault.services import (
             vaulted_cards_purge_expired,
@@ -34,7 +32,6 @@ class PaymentsConfig(config.StaffAppConfig):
         )
 
         audit_hooks_connect()
-        connection_created.connect(timestamps_read_compiled, dispatch_uid="payments.timestamps")
         post_migrate.connect(_sync_roles, dispatch_uid="payments.staff.roles")
         pre_save.connect(task_result_withhold_database_detail, sender=DBTaskResult, dispatch_uid="payments.jobs.detail")
         purge.register("vaulted-cards", vaulted_cards_purge_expired)

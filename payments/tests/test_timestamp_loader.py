@@ -8,7 +8,7 @@ from django.test import override_settings
 from psycopg.pq import Format
 
 from payments.models import MerchantAccount
-from payments.timestamp_loader import _TIMESTAMPTZ, _UtcTimestampLoader
+from payments.postgresql.timestamps import _TIMESTAMPTZ, _UtcTimestampLoader
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 

@@ -8,13 +8,12 @@ in Python: about 10 µs a value, 0.4 ms of a list page of 20 buyers with their t
 psycopg's compiled loader answers in the session's time zone, and for a session in UTC that is `datetime.UTC`,
 the very value Django's loader would set. Django keeps the session in UTC whenever `USE_TZ` is on and the database
 names no `TIME_ZONE` of its own (this server's settings), so on such a connection the compiled loader is registered
-instead. Any other connection keeps Django's.
+instead (`payments.postgresql.base`, as each session begins). Any other connection keeps Django's.
 """
 
 from __future__ import annotations
 
 import datetime
-from typing import Any
 
 import psycopg
 from django.db.backends.base.base import BaseDatabaseWrapper
@@ -39,9 +38,9 @@ class _UtcTimestampLoader:
         return _COMPILED_LOADER(oid, context)
 
 
-def timestamps_read_compiled(sender: type[BaseDatabaseWrapper], connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
-    """`connection_created`: a PostgreSQL session in UTC reads its timestamps with psycopg's compiled loader."""
-    if connection.vendor != "postgresql" or connection.timezone is not datetime.UTC:
+def timestamps_read_compiled(connection: BaseDatabaseWrapper) -> None:
+    """A new session in UTC reads its timestamps with psycopg's compiled loader."""
+    if connection.timezone is not datetime.UTC:
         return
     if connection.connection.info.parameter_status("TimeZone") != "UTC":
         return
