@@ -58,7 +58,7 @@ class Target:
 
 
 TARGETS = [
-    Target("ours / peer req/s >= 1.3", lambda s: s["ours"].rps / s["peer"].rps, lambda v: v >= 1.3, ("ours", "peer")),
+    Target("ours / peer req/s >= 2", lambda s: s["ours"].rps / s["peer"].rps, lambda v: v >= 2, ("ours", "peer")),
     Target(
         "ours / bare floor req/s >= 0.45",
         lambda s: s["ours"].rps / s["bare floor"].rps,
@@ -72,9 +72,9 @@ TARGETS = [
         ("ours", "bare floor"),
     ),
     Target(
-        "create transaction: app CPU ms per request <= 3.5",
+        "create transaction: app CPU ms per request over HTTP (reported; the target is in process, above)",
         lambda s: s["create transaction"].app_cpu_ms,
-        lambda v: v <= 3.5,
+        None,
         ("create transaction",),
     ),
     Target(

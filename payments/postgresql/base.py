@@ -11,7 +11,7 @@ from payments.postgresql.timestamps import timestamps_read_compiled
 # psycopg keeps the parsed form of a statement's text (where its placeholders are) in a bounded cache, 128 texts,
 # but only for a statement of at most 50 parameters, so a transaction's `INSERT` (about 80 columns) was parsed again
 # on every create. The cache is bounded by its entries either way; a wider statement costs it a few hundred bytes
-# more. `test_backend.py` fails if psycopg stops reading this bound.
+# more. `payments/tests/test_postgresql_backend.py` fails if psycopg stops reading this bound.
 _queries.MAX_CACHED_STATEMENT_PARAMS = max(_queries.MAX_CACHED_STATEMENT_PARAMS, 128)
 
 

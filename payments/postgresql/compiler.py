@@ -2,16 +2,16 @@
 columns, as `Model.save()` and `Manager.create()` make them.
 
 Django builds an `INSERT`'s text anew on every save: it quotes each column's name and assembles a placeholder per
-value, 5 % of a `POST /transactions`'s instructions over its seven `INSERT`s (a transaction's row has some 80 columns). The text
-depends on the table, the columns and the columns returned only, so it is kept per those (a process has a fixed set
-of models); the values are made as Django makes them (each field's `pre_save` and `get_db_prep_save`). A save that
+value, 5 % of a `POST /transactions`'s instructions over its seven `INSERT`s (a transaction's row has some 80
+columns). The text depends on the table, the columns and the columns returned only, so it is kept per those; the
+values are made as Django makes them (each field's `pre_save` and `get_db_prep_save`). A save that
 Django would write differently (a value that is an expression, a field with a placeholder of its own, several rows,
 an `ON CONFLICT` clause, a raw save) is compiled by Django as before.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.backends.postgresql.compiler import (
     SQLAggregateCompiler,
@@ -24,9 +24,17 @@ from django.db.models import Field
 
 __all__ = ["SQLAggregateCompiler", "SQLCompiler", "SQLDeleteCompiler", "SQLInsertCompiler", "SQLUpdateCompiler"]
 
-# (the columns' fields, the returned fields) by identity -> the statement's text and its returned columns' params.
-# Fields live as long as the process, so their identities are stable keys.
-_STATEMENTS: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[str, tuple[Any, ...]]] = {}
+
+class _Statement(NamedTuple):
+    sql: str
+    returning_params: tuple[Any, ...]
+    # Held here, so that no other field can take their identities (the key) while the statement is kept: a
+    # migration's historical models come and go.
+    fields: tuple[Field[Any, Any], ...]
+
+
+# (the columns' fields, the returned fields) by identity -> their statement.
+_STATEMENTS: dict[tuple[tuple[int, ...], tuple[int, ...]], _Statement] = {}
 
 
 class SQLInsertCompiler(DjangoInsertCompiler):
@@ -41,10 +49,10 @@ class SQLInsertCompiler(DjangoInsertCompiler):
         values = [self.prepare_value(field, self.pre_save_val(field, query.objs[0])) for field in fields]
         if any(hasattr(value, "as_sql") for value in values):
             return super().as_sql()  # an expression has a placeholder and params of its own
-        sql, self.returning_params = statement
-        return [(sql, (*values, *self.returning_params))]
+        self.returning_params = statement.returning_params
+        return [(statement.sql, (*values, *statement.returning_params))]
 
-    def _one_row_statement(self, fields: list[Field[Any, Any]]) -> tuple[str, tuple[Any, ...]] | None:
+    def _one_row_statement(self, fields: list[Field[Any, Any]]) -> _Statement | None:
         returning = self.returning_fields or ()
         key = (tuple(map(id, fields)), tuple(map(id, returning)))
         statement = _STATEMENTS.get(key)
@@ -61,5 +69,5 @@ class SQLInsertCompiler(DjangoInsertCompiler):
             if returning:
                 returning_sql, returning_params = ops.return_insert_columns(returning)
                 sql = f"{sql} {returning_sql}"
-            statement = _STATEMENTS[key] = (sql, tuple(returning_params))
+            statement = _STATEMENTS[key] = _Statement(sql, tuple(returning_params), (*fields, *returning))
         return statement

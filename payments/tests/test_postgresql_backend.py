@@ -57,7 +57,7 @@ def test_the_statement_is_built_once_per_model_and_columns() -> None:
     MerchantAccount.objects.create(id="backend-two", display_name="Two")
 
     assert built == _STATEMENTS
-    assert any('INSERT INTO "payments_merchantaccount"' in sql for sql, _ in built.values())
+    assert any('INSERT INTO "payments_merchantaccount"' in statement.sql for statement in built.values())
 
 
 def test_a_value_that_is_an_expression_is_written_by_djangos_compiler() -> None:
