@@ -6,6 +6,8 @@ changes these rows.
 """
 
 import uuid
+from datetime import datetime
+from typing import Any
 
 from django.db import models
 from django.db.models import F, Q
@@ -53,11 +55,20 @@ def method_pays_with_method(method: str | None) -> bool:
     return method not in (None, "gift-card")
 
 
+class RowChanged(Exception):
+    """A save made on the condition that the row was unchanged (`Transaction.unchanged_since`) found it changed: nothing
+    was written."""
+
+
 class Transaction(TimestampedModel):
     """A payment: an amount collected from gift cards and/or one payment method, moving through the statuses."""
 
     Status = TransactionStatus
     Intent = PaymentIntent
+    # The condition of the next save only (`transactions.services.authorization`): the row is written when its
+    # `updated_at` is still this, else RowChanged. Every write sets `updated_at`, so the write itself makes the check a
+    # lock and a read would have made before it, and holds the row from then on as the lock would.
+    unchanged_since: datetime | None = None
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="transactions")
@@ -256,6 +267,16 @@ class Transaction(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{format_money(self.amount, self.currency)} ({self.status})"
+
+    # Django's hook for the UPDATE of a save: its other arguments and its answer are passed through unchanged.
+    def _do_update(self, base_qs: Any, *args: Any) -> Any:
+        since, self.unchanged_since = self.unchanged_since, None
+        if since is None:
+            return super()._do_update(base_qs, *args)
+        updated = super()._do_update(base_qs.filter(updated_at=since), *args)
+        if not updated:
+            raise RowChanged(f"Transaction {self.pk} changed since it was read.")
+        return updated
 
     @property
     def pays_by_card(self) -> bool:

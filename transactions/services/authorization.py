@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from functools import partial
 from typing import Any
 
 from django.db import transaction
@@ -23,6 +25,7 @@ from payments.connectors import (
 from paymentservices.models import PaymentService
 from transactions.models import (
     CaptureStatus,
+    RowChanged,
     Transaction,
     TransactionStatus,
 )
@@ -140,7 +143,6 @@ def _buyer_cannot_act(result: ConnectorResult, *, has_redirect_url: bool) -> Con
     )
 
 
-@transaction.atomic
 def record_authorization(
     txn: Transaction,
     *,
@@ -155,8 +157,56 @@ def record_authorization(
     approved card the request asked to `keep` becomes the buyer's stored payment method. `service` is the one that
     answered, when the caller holds it (else it is read). A processor waiting for the buyer (its own 3-D Secure)
     makes the transaction wait on this server's page when the payment says where the buyer returns
-    (`redirect_url`); else the payment is declined and the processor's payment canceled."""
-    txn = locked_as_held(txn)
+    (`redirect_url`); else the payment is declined and the processor's payment canceled.
+
+    The answer is recorded under the row's lock. When the status change is the first thing it writes, the change
+    itself takes the lock: it is written only if the row is still the caller's copy (one statement where a lock and
+    a write were two). A row changed since (a sync, a cancel, a failover) is locked and read again, and the answer
+    recorded on what it now says."""
+    record = partial(
+        _recorded,
+        result=result,
+        card_amount=card_amount,
+        actor=actor,
+        keep=keep,
+        service=service,
+        redirect_url=redirect_url,
+    )
+    if _moves_first(txn, result, keep):
+        try:
+            return record(txn, unchanged_since=txn.updated_at)
+        except RowChanged:
+            return record(txn, unchanged_since=None, read_again=True)  # nothing was written
+    return record(txn, unchanged_since=None)
+
+
+def _moves_first(txn: Transaction, result: ConnectorResult, keep: CardToStore | None) -> bool:
+    """Whether recording `result` on the caller's copy writes the status change before anything else: the copy is
+    `processing`, the processor decided, and no stored method is kept, marked replaced or given its scheme id."""
+    if txn.status != S.PROCESSING or result.outcome is Outcome.BUYER_ACTION:
+        return False
+    if result.card_replaced and txn.payment_method_id is not None:
+        return False
+    return not result.approved or (keep is None and txn.payment_method_id is None)
+
+
+@transaction.atomic
+def _recorded(
+    txn: Transaction,
+    *,
+    unchanged_since: datetime | None,
+    read_again: bool = False,
+    result: ConnectorResult,
+    card_amount: int,
+    actor: Actor,
+    keep: CardToStore | None,
+    service: PaymentService | None,
+    redirect_url: str | None,
+) -> Transaction:
+    """`record_authorization` in one database transaction: on a row that is still `unchanged_since`, or (None) under
+    its lock, read again when the caller's copy is known to be out of date (`read_again`)."""
+    if unchanged_since is None:
+        txn = locked_for_update(txn) if read_again else locked_as_held(txn)
     if service is not None and service.pk == txn.payment_service_id:
         txn.payment_service = service
     if txn.status != S.PROCESSING:
@@ -197,6 +247,7 @@ def record_authorization(
     if result.approved:
         _keep_scheme_transaction_id(txn, answer.get("payment_method") or txn.payment_method, result)
     named = _service_named(txn.payment_service) if txn.payment_service is not None else {}
+    txn.unchanged_since = unchanged_since  # the status change below is the next save
     if not result.approved:
         to = S.AUTHORIZATION_DECLINED if result.outcome is Outcome.DECLINED else S.AUTHORIZATION_FAILED
         move_to(txn, to, name=to, actor=actor, amount=card_amount, details=named, **answer)

@@ -4,8 +4,9 @@ The test runs with real transactions (`transaction=True`), so every BEGIN, COMMI
 makes is counted, as on a server. A card authorization with a new Idempotency-Key: the key's claim (with the
 id it reserves; the card's BIN is one the process looked up lately, docs/card-details.md), the routing decision
 (the account's payment services, in order), the sealed card, the `processing` row, its event and its audit log
-entry in one transaction, the processor's decision, the outcome and its event in a second, and the stored answer
-(the answer reads no disputes: a transaction this request made has none yet). docs/performance.md keeps the list.
+entry in one transaction, the processor's decision, the outcome (whose `UPDATE` takes the row's lock) and its
+event in a second, and the stored answer (the answer reads no disputes: a transaction this request made has none
+yet). docs/performance.md keeps the list.
 """
 
 import pytest
@@ -25,7 +26,7 @@ from webhooks.tests.factories import subscription_for
 pytestmark = pytest.mark.django_db(transaction=True)
 
 # Without a webhook subscription; one subscribed to the account adds the outbox row and its dispatch task.
-STATEMENTS = 15
+STATEMENTS = 14
 STATEMENTS_SUBSCRIBED = STATEMENTS + 2
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 
