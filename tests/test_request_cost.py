@@ -158,8 +158,8 @@ CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/3
 CREATE = {"amount": 1299, "currency": "USD", "payment_method": CARD}
 # Statements of a warm create inside the test's own transaction, where each of the create's transactions is a
 # savepoint (SAVEPOINT and RELEASE counted); transactions/tests/test_create_cost.py counts them as a server sends
-# them, with real transactions: 15 (the card's BIN read by the warm-up, docs/card-details.md).
-CREATE_QUERIES = 19
+# them, with real transactions: 14 (the card's BIN read by the warm-up, docs/card-details.md).
+CREATE_QUERIES = 18
 
 
 @pytest.fixture
