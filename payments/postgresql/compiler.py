@@ -4,9 +4,9 @@ columns, as `Model.save()` and `Manager.create()` make them.
 Django builds an `INSERT`'s text anew on every save: it quotes each column's name and assembles a placeholder per
 value, 5 % of a `POST /transactions`'s instructions over its seven `INSERT`s (a transaction's row has some 80
 columns). The text depends on the table, the columns and the columns returned only, so it is kept per those; the
-values are made as Django makes them (each field's `pre_save` and `get_db_prep_save`). A save that
-Django would write differently (a value that is an expression, a field with a placeholder of its own, several rows,
-an `ON CONFLICT` clause, a raw save) is compiled by Django as before.
+values are made as Django makes them (each field's `pre_save` and `get_db_prep_save`). A save that Django would
+write differently (a value that is an expression, a field with a placeholder of its own, several rows, an `ON
+CONFLICT` clause, a raw save) is compiled by Django as before.
 """
 
 from __future__ import annotations
