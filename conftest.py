@@ -1,6 +1,7 @@
 """Fixtures every test can use: keys for the card vault, merchant accounts, and API clients that
 authenticate with real ES512 tokens, minted exactly as the official SDK mints them. And the session's log scan:
-no line any test logs may hold a credential any test used (tests/logscan.py)."""
+no line any test logs may hold a credential any test used (tests/logscan.py); and on PostgreSQL, every kept `SELECT`
+compared with Django's own compile (tests/kept_selects.py)."""
 
 import base64
 import importlib.util
@@ -14,10 +15,12 @@ from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
 from payments.bins.selectors import forget_bin_lookups
 from payments.rest import authentication
+from tests.kept_selects import KeptSelectCheck
 from tests.logscan import LogScan
 from webhooks.selectors import forget_active_subscriptions
 
 _LOG_SCAN = LogScan()
+_KEPT_SELECTS = KeptSelectCheck()
 
 
 def _processor_doubles() -> list[str]:
@@ -53,10 +56,19 @@ def log_scan(django_db_blocker):
     _LOG_SCAN.report()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def kept_selects():
+    """On PostgreSQL, every `SELECT` the backend serves from a kept compile, compared with Django's own compile."""
+    with _KEPT_SELECTS.checking():
+        yield _KEPT_SELECTS
+    _KEPT_SELECTS.report()
+
+
 @pytest.fixture(autouse=True)
-def _log_scan_attached(request, log_scan):
-    """Tests that reapply the logging configuration remove the scan's handler: put it back before each test."""
-    log_scan.test = request.node.nodeid
+def _session_checks_named(request, log_scan, kept_selects):
+    """The session's checks name the test that failed them. Tests that reapply the logging configuration remove the
+    scan's handler: put it back before each test."""
+    log_scan.test = kept_selects.test = request.node.nodeid
     log_scan.attach()
 
 

@@ -1,5 +1,6 @@
 """Django's PostgreSQL compilers, with a one-row `INSERT` whose text is built once per model, columns and returned
-columns, as `Model.save()` and `Manager.create()` make them.
+columns, as `Model.save()` and `Manager.create()` make them, and a plain `SELECT` of one table whose text is built
+once per shape.
 
 Django builds an `INSERT`'s text anew on every save: it quotes each column's name and assembles a placeholder per
 value, 5 % of a `POST /transactions`'s instructions over its seven `INSERT`s (a transaction's row has some 80
@@ -7,18 +8,23 @@ columns). The text depends on the table, the columns and the columns returned on
 values are made as Django makes them (each field's `pre_save` and `get_db_prep_save`). A save that Django would
 write differently (a value that is an expression, a field with a placeholder of its own, several rows, an `ON
 CONFLICT` clause, a raw save) is compiled by Django as before.
+
+A `SELECT` of one model's rows from its own table (no join, annotation, `values()`, `select_related`, `extra`,
+`DISTINCT`, grouping, locking or subquery; ordered by the model's own columns) is compiled by Django once per model,
+`WHERE` text, ordering, slice and deferred columns. Its `WHERE` is compiled on every query (that is where the values
+are), the rest of the text, the selected columns and their converters are kept: about half of such a query's
+compile, which Django repeats for every query (the column list, the `ORDER BY`, the `FROM`).
 """
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from django.db.backends.postgresql.compiler import (
-    SQLAggregateCompiler,
-    SQLCompiler,
-    SQLDeleteCompiler,
-    SQLUpdateCompiler,
-)
+from django.core.exceptions import EmptyResultSet, FullResultSet
+from django.db.backends.postgresql.compiler import SQLAggregateCompiler, SQLDeleteCompiler, SQLUpdateCompiler
+from django.db.backends.postgresql.compiler import SQLCompiler as DjangoSelectCompiler
 from django.db.backends.postgresql.compiler import SQLInsertCompiler as DjangoInsertCompiler
 from django.db.models import Field
 
@@ -71,3 +77,122 @@ class SQLInsertCompiler(DjangoInsertCompiler):
                 sql = f"{sql} {returning_sql}"
             statement = _STATEMENTS[key] = _Statement(sql, tuple(returning_params), (*fields, *returning))
         return statement
+
+
+class _Select(NamedTuple):
+    """What Django's compiler made for one shape of `SELECT`, besides its `WHERE`'s values."""
+
+    sql: str
+    select: list[Any]
+    klass_info: dict[str, Any] | None
+    annotation_col_map: dict[str, int] | None
+    has_extra_select: bool
+    converters: dict[int, Any]
+
+
+# A shape (see `_select_shape`, and the `WHERE` text) -> its kept compile, or None for a shape Django writes with values
+# outside its `WHERE`. Bounded: a `WHERE` of `IN` lists of many lengths makes a shape per length.
+_SELECTS: dict[tuple[Any, ...], _Select | None] = {}
+SELECTS_KEPT = 1024
+_UNSEEN = _Select("", [], None, None, False, {})
+
+
+def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tuple[Any, ...] | None:
+    """What a plain one-table `SELECT`'s text depends on besides its `WHERE`, or None for any other query."""
+    if (
+        query.select_related
+        or query.annotations
+        or query.extra
+        or query.extra_tables
+        or query.extra_order_by
+        or query.select
+        or query.values_select
+        or query.selected is not None
+        or not query.default_cols
+        or query.distinct
+        or query.combinator
+        or query.group_by is not None
+        or query.subquery
+        or query.select_for_update
+        or query.explain_info
+        or query.external_aliases
+        or sum(1 for alias in query.alias_map if query.alias_refcount[alias]) > 1  # a join (one trimmed is unused)
+        or query.model is None
+        or query.model._meta.parents
+        or query.where.contains_aggregate
+        or query.where.contains_over_clause
+        or not all(type(name) is str and "__" not in name for name in query.order_by)
+    ):
+        return None
+    return (
+        query.model,
+        tuple(alias for alias in query.alias_map if query.alias_refcount[alias]),
+        query.alias_cols,
+        query.order_by,
+        query.default_ordering,
+        query.standard_ordering,
+        query.low_mark,
+        query.high_mark,
+        frozenset(query.deferred_loading[0]),
+        query.deferred_loading[1],
+        with_limits,
+        with_col_aliases,
+    )
+
+
+class SQLCompiler(DjangoSelectCompiler):
+    _kept: _Select | None = None
+
+    def as_sql(self, with_limits: bool = True, with_col_aliases: bool = False) -> tuple[str, tuple[Any, ...]]:
+        self._kept = None
+        shape = _select_shape(self.query, with_limits, with_col_aliases)
+        if shape is None:
+            return super().as_sql(with_limits, with_col_aliases)
+        where: str
+        params: Sequence[Any]
+        try:
+            where, params = self.compile(self.query.where)  # type: ignore[arg-type]  # (a node compiles as one)
+        except EmptyResultSet:
+            return super().as_sql(with_limits, with_col_aliases)  # Django's own answer to a query of no rows
+        except FullResultSet:
+            where, params = "", ()
+        key = (*shape, self.using, where)
+        kept = _SELECTS.get(key, _UNSEEN)
+        if kept is _UNSEEN:
+            return self._compile_and_keep(key, where, len(params), with_limits, with_col_aliases)
+        if kept is None:
+            return super().as_sql(with_limits, with_col_aliases)
+        self._kept = kept
+        self.select, self.klass_info, self.annotation_col_map = kept.select, kept.klass_info, kept.annotation_col_map
+        self.col_count, self.has_extra_select = len(kept.select), kept.has_extra_select
+        return kept.sql, tuple(params)
+
+    def _compile_and_keep(
+        self, key: tuple[Any, ...], where: str, where_params: int, with_limits: bool, with_col_aliases: bool
+    ) -> tuple[str, tuple[Any, ...]]:
+        aliases = len(self.query.alias_map)
+        sql, params = super().as_sql(with_limits, with_col_aliases)
+        # Kept only when every value is the `WHERE`'s and no join was added while compiling (an ordering's; a query
+        # of no filter gets its table's alias only now).
+        joined = len(self.query.alias_map) > max(aliases, 1)
+        keepable = len(params) == where_params and not joined and (not where or where in sql)
+        kept = None
+        if keepable:
+            fields = [column[0] for column in self.select[: self.col_count]]
+            converters = super().get_converters(fields)
+            made = (self.select, self.klass_info, self.annotation_col_map, self.has_extra_select)
+            kept = _Select(sql, *made, converters)
+        if len(_SELECTS) >= SELECTS_KEPT:
+            _SELECTS.clear()
+        _SELECTS[key] = kept
+        return sql, params
+
+    def get_converters(self, expressions: list[Any]) -> dict[int, Any]:
+        kept = self._kept
+        if (
+            kept is not None
+            and len(expressions) == len(kept.select)
+            and all(map(operator.is_, expressions, (column[0] for column in kept.select)))
+        ):
+            return kept.converters
+        return super().get_converters(expressions)
