@@ -360,3 +360,39 @@ def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings,
     assert (result.outcome, result.error_code) == (Outcome.FAILED, "service_error")
     assert len(waits) == 1
     assert MIN_CALL_SECONDS <= waits[0] <= 1
+
+
+def test_the_environment_is_read_once_per_host_not_on_every_call(connector, monkeypatch):
+    reads: list[str] = []
+    original = requests.utils.get_environ_proxies
+
+    def spy(url, no_proxy=None):
+        reads.append(url)
+        return original(url, no_proxy=no_proxy)
+
+    # requests' sessions read it through their own name for it, when they trust the environment
+    monkeypatch.setattr(requests.utils, "get_environ_proxies", spy)
+    monkeypatch.setattr(requests.sessions, "get_environ_proxies", spy)
+    _session().proxies.clear()
+
+    for _ in range(2):  # two payments: four calls (the card's PaymentMethod, then the PaymentIntent)
+        assert connector.authorize(_request()).outcome is Outcome.APPROVED
+
+    assert len(reads) == 1
+
+
+@pytest.mark.parametrize("excepted", [False, True])
+def test_a_proxy_the_environment_names_carries_the_calls_but_to_its_exceptions(settings, monkeypatch, excepted):
+    _session().proxies.clear()
+    with _front(None) as proxy:  # takes the request and never answers
+        for name in ("http_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy.url)
+        if excepted:
+            monkeypatch.setenv("NO_PROXY", "stripe.invalid")
+        override_processor(settings, "stripe", API_BASE="http://stripe.invalid")
+        result = StripeConnector(secret_key=KEY, deadline=time.monotonic() + 1).authorize(_request())
+
+    assert result.outcome is Outcome.FAILED
+    assert len(proxy.accepted) == (0 if excepted else 1)  # an exception connects directly (and finds no such host)
+    _session().proxies.clear()  # the next test's environment is its own
