@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from django.db.models.sql.compiler import SQLCompiler as DjangoSelectCompiler
 from psycopg import Binary
 from psycopg.types.json import Json, Jsonb
 
@@ -22,6 +21,8 @@ def comparable(params: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 class KeptSelectCheck:
+    """Every kept compile served while `checking`, compared with the compile of Django's own PostgreSQL compiler."""
+
     def __init__(self) -> None:
         self.test = ""
         self.served = 0
@@ -47,7 +48,7 @@ class KeptSelectCheck:
         self, kept: compiler.SQLCompiler, served: tuple[str, Any], with_limits: bool, with_col_aliases: bool
     ) -> None:
         self.served += 1
-        djangos = DjangoSelectCompiler(kept.query.clone(), kept.connection, kept.using, kept.elide_empty)
+        djangos = compiler.DjangoSelectCompiler(kept.query.clone(), kept.connection, kept.using, kept.elide_empty)
         sql, params = djangos.as_sql(with_limits, with_col_aliases)
         if (served[0], comparable(served[1])) != (sql, comparable(params)):
             self.differences.append(f"{self.test}: kept {served[0]!r} {served[1]!r}, Django's {sql!r} {params!r}")
