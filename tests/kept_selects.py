@@ -25,7 +25,6 @@ class KeptSelectCheck:
 
     def __init__(self) -> None:
         self.test = ""
-        self.served = 0
         self.differences: list[str] = []
 
     @contextmanager
@@ -47,7 +46,6 @@ class KeptSelectCheck:
     def compare(
         self, kept: compiler.SQLCompiler, served: tuple[str, Any], with_limits: bool, with_col_aliases: bool
     ) -> None:
-        self.served += 1
         djangos = compiler.DjangoSelectCompiler(kept.query.clone(), kept.connection, kept.using, kept.elide_empty)
         sql, params = djangos.as_sql(with_limits, with_col_aliases)
         if (served[0], comparable(served[1])) != (sql, comparable(params)):

@@ -99,6 +99,7 @@ _UNSEEN = _Select("", [], None, None, False, {})
 
 def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tuple[Any, ...] | None:
     """What a plain one-table `SELECT`'s text depends on besides its `WHERE`, or None for any other query."""
+    aliases = tuple(alias for alias in query.alias_map if query.alias_refcount[alias])  # a trimmed join is unused
     if (
         query.select_related
         or query.annotations
@@ -116,7 +117,7 @@ def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tupl
         or query.select_for_update
         or query.explain_info
         or query.external_aliases
-        or sum(1 for alias in query.alias_map if query.alias_refcount[alias]) > 1  # a join (one trimmed is unused)
+        or len(aliases) > 1  # a join
         or query.model is None
         or query.model._meta.parents
         or query.where.contains_aggregate
@@ -126,7 +127,7 @@ def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tupl
         return None
     return (
         query.model,
-        tuple(alias for alias in query.alias_map if query.alias_refcount[alias]),
+        aliases,
         query.alias_cols,
         query.order_by,
         query.default_ordering,
