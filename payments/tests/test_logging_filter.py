@@ -51,6 +51,8 @@ class TestMaskCardNumbers:
             pytest.param(f"card={PAN};", f"card={MASKED_PAN};", id="visa-in-text"),
             pytest.param("4111 1111 1111 1111", "4111 11** **** 1111", id="visa-spaced"),
             pytest.param("4111-1111-1111-1111", "4111-11**-****-1111", id="visa-dashed"),
+            pytest.param("4111-1111 1111-1111", "4111-11** ****-1111", id="visa-mixed-separators"),
+            pytest.param("4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "4 1 1 1 1 1 * * * * * * 1 1 1 1", id="visa-digit-by-digit"),
             pytest.param("3782 822463 10005", "3782 82**** *0005", id="amex-spaced"),
             pytest.param("378282246310005", "378282*****0005", id="amex-bare"),
             pytest.param("4222222222222", "422222***2222", id="thirteen-digits"),
