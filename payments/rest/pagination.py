@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
 from django.core import signing
-from django.db.models import BooleanField, Expression, F, QuerySet
+from django.db.models import BooleanField, Expression, QuerySet
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -45,8 +45,9 @@ class KeysetBound(Expression):
     """`(created_at, id) < (%s, %s)` (or `<=`, `>`, `>=`): a page's edge as one row comparison, which the keyset index
     answers on PostgreSQL and SQLite alike.
 
-    Django's tuple lookups (`TupleLessThan`) write the same text, but build and compile a lookup per element on every
-    query: 190,000 instructions a page, a sixth of what a page from a cursor cost beyond a first page.
+    Django's tuple lookups (`TupleLessThan`) write the same text, but find each column through `F()`'s path of
+    relations and build and compile a lookup per element on every query: about 400,000 instructions a page, a third of
+    what a page from a cursor cost beyond a first page.
     """
 
     conditional = True
@@ -55,7 +56,14 @@ class KeysetBound(Expression):
     def __init__(self, operator: str, cursor: Cursor) -> None:
         super().__init__()
         self.operator, self.position = operator, (cursor.created_at, cursor.pk)
-        self.columns: list[Any] = [F("created_at"), F("pk")]
+        self.columns: list[Any] = []
+
+    def resolve_expression(self, query: Any = None, *args: Any, **kwargs: Any) -> KeysetBound:
+        # The page's own table's columns, named as `F()` would name them without walking `F()`'s path of relations.
+        bound = self.copy()
+        alias, meta = query.get_initial_alias(), query.get_meta()
+        bound.columns = [meta.get_field("created_at").get_col(alias), meta.pk.get_col(alias)]
+        return bound
 
     def get_source_expressions(self) -> list[Any]:
         return self.columns
