@@ -31,7 +31,6 @@ from dataclasses import replace
 from typing import Any
 
 import requests
-from Adyen import AdyenClient
 from Adyen.exceptions import AdyenAPIResponseError, AdyenError
 from Adyen.services.checkout import AdyenCheckoutApi
 from Adyen.services.payouts import InstantPayoutsApi
@@ -49,6 +48,7 @@ from paymentservices.processors.adyen.codes import (
     UNSUPPORTED_RESULTS,
     VALIDATION_ERRORS,
 )
+from paymentservices.processors.adyen.http import SessionClient
 from paymentservices.processors.adyen.rules import MERCHANT_ACCOUNT
 from paymentservices.processors.calls import (
     HOST_REFUSED,
@@ -106,7 +106,7 @@ class HostRefused(AdyenError):  # type: ignore[misc] # the library is untyped
     """The URL a call was about to go to is not Adyen's (nor ADYEN_API_BASE): it was not sent."""
 
 
-class _Client(AdyenClient):  # type: ignore[misc] # the library is untyped
+class _Client(SessionClient):
     """Adyen's client, calling each URL as the connector built it and only when it is Adyen's. (The library itself
     would rewrite `-live` to `-test` in every URL of its test platform, and `-test` to `-live` on its live one.)"""
 

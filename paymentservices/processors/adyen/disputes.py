@@ -18,11 +18,11 @@ import base64
 from collections.abc import Mapping
 from typing import Any
 
-from Adyen import AdyenClient
 from Adyen.exceptions import AdyenAPIResponseError, AdyenError
 from Adyen.services.disputes import AdyenDisputesApi
 
 from paymentservices.processors.adyen.connector import ADYEN_DOMAINS
+from paymentservices.processors.adyen.http import SessionClient
 from paymentservices.processors.calls import field_of
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
@@ -50,7 +50,7 @@ class _HostRefused(AdyenError):  # type: ignore[misc] # the library is untyped
     """The URL is not Adyen's (nor DISPUTES_BASE): nothing was sent."""
 
 
-class _Client(AdyenClient):  # type: ignore[misc] # the library is untyped
+class _Client(SessionClient):
     """Adyen's client, calling each URL as built here and only when it is Adyen's or under DISPUTES_BASE."""
 
     def _determine_api_url(self, platform: str, endpoint: str) -> str:

@@ -20,12 +20,9 @@ Stripe, the connector asks Stripe what it holds before answering, and raises `Ou
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, cast
-from urllib.parse import urlsplit
 
 import requests
 import stripe
@@ -35,6 +32,7 @@ from paymentservices.processors.calls import call_timeout, field_of, is_notified
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.sessions import proxy_known, thread_session
 from paymentservices.processors.stripe.codes import DECLINE_CODES, DEFAULT_DECLINE
 
 logger = logging.getLogger(__name__)
@@ -52,9 +50,6 @@ STRIPE_DOMAINS = ("api.stripe.com", "files.stripe.com")
 STRIPE_FILES_BASE = "https://files.stripe.com"
 
 
-_sessions = threading.local()
-
-
 class HostRefused(stripe.APIConnectionError):
     """The URL a call was about to go to is not Stripe's (nor STRIPE_API_BASE): it was not sent."""
 
@@ -69,34 +64,8 @@ class _CheckedClient(stripe.RequestsClient):
         if not url_allowed(url, domains=STRIPE_DOMAINS, configured=processor_settings("stripe")["API_BASE"]):
             logger.warning("Refused to send a Stripe call to a host that is not Stripe's (nor STRIPE_API_BASE)")
             raise HostRefused("The URL is not Stripe's.")  # type: ignore[no-untyped-call]
-        _proxy_known(cast(requests.Session, self._session), url)
+        proxy_known(cast(requests.Session, self._session), url)
         return super().request(method, url, headers, post_data)
-
-
-def _session() -> requests.Session:
-    """This thread's HTTP session for Stripe: its pool keeps connections to Stripe open from one call, and one payment,
-    to the next, so a call pays no TCP (or TLS) handshake. One per thread, since a `requests.Session` is not promised
-    to be thread-safe; and one per process, so a forked worker never writes on its parent's sockets.
-
-    It does not read the environment on each call, as requests does by default: every variable scanned for a proxy,
-    and `~/.netrc` for a password, about a tenth of a Stripe payment's CPU. A host's proxy is read once instead
-    (`_proxy_known`); a `.netrc` password would only have replaced the secret key Stripe's library sends."""
-    if getattr(_sessions, "pid", None) != os.getpid():
-        session = requests.Session()
-        session.trust_env = False
-        _sessions.session = session
-        _sessions.pid = os.getpid()
-    return cast(requests.Session, _sessions.session)
-
-
-def _proxy_known(session: requests.Session, url: str) -> None:
-    """The proxy the environment names for `url`'s host (HTTPS_PROXY, ALL_PROXY, and NO_PROXY's exceptions, as
-    requests reads them), kept in `session`'s own proxies under that host, which requests looks at first: an empty
-    one (none named, or the host is an exception) connects directly."""
-    parts = urlsplit(url)
-    host = f"{parts.scheme}://{parts.hostname}"
-    if host not in session.proxies:
-        session.proxies[host] = requests.utils.select_proxy(url, requests.utils.get_environ_proxies(url)) or ""
 
 
 def account_client(secret_key: str, *, timeout: float | None = None) -> stripe.StripeClient:
@@ -114,7 +83,7 @@ def account_client(secret_key: str, *, timeout: float | None = None) -> stripe.S
         },
         # Retries are ours to decide (failover to the next service): one call, one bounded wait.
         max_network_retries=0,
-        http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=_session()),
+        http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=thread_session()),
     )
 
 

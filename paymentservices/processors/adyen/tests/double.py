@@ -28,7 +28,7 @@ def adyen_mock(adyen_prism, settings, monkeypatch) -> Iterator[AdyenMock]:
     afterwards, every request the library sent must have been valid by Adyen's document."""
     override_processor(settings, "adyen", API_BASE=adyen_prism.url, TIMEOUT_SECONDS=5)
     adyen_prism.reset()
-    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr("paymentservices.processors.adyen.http.SessionHTTPClient", AdyenTransport)
     monkeypatch.setattr(AdyenTransport, "mock", adyen_prism)
     yield adyen_prism
     assert adyen_prism.violations() == []
@@ -52,7 +52,7 @@ def adyen_payout_mock(adyen_payout_prism, settings, monkeypatch) -> Iterator[Ady
     afterwards, every request the library sent must have been valid by Adyen's document."""
     override_processor(settings, "adyen", PAYOUT_API_BASE=adyen_payout_prism.url, TIMEOUT_SECONDS=5)
     adyen_payout_prism.reset()
-    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr("paymentservices.processors.adyen.http.SessionHTTPClient", AdyenTransport)
     monkeypatch.setattr(AdyenTransport, "mock", adyen_payout_prism)
     yield adyen_payout_prism
     assert adyen_payout_prism.violations() == []
@@ -64,7 +64,7 @@ def adyen_disputes_mock(adyen_disputes_prism, settings, monkeypatch) -> Iterator
     Checkout API's; afterwards, every request the library sent must have been valid by Adyen's document."""
     override_processor(settings, "adyen", DISPUTES_BASE=adyen_disputes_prism.url, TIMEOUT_SECONDS=5)
     adyen_disputes_prism.reset()
-    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr("paymentservices.processors.adyen.http.SessionHTTPClient", AdyenTransport)
     monkeypatch.setattr(AdyenTransport, "mock", adyen_disputes_prism)
     yield adyen_disputes_prism
     assert adyen_disputes_prism.violations() == []

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from Adyen.httpclient import HTTPClient
-
 import contracts
+from paymentservices.processors.adyen.http import SessionHTTPClient
 from tests.prism import NOT_INSTALLED, PRISM, prism_command, prism_environment, prism_wait, start_prism
 from tests.processes import free_port, stop_process
 
@@ -409,9 +408,9 @@ def prism_adyen_disputes() -> Iterator[AdyenMock]:
         yield mock
 
 
-class AdyenTransport(HTTPClient):
-    """The library's own HTTP client, telling the mock which answer to simulate (`Prefer`) and keeping every exchange
-    (with Prism's `sl-violations` header) for the test to check."""
+class AdyenTransport(SessionHTTPClient):
+    """The connector's HTTP client (the library's, on the kept session), telling the mock which answer to simulate
+    (`Prefer`) and keeping every exchange (with Prism's `sl-violations` header) for the test to check."""
 
     mock: AdyenMock | None = None
 

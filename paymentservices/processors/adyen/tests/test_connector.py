@@ -33,6 +33,8 @@ from paymentservices.processors.adyen.tests.mock import (
     result_codes,
 )
 from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.tests.environment import environment_reads
+from paymentservices.processors.tests.fronts import tcp_front
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 from paymentservices.services import payment_service_credentials_verify
@@ -234,7 +236,7 @@ def test_adyens_5xx_is_no_answer_sent_again_with_the_same_key_then_released(conn
 
 
 def test_a_stopped_adyen_is_no_answer_not_a_decline(settings, monkeypatch):
-    monkeypatch.setattr("Adyen.client.HTTPClient", AdyenTransport)
+    monkeypatch.setattr("paymentservices.processors.adyen.http.SessionHTTPClient", AdyenTransport)
     with prism_adyen() as mock:
         monkeypatch.setattr(AdyenTransport, "mock", mock)
         override_processor(settings, "adyen", API_BASE=mock.url)
@@ -717,3 +719,24 @@ def test_verify_of_an_unreachable_adyen_is_a_502(writer, merchant_account, setti
     payload = {"payment_service_definition_id": ADYEN.id, "fields": ADYEN_FIELDS}
 
     assert_error(writer.post("/payment-services/verify", payload, format="json"), 502)
+
+
+def test_calls_in_a_worker_share_one_connection_to_adyen(adyen_mock, settings):
+    adyen_mock.answer("*/payments", example="card-direct")  # under the front's URL, not the mock's own
+    with tcp_front(adyen_mock.port) as front:
+        override_processor(settings, "adyen", API_BASE=front.url)
+        for _ in range(3):  # three payments, each with its own connector and deadline, as routing makes them
+            connector = AdyenConnector(api_key=KEY, merchant_account=MERCHANT, deadline=time.monotonic() + 30)
+            assert connector.authorize(_request()).outcome is Outcome.APPROVED
+
+        assert len(front.accepted) == 1
+
+
+def test_the_environment_is_read_once_per_host_not_on_every_call(connector, adyen_mock, monkeypatch):
+    reads = environment_reads(monkeypatch)
+    adyen_mock.answer("/payments", example="card-direct")
+
+    for _ in range(3):
+        assert connector.authorize(_request()).outcome is Outcome.APPROVED
+
+    assert len(reads) == 1

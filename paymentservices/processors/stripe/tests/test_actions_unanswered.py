@@ -15,7 +15,8 @@ import requests
 import stripe
 from django.utils import timezone
 
-from paymentservices.processors.stripe.tests.test_connector import KEY, _front
+from paymentservices.processors.stripe.tests.test_connector import KEY
+from paymentservices.processors.tests.fronts import tcp_front
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Transaction, TransactionEvent
@@ -176,7 +177,7 @@ def test_an_action_that_never_reached_stripe_is_undone_by_the_pending_sweep(api,
 def test_a_stripe_service_that_answers_nothing_at_all_is_not_a_500(api, settings, action):
     """A processor double that takes the connection and never answers (within STRIPE_TIMEOUT_SECONDS)."""
     txn_id = _authorized(api)
-    with _front(None) as silent:
+    with tcp_front(None) as silent:
         override_processor(settings, "stripe", API_BASE=silent.url, TIMEOUT_SECONDS=1)
         answer = _ask(api, action, txn_id)
 

@@ -3,14 +3,9 @@ official library: what the connector did is checked in what Stripe holds, not in
 
 from __future__ import annotations
 
-import contextlib
-import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 import pytest
 import requests
@@ -18,9 +13,12 @@ import stripe
 
 from payments.connectors.base import Outcome
 from paymentservices.processors.calls import MIN_CALL_SECONDS
+from paymentservices.processors.sessions import thread_session
 from paymentservices.processors.stripe import PROCESSOR
-from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector, _session
+from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector
 from paymentservices.processors.stripe.tests.mock import localstripe
+from paymentservices.processors.tests.environment import environment_reads
+from paymentservices.processors.tests.fronts import tcp_front
 from paymentservices.processors.tests.overrides import override_processor
 from paymentservices.processors.tests.requests import card_request
 
@@ -275,46 +273,8 @@ def test_stripes_own_5xx_is_no_answer(connector, monkeypatch):
     assert (result.outcome, result.raw_response_code) == (Outcome.FAILED, "500")
 
 
-@dataclass
-class _Front:
-    url: str
-    accepted: list[socket.socket] = field(default_factory=list)
-
-
-@contextmanager
-def _front(port: int | None) -> Iterator[_Front]:
-    """A TCP front for Stripe at 127.0.0.1:`port` that keeps every connection it accepts (what Stripe's side would
-    count) and passes the bytes through; with no port, it reads what is sent and never answers."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    front = _Front(f"http://127.0.0.1:{listener.getsockname()[1]}")
-
-    def pipe(source: socket.socket, sink: socket.socket | None) -> None:
-        with contextlib.suppress(OSError):
-            while chunk := source.recv(65536):
-                if sink is not None:
-                    sink.sendall(chunk)
-
-    def accept() -> None:
-        with contextlib.suppress(OSError):  # the listener closed: the test is over
-            while True:
-                client, _ = listener.accept()
-                front.accepted.append(client)
-                upstream = None if port is None else socket.create_connection(("127.0.0.1", port))
-                threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
-                if upstream is not None:
-                    threading.Thread(target=pipe, args=(upstream, client), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield front
-    finally:
-        listener.close()
-        for client in front.accepted:
-            client.close()
-
-
 def test_payments_in_a_worker_share_one_connection_to_stripe(stripe_api, settings):
-    with _front(stripe_api.port) as front:
+    with tcp_front(stripe_api.port) as front:
         override_processor(settings, "stripe", API_BASE=front.url)
         for _ in range(5):  # five payments, each with its own connector and deadline, as routing makes them
             connector = StripeConnector(secret_key=KEY, deadline=time.monotonic() + 30)
@@ -332,13 +292,13 @@ def test_payments_in_a_worker_share_one_connection_to_stripe(stripe_api, setting
 
 
 def test_each_thread_and_process_has_its_own_session():
-    here = _session()
+    here = thread_session()
     elsewhere: list[requests.Session] = []
-    thread = threading.Thread(target=lambda: elsewhere.append(_session()))
+    thread = threading.Thread(target=lambda: elsewhere.append(thread_session()))
     thread.start()
     thread.join()
 
-    assert _session() is here
+    assert thread_session() is here
     assert elsewhere[0] is not here
 
 
@@ -352,7 +312,7 @@ def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings,
         return original(self, method, url, **kwargs)
 
     monkeypatch.setattr(requests.Session, "request", spy)
-    with _front(None) as silent:  # takes the request and never answers
+    with tcp_front(None) as silent:  # takes the request and never answers
         override_processor(settings, "stripe", API_BASE=silent.url)
         deadline = time.monotonic() + 1
         result = StripeConnector(secret_key=KEY, deadline=deadline).authorize(_request())
@@ -363,17 +323,7 @@ def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings,
 
 
 def test_the_environment_is_read_once_per_host_not_on_every_call(connector, monkeypatch):
-    reads: list[str] = []
-    original = requests.utils.get_environ_proxies
-
-    def spy(url, no_proxy=None):
-        reads.append(url)
-        return original(url, no_proxy=no_proxy)
-
-    # requests' sessions read it through their own name for it, when they trust the environment
-    monkeypatch.setattr(requests.utils, "get_environ_proxies", spy)
-    monkeypatch.setattr(requests.sessions, "get_environ_proxies", spy)
-    _session().proxies.clear()
+    reads = environment_reads(monkeypatch)
 
     for _ in range(2):  # two payments: four calls (the card's PaymentMethod, then the PaymentIntent)
         assert connector.authorize(_request()).outcome is Outcome.APPROVED
@@ -383,8 +333,8 @@ def test_the_environment_is_read_once_per_host_not_on_every_call(connector, monk
 
 @pytest.mark.parametrize("excepted", [False, True])
 def test_a_proxy_the_environment_names_carries_the_calls_but_to_its_exceptions(settings, monkeypatch, excepted):
-    _session().proxies.clear()
-    with _front(None) as proxy:  # takes the request and never answers
+    thread_session().proxies.clear()
+    with tcp_front(None) as proxy:  # takes the request and never answers
         for name in ("http_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY"):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("HTTP_PROXY", proxy.url)
@@ -395,4 +345,4 @@ def test_a_proxy_the_environment_names_carries_the_calls_but_to_its_exceptions(s
 
     assert result.outcome is Outcome.FAILED
     assert len(proxy.accepted) == (0 if excepted else 1)  # an exception connects directly (and finds no such host)
-    _session().proxies.clear()  # the next test's environment is its own
+    thread_session().proxies.clear()  # the next test's environment is its own
