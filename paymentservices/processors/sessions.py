@@ -1,7 +1,8 @@
-"""The HTTP session the processors' libraries send through (Stripe's and Adyen's, both on `requests`).
+"""The HTTP sessions the processors' libraries send through (Stripe's, Adyen's and PayPal's, all on `requests`).
 
-One per thread and process: its pool keeps the connections to a processor open from one call, and one payment, to
-the next, so a call pays no TCP (or TLS) handshake. One per thread, since a `requests.Session` is not promised to be
+One per library, thread and process: its pool keeps the connections to a processor open from one call, and one
+payment, to the next, so a call pays no TCP (or TLS) handshake. One per library, since a library may set its
+session's adapters as it likes (PayPal's does); one per thread, since a `requests.Session` is not promised to be
 thread-safe; one per process, so a forked worker never writes on its parent's sockets.
 
 It does not read the environment on each call, as `requests` does by default: every variable scanned for a proxy, and
@@ -21,14 +22,16 @@ import requests
 _sessions = threading.local()
 
 
-def thread_session() -> requests.Session:
-    """This thread's session for the processors' calls."""
+def thread_session(library: str) -> requests.Session:
+    """This thread's session for one library's calls (`stripe`, `adyen`, `paypal`)."""
     if getattr(_sessions, "pid", None) != os.getpid():
-        session = requests.Session()
-        session.trust_env = False
-        _sessions.session = session
+        _sessions.by_library = {}
         _sessions.pid = os.getpid()
-    return cast(requests.Session, _sessions.session)
+    by_library = cast(dict[str, requests.Session], _sessions.by_library)
+    if library not in by_library:
+        session = by_library[library] = requests.Session()
+        session.trust_env = False
+    return by_library[library]
 
 
 def proxy_known(session: requests.Session, url: str) -> None:

@@ -35,7 +35,7 @@ class SessionHTTPClient(HTTPClient):  # type: ignore[misc] # the library is unty
         if auth is None and xapikey:
             headers["x-api-key"] = xapikey
         headers["User-Agent"] = self.user_agent
-        session = thread_session()
+        session = thread_session("adyen")
         proxy_known(session, url)
         response = session.request(
             method=method, url=url, auth=auth, data=data, json=json, headers=headers, timeout=self.timeout

@@ -21,6 +21,8 @@ anywhere but PayPal's hosts or the `paypal` block's `API_BASE` of `PROCESSORS` a
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -38,6 +40,7 @@ from paypalserversdk.controllers.base_controller import BaseController
 from paypalserversdk.exceptions.api_exception import ApiException
 from paypalserversdk.http.auth.o_auth_2 import ClientCredentialsAuthCredentials
 from paypalserversdk.http.http_method_enum import HttpMethodEnum
+from paypalserversdk.models.o_auth_token import OAuthToken
 from paypalserversdk.paypal_serversdk_client import PaypalServersdkClient
 
 from payments.connectors.base import AuthorizationRequest, ConnectorResult, Outcome, OutcomeUnknown, RedirectRequest
@@ -53,6 +56,7 @@ from paymentservices.processors.calls import (
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
 from paymentservices.processors.seam import CredentialProblem
+from paymentservices.processors.sessions import proxy_known, thread_session
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +153,17 @@ def masked_email(email: Any) -> str | None:
     return f"{local[:1]}***@{domain}" if local else None
 
 
+# PayPal's access tokens in this process, by API base, client ID and the secret's digest. A token lasts hours, and
+# each connector (one per payment, notification or read) asked for its own: a round trip to PayPal before every
+# payment's own call. A token PayPal refuses on a call is dropped, so the next connector asks again.
+_tokens: dict[tuple[str, str, str], OAuthToken] = {}
+
+
+def _keep_token(key: tuple[str, str, str], token: OAuthToken) -> None:
+    if getattr(token, "expiry", None):  # one without a lifetime is not kept: nothing would say when it ends
+        _tokens[key] = token
+
+
 class PayPalConnector:
     """One PayPal REST app (its client ID and secret)."""
 
@@ -165,12 +180,20 @@ class PayPalConnector:
         self._deadline = deadline
         # Checked once here (and again by the configuration for every call): a base that is not PayPal's sends
         # nothing, and each call answers FAILED at once.
-        self._host_refused = not paypal_url(str(_settings()["API_BASE"]).rstrip("/"))
+        base = str(_settings()["API_BASE"]).rstrip("/")
+        self._host_refused = not paypal_url(base)
+        self._token_key = (base, client_id, hashlib.sha256(client_secret.encode()).hexdigest())
+        session = thread_session("paypal")
+        proxy_known(session, base)  # every call of the library goes to this one base
         config = _Configuration(
+            http_client_instance=session,
             timeout=self._timeout,
             environment=Environment.PRODUCTION,
             client_credentials_auth_credentials=ClientCredentialsAuthCredentials(
-                o_auth_client_id=client_id, o_auth_client_secret=client_secret
+                o_auth_client_id=client_id,
+                o_auth_client_secret=client_secret,
+                o_auth_token=_tokens.get(self._token_key),
+                o_auth_on_token_update=functools.partial(_keep_token, self._token_key),
             ),
         )
         self._client = PaypalServersdkClient(config=config)
@@ -201,6 +224,7 @@ class PayPalConnector:
         except ApiException as exc:
             status = int(exc.response_code or 0)
             if status in (401, 403):
+                _tokens.pop(self._token_key, None)  # perhaps the kept token, revoked or ended early: ask anew next
                 raise NoAnswer(sent=False, code=str(status), misconfigured=True) from None
             if status in (400, 404, 409, 422):
                 raise PayPalRefused(status, _json(getattr(exc.response, "text", None))) from None

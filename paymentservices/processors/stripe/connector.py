@@ -83,7 +83,7 @@ def account_client(secret_key: str, *, timeout: float | None = None) -> stripe.S
         },
         # Retries are ours to decide (failover to the next service): one call, one bounded wait.
         max_network_retries=0,
-        http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=thread_session()),
+        http_client=_CheckedClient(timeout=timeout or own["TIMEOUT_SECONDS"], session=thread_session("stripe")),
     )
 
 

@@ -10,9 +10,9 @@ import requests
 from paymentservices.processors.sessions import thread_session
 
 
-def environment_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The URLs whose proxy `requests` looks up in the environment from now on, starting from a session that has
-    read none."""
+def environment_reads(monkeypatch: pytest.MonkeyPatch, library: str) -> list[str]:
+    """The URLs whose proxy `requests` looks up in the environment from now on, starting from a session of `library`
+    that has read none."""
     reads: list[str] = []
     original = requests.utils.get_environ_proxies
 
@@ -23,5 +23,5 @@ def environment_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     # requests' sessions read it through their own name for it, when they trust the environment
     monkeypatch.setattr(requests.utils, "get_environ_proxies", spy)
     monkeypatch.setattr(requests.sessions, "get_environ_proxies", spy)
-    thread_session().proxies.clear()
+    thread_session(library).proxies.clear()
     return reads

@@ -733,7 +733,7 @@ def test_calls_in_a_worker_share_one_connection_to_adyen(adyen_mock, settings):
 
 
 def test_the_environment_is_read_once_per_host_not_on_every_call(connector, adyen_mock, monkeypatch):
-    reads = environment_reads(monkeypatch)
+    reads = environment_reads(monkeypatch, "adyen")
     adyen_mock.answer("/payments", example="card-direct")
 
     for _ in range(3):

@@ -17,10 +17,11 @@ def paypal_prism() -> Iterator[PayPalMock]:
 
 
 @pytest.fixture
-def paypal_api(paypal_prism, settings) -> Iterator[PayPalMock]:
-    """Point the paypal-paypal connector at the validating mock; afterwards, every request the library sent must
-    have been valid by PayPal's documents."""
+def paypal_api(paypal_prism, settings, monkeypatch) -> Iterator[PayPalMock]:
+    """Point the paypal-paypal connector at the validating mock, with no access token kept from an earlier test;
+    afterwards, every request the library sent must have been valid by PayPal's documents."""
     override_processor(settings, "paypal", API_BASE=paypal_prism.url, TIMEOUT_SECONDS=5)
+    monkeypatch.setattr("paymentservices.processors.paypal.connector._tokens", {})
     paypal_prism.reset()
     yield paypal_prism
     assert paypal_prism.violations() == []

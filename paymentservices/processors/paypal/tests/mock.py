@@ -199,6 +199,11 @@ ERRORS: dict[str, dict[str, Any]] = {
         "debug_id": "b1a3c5d7e9f01",
         "details": [{"issue": "INVALID_PARAMETER_VALUE", "description": "A value is invalid."}],
     },
+    "401": {
+        "name": "AUTHENTICATION_FAILURE",
+        "message": "The access token is not valid.",
+        "debug_id": "b1a3c5d7e9f05",
+    },
     "404": {
         "name": "RESOURCE_NOT_FOUND",
         "message": "The specified resource does not exist.",

@@ -4,7 +4,10 @@ and the mock's named answers."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
+import requests
 
 from payments.connectors import Outcome, RedirectConnector, RedirectRequest
 from paymentservices.processors.paypal import PROCESSOR as PAYPAL
@@ -12,6 +15,7 @@ from paymentservices.processors.paypal import PayPalConnector
 from paymentservices.processors.paypal.connector import AuthorizationPending, masked_email, money
 from paymentservices.processors.paypal.rules import CLIENT_ID, CLIENT_SECRET, WEBHOOK_ID
 from paymentservices.processors.paypal.tests import mock as mock_answers
+from paymentservices.processors.sessions import thread_session
 
 OPENING = RedirectRequest(
     amount=1000,
@@ -186,3 +190,48 @@ def test_an_authorization_paypal_holds_pending_is_neither_approval_nor_decline(p
         connector().redirect_authorize(processor_reference=mock_answers.ORDER_ID, reference="t:authorize")
     with pytest.raises(AuthorizationPending):
         connector().redirect_status(processor_reference=mock_answers.ORDER_ID)
+
+
+def test_the_connectors_of_one_app_share_its_access_token(paypal_api):
+    paypal_api.answer("/v2/checkout/orders", example="opened")
+
+    for client_id in ("AeA1QIZXiflr1", "AeA1QIZXiflr1", "AeB2other"):  # one connector a payment, as routing makes
+        assert connector(client_id).redirect_begin(OPENING).outcome is Outcome.BUYER_ACTION
+
+    asked = [
+        base64.b64decode(call.headers["Authorization"][6:]).decode().partition(":")[0]
+        for call in paypal_api.calls("POST", "/v1/oauth2/token")
+    ]
+    assert asked == ["AeA1QIZXiflr1", "AeB2other"]
+    assert len(paypal_api.calls("POST", "/v2/checkout/orders")) == 3
+
+
+def test_a_token_paypal_refuses_is_asked_for_again(paypal_api):
+    paypal_api.answer("/v2/checkout/orders", example="opened")
+    assert connector().redirect_begin(OPENING).outcome is Outcome.BUYER_ACTION
+    paypal_api.answer("/v2/checkout/orders", code=401)  # revoked, or ended before its time
+
+    refused = connector().redirect_begin(OPENING)
+    paypal_api.errors.clear()
+    again = connector().redirect_begin(OPENING)
+
+    assert (refused.outcome, refused.error_code) == (Outcome.FAILED, "invalid_service_configuration")
+    assert again.outcome is Outcome.BUYER_ACTION
+    assert len(paypal_api.calls("POST", "/v1/oauth2/token")) == 2
+
+
+def test_paypal_is_called_on_the_threads_kept_session(paypal_api, monkeypatch):
+    sessions: list[requests.Session] = []
+    original = requests.Session.request
+
+    def spy(self, method, url, **kwargs):
+        sessions.append(self)
+        return original(self, method, url, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "request", spy)
+    paypal_api.answer("/v2/checkout/orders", example="opened")
+    for _ in range(2):
+        assert connector().redirect_begin(OPENING).outcome is Outcome.BUYER_ACTION
+
+    assert len(sessions) == 3  # the token, then an order a payment
+    assert all(session is thread_session("paypal") for session in sessions)

@@ -292,13 +292,13 @@ def test_payments_in_a_worker_share_one_connection_to_stripe(stripe_api, setting
 
 
 def test_each_thread_and_process_has_its_own_session():
-    here = thread_session()
+    here = thread_session("stripe")
     elsewhere: list[requests.Session] = []
-    thread = threading.Thread(target=lambda: elsewhere.append(thread_session()))
+    thread = threading.Thread(target=lambda: elsewhere.append(thread_session("stripe")))
     thread.start()
     thread.join()
 
-    assert thread_session() is here
+    assert thread_session("stripe") is here
     assert elsewhere[0] is not here
 
 
@@ -323,7 +323,7 @@ def test_a_call_waits_no_longer_than_what_is_left_of_the_payments_time(settings,
 
 
 def test_the_environment_is_read_once_per_host_not_on_every_call(connector, monkeypatch):
-    reads = environment_reads(monkeypatch)
+    reads = environment_reads(monkeypatch, "stripe")
 
     for _ in range(2):  # two payments: four calls (the card's PaymentMethod, then the PaymentIntent)
         assert connector.authorize(_request()).outcome is Outcome.APPROVED
@@ -333,7 +333,7 @@ def test_the_environment_is_read_once_per_host_not_on_every_call(connector, monk
 
 @pytest.mark.parametrize("excepted", [False, True])
 def test_a_proxy_the_environment_names_carries_the_calls_but_to_its_exceptions(settings, monkeypatch, excepted):
-    thread_session().proxies.clear()
+    thread_session("stripe").proxies.clear()
     with tcp_front(None) as proxy:  # takes the request and never answers
         for name in ("http_proxy", "no_proxy", "all_proxy", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY"):
             monkeypatch.delenv(name, raising=False)
@@ -345,4 +345,4 @@ def test_a_proxy_the_environment_names_carries_the_calls_but_to_its_exceptions(s
 
     assert result.outcome is Outcome.FAILED
     assert len(proxy.accepted) == (0 if excepted else 1)  # an exception connects directly (and finds no such host)
-    thread_session().proxies.clear()  # the next test's environment is its own
+    thread_session("stripe").proxies.clear()  # the next test's environment is its own
