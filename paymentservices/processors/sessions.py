@@ -2,8 +2,8 @@
 
 One per library, thread and process: its pool keeps the connections to a processor open from one call, and one
 payment, to the next, so a call pays no TCP (or TLS) handshake. One per library, since a library may set its
-session's adapters as it likes (PayPal's does); one per thread, since a `requests.Session` is not promised to be
-thread-safe; one per process, so a forked worker never writes on its parent's sockets.
+session's adapters as it likes (PayPal's can set their retries per call); one per thread, since a `requests.Session`
+is not promised to be thread-safe; one per process, so a forked worker never writes on its parent's sockets.
 
 It does not read the environment on each call, as `requests` does by default: every variable scanned for a proxy, and
 `~/.netrc` for a password, about a tenth of a Stripe payment's CPU. A host's proxy is read once instead
