@@ -59,7 +59,8 @@ class KeysetBound(Expression):
         self.columns: list[Any] = []
 
     def resolve_expression(self, query: Any = None, *args: Any, **kwargs: Any) -> KeysetBound:
-        # The page's own table's columns, named as `F()` would name them without walking `F()`'s path of relations.
+        # The page's own table's columns, named as `F()` would name them without walking `F()`'s path of relations:
+        # a page's model has both as columns of its own table (no listed model inherits from a concrete one).
         bound = self.copy()
         alias, meta = query.get_initial_alias(), query.get_meta()
         bound.columns = [meta.get_field("created_at").get_col(alias), meta.pk.get_col(alias)]
