@@ -3,8 +3,9 @@
 Adyen serves report files from its Customer Area hosts, `ca-test.adyen.com` and `ca-live.adyen.com`; a URL anywhere
 else (or under the operator's REPORT_BASE, exactly as configured) is never kept nor fetched (`report_url_allowed`,
 asked before the URL is stored and again before it is used). Adyen's library has no report operation, so the download
-is one GET through `requests` (the library's own transport), with the key in the `X-API-Key` header as Adyen's
-report download takes it, and redirects refused: a redirect would carry the key to a host nobody checked.
+is one GET on the session Adyen's calls share (paymentservices/processors/sessions.py: the environment's proxy read
+once, `~/.netrc` never), with the key in the `X-API-Key` header as Adyen's report download takes it, and redirects
+refused: a redirect would carry the key to a host nobody checked.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import requests
 
 from paymentservices.processors.config import processor_settings
 from paymentservices.processors.hosts import url_allowed
+from paymentservices.processors.sessions import proxy_known, thread_session
 
 REPORT_DOMAINS = ("ca-test.adyen.com", "ca-live.adyen.com")
 
@@ -29,8 +31,10 @@ def report_download(*, url: str, api_key: str) -> bytes:
     """The report's bytes, or `ReportUnread`."""
     if not report_url_allowed(url):
         raise ReportUnread("The report URL is not on Adyen's report hosts; nothing was sent.")
+    session = thread_session("adyen")
+    proxy_known(session, url)
     try:
-        response = requests.get(
+        response = session.get(
             url,
             headers={"X-API-Key": api_key},
             timeout=processor_settings("adyen")["TIMEOUT_SECONDS"],
