@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -226,18 +227,25 @@ def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
     assert (problem.field if problem else None) == field
 
 
-def _timed_out(*args, **kwargs):
-    """What the library raises when Stripe took the request and the answer never came."""
-    try:
-        raise requests.exceptions.ReadTimeout("read timed out")
-    except requests.exceptions.ReadTimeout as cause:
-        raise stripe.APIConnectionError("no answer", should_retry=True) from cause
+def _answers_lost(monkeypatch, *calls: tuple[str, str]) -> None:
+    """Stripe takes each of these calls (method, path) and its answer never comes: the read times out, below the
+    library, which turns it into the error it raises for a lost answer."""
+    session = thread_session("stripe")
+    send = session.request
+
+    def request(method, url, *args, **kwargs):
+        if (method.upper(), urlsplit(url).path) in calls:
+            send(method, url, *args, **kwargs)  # Stripe acts on it
+            raise requests.exceptions.ReadTimeout("read timed out")
+        return send(method, url, *args, **kwargs)
+
+    monkeypatch.setattr(session, "request", request)
 
 
 def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connector, at_stripe, monkeypatch):
     request = _request()
     first = connector.authorize(request)
-    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
 
     again = connector.authorize(request)  # the retry's answer is lost: Stripe already holds the payment
 
@@ -246,8 +254,26 @@ def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connecto
     assert found.count(first.processor_reference) == 1
 
 
+def test_a_lost_answer_is_settled_from_the_payment_stripe_made(connector, at_stripe, monkeypatch):
+    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
+
+    result = connector.authorize(_request())
+
+    found = [pi.id for pi in at_stripe.v1.payment_intents.list(params={"limit": 100}).data]
+    assert result.outcome is Outcome.APPROVED
+    assert found.count(result.processor_reference) == 1
+
+
 def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch):
-    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
+    session = thread_session("stripe")
+    send = session.request
+
+    def never_reaching_stripe(method, url, *args, **kwargs):
+        if (method.upper(), urlsplit(url).path) == ("POST", "/v1/payment_intents"):
+            raise requests.exceptions.ReadTimeout("read timed out")  # lost before Stripe acted on it
+        return send(method, url, *args, **kwargs)
+
+    monkeypatch.setattr(session, "request", never_reaching_stripe)
 
     result = connector.authorize(_request())
 
@@ -255,8 +281,7 @@ def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch)
 
 
 def test_a_lost_answer_stripe_cannot_be_asked_about_stays_unknown(connector, monkeypatch):
-    monkeypatch.setattr(connector._client.v1.payment_intents, "create", _timed_out)
-    monkeypatch.setattr(connector._client.v1.payment_intents, "list", _timed_out)
+    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), ("GET", "/v1/payment_intents"))
 
     with pytest.raises(OutcomeUnknown):
         connector.authorize(_request())
