@@ -227,17 +227,18 @@ def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
     assert (problem.field if problem else None) == field
 
 
-def _answers_lost(monkeypatch, *calls: tuple[str, str]) -> None:
-    """Stripe takes each of these calls (method, path) and its answer never comes: the read times out, below the
-    library, which turns it into the error it raises for a lost answer."""
+def _answers_lost(monkeypatch, *calls: tuple[str, str], acted: bool = True) -> None:
+    """The answer to each of these calls (method, path) never comes: the read times out below the library, which
+    turns it into the error it raises for a lost answer. Stripe acted on the call first, unless `acted` is False."""
     session = thread_session("stripe")
     send = session.request
 
     def request(method, url, *args, **kwargs):
-        if (method.upper(), urlsplit(url).path) in calls:
-            send(method, url, *args, **kwargs)  # Stripe acts on it
-            raise requests.exceptions.ReadTimeout("read timed out")
-        return send(method, url, *args, **kwargs)
+        if (method.upper(), urlsplit(url).path) not in calls:
+            return send(method, url, *args, **kwargs)
+        if acted:
+            send(method, url, *args, **kwargs)
+        raise requests.exceptions.ReadTimeout("read timed out")
 
     monkeypatch.setattr(session, "request", request)
 
@@ -265,15 +266,7 @@ def test_a_lost_answer_is_settled_from_the_payment_stripe_made(connector, at_str
 
 
 def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch):
-    session = thread_session("stripe")
-    send = session.request
-
-    def never_reaching_stripe(method, url, *args, **kwargs):
-        if (method.upper(), urlsplit(url).path) == ("POST", "/v1/payment_intents"):
-            raise requests.exceptions.ReadTimeout("read timed out")  # lost before Stripe acted on it
-        return send(method, url, *args, **kwargs)
-
-    monkeypatch.setattr(session, "request", never_reaching_stripe)
+    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), acted=False)
 
     result = connector.authorize(_request())
 
