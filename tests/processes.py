@@ -3,6 +3,7 @@ on its own (`python -m paymentservices.processors.<name>.tests.mock`, as the gui
 
 from __future__ import annotations
 
+import random
 import signal
 import socket
 import subprocess
@@ -24,7 +25,30 @@ def stop_process(process: subprocess.Popen, *, grace: float = 30) -> None:
         process.wait(timeout=10)
 
 
+# The lowest port a test's server takes; below it are the ones well-known services (PostgreSQL, Redis) listen on.
+LOWEST_PORT = 10000
+
+
 def free_port() -> int:
+    """A port free now, below the kernel's ephemeral range when there is room: a port the kernel hands out (a bind to
+    0, the source of every outgoing connection) may be taken by another test's connection between this check and the
+    server's own bind, which then fails with "Address already in use"; a port below that range never is."""
+    highest = _ephemeral_low() - 2  # two below: a guide's receiver takes the server's port + 1
+    for _ in range(100 if highest > LOWEST_PORT else 0):
+        port = random.randrange(LOWEST_PORT, highest)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return LOWEST_PORT  # not Linux: the kernel's choice, as before
