@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django.conf import settings
 from django.core import signing
 from django.db.models import BooleanField, Expression, QuerySet
+from django.db.models.sql.where import AND
 from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -79,6 +80,14 @@ class KeysetBound(Expression):
             for column, value in zip(self.columns, self.position, strict=True)
         )
         return f"({names}) {self.operator} (%s, %s)", values
+
+
+def _bounded(queryset: QuerySet[TimestampedModel], bound: KeysetBound) -> QuerySet[TimestampedModel]:
+    """`queryset` with `bound` added to its `WHERE`, as `filter()` adds it less the work around it: `filter()` wraps a
+    condition that is not a lookup in an `= true` lookup, built and then compiled away, for every page from a cursor."""
+    bounded = queryset._chain()
+    bounded.query.where.add(bound.resolve_expression(bounded.query), AND)
+    return bounded
 
 
 class KeysetCursorPagination(BasePagination):
@@ -158,10 +167,10 @@ class KeysetCursorPagination(BasePagination):
         """One query: the page plus one row that tells whether more lie beyond it."""
         if cursor is None or cursor.forward:
             if cursor is not None:
-                queryset = queryset.filter(KeysetBound("<=" if cursor.inclusive else "<", cursor))
+                queryset = _bounded(queryset, KeysetBound("<=" if cursor.inclusive else "<", cursor))
             rows = list(queryset.order_by("-created_at", "-pk")[: self.limit + 1])
             return rows[: self.limit], cursor is not None, len(rows) > self.limit
-        queryset = queryset.filter(KeysetBound(">=" if cursor.inclusive else ">", cursor))
+        queryset = _bounded(queryset, KeysetBound(">=" if cursor.inclusive else ">", cursor))
         rows = list(queryset.order_by("created_at", "pk")[: self.limit + 1])
         page = rows[: self.limit]
         page.reverse()

@@ -18,6 +18,7 @@ from buyers.models import Buyer
 from buyers.tests.factories import BuyerFactory
 from payments.accounts.keys import generate_private_key, mint_token, public_pem
 from payments.accounts.services import api_key_register
+from payments.rest.pagination import Cursor, KeysetBound, _bounded
 
 pytestmark = pytest.mark.django_db
 
@@ -255,3 +256,18 @@ def test_cursor_from_another_merchant_account_shows_only_that_accounts_rows(
     page = fetch(client, next_cursor, 10)
 
     assert {item["id"] for item in page["items"]} <= {str(row.id) for row in theirs}
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_a_page_from_a_cursor_adds_its_bound_to_the_query_as_it_is(merchant_account, forward):
+    """The bound is the `WHERE`'s own condition, not wrapped in the `= true` lookup `filter()` builds around it, and
+    the query it bounds is left as it was."""
+    rows = Buyer.objects.filter(merchant_account=merchant_account)
+    cursor = Cursor(forward, BASE_TIME, str(uuid.uuid4()))
+    unbounded = str(rows.query)
+
+    bounded = _bounded(rows, KeysetBound("<" if forward else ">", cursor))
+
+    assert isinstance(bounded.query.where.children[-1], KeysetBound)
+    assert len(bounded.query.where.children) == len(rows.query.where.children) + 1
+    assert str(rows.query) == unbounded
