@@ -85,7 +85,7 @@ class KeysetBound(Expression):
 def _bounded(queryset: QuerySet[TimestampedModel], bound: KeysetBound) -> QuerySet[TimestampedModel]:
     """`queryset` with `bound` added to its `WHERE`, as `filter()` adds it less the work around it: `filter()` wraps a
     condition that is not a lookup in an `= true` lookup, built and then compiled away, for every page from a cursor."""
-    bounded = queryset._chain()
+    bounded = queryset.all()  # a copy: the caller's query is left as it was
     bounded.query.where.add(bound.resolve_expression(bounded.query), AND)
     return bounded
 
