@@ -30,9 +30,9 @@ LOWEST_PORT = 10000
 
 
 def free_port() -> int:
-    """A port free now, below the kernel's ephemeral range when there is room: a port the kernel hands out (a bind to
-    0, the source of every outgoing connection) may be taken by another test's connection between this check and the
-    server's own bind, which then fails with "Address already in use"; a port below that range never is."""
+    """A port free now, below the kernel's ephemeral range when there is room. The kernel hands out ports from that
+    range (to a bind to 0, and as the source port of every outgoing connection), so a port found free there may be
+    another test's connection's by the time the server binds it ("Address already in use"); one below it never is."""
     highest = _ephemeral_low() - 2  # two below: a guide's receiver takes the server's port + 1
     for _ in range(100 if highest > LOWEST_PORT else 0):
         port = random.randrange(LOWEST_PORT, highest)
