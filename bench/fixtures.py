@@ -128,6 +128,7 @@ def subscribed_account() -> dict[str, str]:
     from payments.accounts.keys import generate_private_key, mint_token, public_pem
     from payments.accounts.models import MerchantAccount
     from payments.accounts.services import api_key_register
+    from tests.processes import free_port
     from webhooks.models import WebhookSubscription
     from webhooks.services.subscriptions import webhook_subscription_create
 
@@ -240,11 +241,3 @@ def deep_cursors(depth: int = DEEP_OFFSET) -> dict[str, str]:
         "peer_deep": urlparse(peer_url).query + "&limit=20",
         "floor_deep": urlencode({"limit": 20, "before": f"{row['created_at'].isoformat()},{row['id']}"}),
     }
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]

@@ -14,7 +14,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from bench.cases import Case, Result
-from bench.fixtures import ROOT, free_port
+from bench.fixtures import ROOT
+from tests.processes import free_port
 
 # The app servers the benchmark can run the project on (the "app servers" stage compares them; every other case runs
 # on CHOSEN, what `make serve` runs). Each is a command line for (WSGI application, workers, port); the project's own

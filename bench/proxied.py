@@ -10,9 +10,10 @@ import tempfile
 from pathlib import Path
 from types import FrameType
 
-from bench.fixtures import ROOT, free_port
+from bench.fixtures import ROOT
 from bench.load import GUNICORN
 from tests.nginx import nginx
+from tests.processes import free_port
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
