@@ -11,10 +11,9 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-import requests
-import stripe
 from django.utils import timezone
 
+from paymentservices.processors.stripe.tests.lost import answers_lost
 from paymentservices.processors.stripe.tests.test_connector import KEY
 from paymentservices.processors.tests.fronts import tcp_front
 from paymentservices.processors.tests.overrides import override_processor
@@ -90,12 +89,12 @@ def _authorized(api) -> str:
     return created.json()["id"]
 
 
-def _timed_out(*args, **kwargs):
-    """What the library raises when Stripe took the request and its answer never came."""
-    try:
-        raise requests.exceptions.ReadTimeout("read timed out")
-    except requests.exceptions.ReadTimeout as cause:
-        raise stripe.APIConnectionError("no answer", should_retry=True) from cause
+# Where the library sends each action, and where `lookup` asks what Stripe holds.
+LISTED = ("GET", "/v1/payment_intents")
+
+
+def _sent(action: Action) -> tuple[str, str]:
+    return ("POST", f"/v1/payment_intents/*/{action.stripe_call}")
 
 
 def _ask(api, action: Action, txn_id: str, **headers):
@@ -112,14 +111,7 @@ def _ask(api, action: Action, txn_id: str, **headers):
 def test_an_action_whose_answer_was_lost_answers_pending_and_sync_settles_it(api, monkeypatch, action):
     """Stripe did it; the answer was lost, and the list that would have told it timed out too."""
     txn_id = _authorized(api)
-    at_stripe = getattr(stripe.PaymentIntentService, action.stripe_call)
-
-    def done_then_lost(self, *args, **kwargs):
-        at_stripe(self, *args, **kwargs)
-        _timed_out()
-
-    monkeypatch.setattr(stripe.PaymentIntentService, action.stripe_call, done_then_lost)
-    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
+    answers_lost(monkeypatch, _sent(action), LISTED)
 
     first = _ask(api, action, txn_id)
     replay = _ask(api, action, txn_id)
@@ -146,8 +138,7 @@ def test_an_action_whose_answer_was_lost_answers_pending_and_sync_settles_it(api
 def test_an_action_that_never_reached_stripe_is_undone_by_the_pending_sweep(api, monkeypatch, action):
     """Stripe neither answered nor took the action: once no request can still be sending it, it did not happen."""
     txn_id = _authorized(api)
-    monkeypatch.setattr(stripe.PaymentIntentService, action.stripe_call, _timed_out)
-    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
+    answers_lost(monkeypatch, _sent(action), LISTED, acted=False)
     prefer = {"HTTP_PREFER": f"resource={action.resource}"}
 
     first = _ask(api, action, txn_id, **prefer)

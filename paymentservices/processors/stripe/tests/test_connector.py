@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -17,6 +16,7 @@ from paymentservices.processors.calls import MIN_CALL_SECONDS
 from paymentservices.processors.sessions import thread_session
 from paymentservices.processors.stripe import PROCESSOR
 from paymentservices.processors.stripe.connector import OutcomeUnknown, StripeConnector
+from paymentservices.processors.stripe.tests.lost import answers_lost
 from paymentservices.processors.stripe.tests.mock import localstripe
 from paymentservices.processors.tests.environment import environment_reads
 from paymentservices.processors.tests.fronts import tcp_front
@@ -227,26 +227,10 @@ def test_verify_names_the_field_stripe_refused(stripe_api, credentials, field):
     assert (problem.field if problem else None) == field
 
 
-def _answers_lost(monkeypatch, *calls: tuple[str, str], acted: bool = True) -> None:
-    """The answer to each of these calls (method, path) never comes: the read times out below the library, which
-    turns it into the error it raises for a lost answer. Stripe acted on the call first, unless `acted` is False."""
-    session = thread_session("stripe")
-    send = session.request
-
-    def request(method, url, *args, **kwargs):
-        if (method.upper(), urlsplit(url).path) not in calls:
-            return send(method, url, *args, **kwargs)
-        if acted:
-            send(method, url, *args, **kwargs)
-        raise requests.exceptions.ReadTimeout("read timed out")
-
-    monkeypatch.setattr(session, "request", request)
-
-
 def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connector, at_stripe, monkeypatch):
     request = _request()
     first = connector.authorize(request)
-    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
+    answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
 
     again = connector.authorize(request)  # the retry's answer is lost: Stripe already holds the payment
 
@@ -256,7 +240,7 @@ def test_an_answer_lost_after_sending_is_settled_from_what_stripe_holds(connecto
 
 
 def test_a_lost_answer_is_settled_from_the_payment_stripe_made(connector, at_stripe, monkeypatch):
-    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
+    answers_lost(monkeypatch, ("POST", "/v1/payment_intents"))
 
     result = connector.authorize(_request())
 
@@ -266,7 +250,7 @@ def test_a_lost_answer_is_settled_from_the_payment_stripe_made(connector, at_str
 
 
 def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch):
-    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), acted=False)
+    answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), acted=False)
 
     result = connector.authorize(_request())
 
@@ -274,7 +258,7 @@ def test_a_lost_answer_stripe_does_not_hold_is_no_answer(connector, monkeypatch)
 
 
 def test_a_lost_answer_stripe_cannot_be_asked_about_stays_unknown(connector, monkeypatch):
-    _answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), ("GET", "/v1/payment_intents"))
+    answers_lost(monkeypatch, ("POST", "/v1/payment_intents"), ("GET", "/v1/payment_intents"))
 
     with pytest.raises(OutcomeUnknown):
         connector.authorize(_request())

@@ -12,7 +12,8 @@ import stripe
 from django.utils import timezone
 
 from payments.rest.models import IdempotencyRecord
-from paymentservices.processors.stripe.tests.test_actions_unanswered import CARD, _timed_out
+from paymentservices.processors.stripe.tests.lost import answers_lost
+from paymentservices.processors.stripe.tests.test_actions_unanswered import CARD
 from paymentservices.processors.stripe.tests.test_connector import KEY
 from paymentservices.tests.factories import PaymentServiceFactory
 from transactions.models import Refund, Transaction, TransactionEvent
@@ -21,6 +22,10 @@ from transactions.services.state import SYSTEM
 from transactions.tests.connectors import ProcessKilled
 
 pytestmark = pytest.mark.django_db
+
+# Where the library sends a refund, and where `lookup` asks what Stripe holds of the payment and its refunds.
+REFUNDED = ("POST", "/v1/refunds")
+LISTED = (("GET", "/v1/payment_intents"), ("GET", "/v1/refunds"))
 
 
 @pytest.fixture
@@ -43,15 +48,7 @@ def _refund(api, txn_id: str):
 def test_a_refund_whose_answer_was_lost_answers_processing_and_sync_settles_it(api, monkeypatch):
     """Stripe refunded; the answer was lost, and the list that would have told it timed out too."""
     txn_id = _captured(api)
-    refund_at_stripe = stripe.RefundService.create
-
-    def refunded_then_lost(self, *args, **kwargs):
-        refund_at_stripe(self, *args, **kwargs)
-        _timed_out()
-
-    monkeypatch.setattr(stripe.RefundService, "create", refunded_then_lost)
-    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
-    monkeypatch.setattr(stripe.RefundService, "list", _timed_out)
+    answers_lost(monkeypatch, REFUNDED, *LISTED)
 
     first = _refund(api, txn_id)
     replay = _refund(api, txn_id)
@@ -76,9 +73,7 @@ def test_a_refund_whose_answer_was_lost_answers_processing_and_sync_settles_it(a
 def test_a_refund_stripe_has_no_record_of_stays_processing_for_the_operator(api, monkeypatch):
     """Stripe neither answered nor took the refund: the sweep asks, finds nothing, and keeps the refund counted."""
     txn_id = _captured(api)
-    monkeypatch.setattr(stripe.RefundService, "create", _timed_out)
-    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
-    monkeypatch.setattr(stripe.RefundService, "list", _timed_out)
+    answers_lost(monkeypatch, REFUNDED, *LISTED, acted=False)
 
     first = _refund(api, txn_id)
     assert (first.status_code, first.json()["status"]) == (201, "processing")
@@ -150,8 +145,7 @@ def test_a_refund_retried_after_dying_before_stripe_heard_is_not_sent_again(api,
 def test_a_refund_retried_while_stripe_cannot_be_asked_answers_it_processing(api, stripe_api, monkeypatch):
     txn_id = _captured(api)
     _died_mid_refund(api, txn_id, monkeypatch, stripe_refunded=True)
-    monkeypatch.setattr(stripe.PaymentIntentService, "list", _timed_out)
-    monkeypatch.setattr(stripe.RefundService, "list", _timed_out)
+    answers_lost(monkeypatch, *LISTED)
 
     retry = _refund(api, txn_id)
 
