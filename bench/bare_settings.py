@@ -1,6 +1,6 @@
 """Settings of the bare floor server (bench/bare.py): the least Django needs to answer a view over the same
-database, outside the project: no project app, no middleware, no DRF. Only the database connection is set as the
-project sets it (persistent, health-checked), so both servers pay the same per request for it."""
+database, outside the project: no project app, no middleware, no DRF. Only the database connection is the project's
+(its PostgreSQL backend, persistent, health-checked), so both servers pay the same per request for it."""
 
 import environ
 
@@ -13,7 +13,7 @@ ROOT_URLCONF = "bench.bare"
 INSTALLED_APPS: list[str] = []
 MIDDLEWARE: list[str] = []
 USE_TZ = True
-DATABASES = {"default": env.db("DATABASE_URL")}
+DATABASES = {"default": {**env.db("DATABASE_URL"), "ENGINE": "payments.postgresql"}}
 DATABASES["default"]["CONN_MAX_AGE"] = 60
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 LOGGING_CONFIG = None
