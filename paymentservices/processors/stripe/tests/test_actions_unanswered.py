@@ -90,7 +90,7 @@ def _authorized(api) -> str:
 
 
 # Where the library sends each action, and where `lookup` asks what Stripe holds.
-LISTED = ("GET", "/v1/payment_intents")
+LISTED = (("GET", "/v1/payment_intents"),)
 
 
 def _sent(action: Action) -> tuple[str, str]:
@@ -111,7 +111,7 @@ def _ask(api, action: Action, txn_id: str, **headers):
 def test_an_action_whose_answer_was_lost_answers_pending_and_sync_settles_it(api, monkeypatch, action):
     """Stripe did it; the answer was lost, and the list that would have told it timed out too."""
     txn_id = _authorized(api)
-    answers_lost(monkeypatch, _sent(action), LISTED)
+    answers_lost(monkeypatch, _sent(action), *LISTED)
 
     first = _ask(api, action, txn_id)
     replay = _ask(api, action, txn_id)
@@ -138,7 +138,7 @@ def test_an_action_whose_answer_was_lost_answers_pending_and_sync_settles_it(api
 def test_an_action_that_never_reached_stripe_is_undone_by_the_pending_sweep(api, monkeypatch, action):
     """Stripe neither answered nor took the action: once no request can still be sending it, it did not happen."""
     txn_id = _authorized(api)
-    answers_lost(monkeypatch, _sent(action), LISTED, acted=False)
+    answers_lost(monkeypatch, _sent(action), *LISTED, acted=False)
     prefer = {"HTTP_PREFER": f"resource={action.resource}"}
 
     first = _ask(api, action, txn_id, **prefer)
