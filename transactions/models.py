@@ -71,7 +71,13 @@ class Transaction(TimestampedModel):
     unchanged_since: datetime | None = None
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="transactions")
+    # No index of its own: every index below that leads with the account serves a lookup by it alone, and each
+    # index more is written on every create and every change of status (docs/performance.md).
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="transactions", db_index=False
+    )
+    # Not indexed alone either: `transaction_staff_page` (created_at, id) serves any range or order of it.
+    created_at = models.DateTimeField(auto_now_add=True)
     amount = models.BigIntegerField(help_text="The total, gift cards included, in minor units.")
     currency = models.CharField(max_length=3)
     country = models.CharField(max_length=2, null=True, blank=True)
@@ -545,7 +551,8 @@ class TransactionEvent(models.Model):
         SYSTEM = "system", "System"
 
     id = models.BigAutoField(primary_key=True)
-    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="events")
+    # Found through `transaction_event_history` (transaction, created_at), which leads with it.
+    transaction = models.ForeignKey(Transaction, on_delete=models.CASCADE, related_name="events", db_index=False)
     name = models.CharField(max_length=64)
     actor_type = models.CharField(max_length=16, choices=ActorType.choices)
     # The API key's kid or the admin user's username; empty for the system.

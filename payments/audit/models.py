@@ -30,8 +30,9 @@ class AuditLogEntry(TimestampedModel):
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     # Null for a staff action on something of no merchant account (a staff user, a role): admin only.
+    # Found through `audit_account_created` (merchant_account, created_at, id), which leads with it.
     merchant_account = models.ForeignKey(
-        MerchantAccount, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        MerchantAccount, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
     action = models.CharField(max_length=16, choices=Action.choices)
     resource_type = models.CharField(max_length=64)

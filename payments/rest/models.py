@@ -19,7 +19,8 @@ class IdempotencyRecord(models.Model):
         IN_PROGRESS = "in_progress", "In progress"
         COMPLETED = "completed", "Completed"
 
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+")
+    # Found through `idempotency_unique_key` (merchant_account, key), which leads with it.
+    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="+", db_index=False)
     key = models.CharField(max_length=255)
     # Keyed digest (HMAC) of method, path, `Prefer` and canonical body: the same key may only replay the same
     # request. Keyed because the body may hold card data (payments.rest.idempotency.request_fingerprint).

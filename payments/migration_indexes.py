@@ -1,0 +1,49 @@
+"""Migrations that stop indexing a field by itself (`db_index=False`) where an index of several columns leads with it.
+
+Django's own way of removing a foreign key's index drops the key's constraint and adds it back, which validates it
+against every row again under lock: a full scan of a table that may hold millions. Dropping the index alone leaves
+the constraint as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import migrations
+
+
+@dataclass(frozen=True)
+class FieldIndex:
+    """The index Django made for `table.column` (its name is in the migration that made it). A text column has a
+    second one on PostgreSQL for `LIKE` (`<name>_like`)."""
+
+    table: str
+    column: str
+    name: str
+    text: bool = False
+
+
+def _names(index: FieldIndex, vendor: str) -> list[tuple[str, str]]:
+    """(index name, what it indexes) for each index the field has on this database."""
+    names = [(index.name, index.column)]
+    if index.text and vendor == "postgresql":
+        names.append((f"{index.name}_like", f"{index.column} varchar_pattern_ops"))
+    return names
+
+
+def drop_field_indexes(*indexes: FieldIndex) -> migrations.RunPython:
+    def drop(apps: Any, schema_editor: Any) -> None:
+        for index in indexes:
+            for name, _ in _names(index, schema_editor.connection.vendor):
+                schema_editor.execute(f"DROP INDEX IF EXISTS {schema_editor.quote_name(name)}")
+
+    def restore(apps: Any, schema_editor: Any) -> None:
+        quote = schema_editor.quote_name
+        for index in indexes:
+            column = quote(index.column)
+            for name, indexed in _names(index, schema_editor.connection.vendor):
+                indexed = indexed.replace(index.column, column, 1)
+                schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(index.table)} ({indexed})")
+
+    return migrations.RunPython(drop, restore)
