@@ -47,3 +47,30 @@ def drop_field_indexes(*indexes: FieldIndex) -> migrations.RunPython:
                 schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(index.table)} ({indexed})")
 
     return migrations.RunPython(drop, restore)
+
+
+def keep_index_without_like(index: FieldIndex, name: str) -> migrations.RunPython:
+    """Keep a text column's own btree index, renamed `name` (an index the model declares, `Meta.indexes`), and drop
+    the `LIKE` index PostgreSQL had beside it: a column nothing searches by its beginning. PostgreSQL renames the
+    index in place; SQLite, which cannot, builds it again (a development database)."""
+
+    def keep(apps: Any, schema_editor: Any) -> None:
+        quote = schema_editor.quote_name
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"ALTER INDEX {quote(index.name)} RENAME TO {quote(name)}")
+            schema_editor.execute(f"DROP INDEX IF EXISTS {quote(index.name + '_like')}")
+        else:
+            schema_editor.execute(f"DROP INDEX IF EXISTS {quote(index.name)}")
+            schema_editor.execute(f"CREATE INDEX {quote(name)} ON {quote(index.table)} ({quote(index.column)})")
+
+    def restore(apps: Any, schema_editor: Any) -> None:
+        quote = schema_editor.quote_name
+        if schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"ALTER INDEX {quote(name)} RENAME TO {quote(index.name)}")
+        else:
+            schema_editor.execute(f"DROP INDEX IF EXISTS {quote(name)}")
+        for restored, indexed in _names(index, schema_editor.connection.vendor):
+            indexed = indexed.replace(index.column, quote(index.column), 1)
+            schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(restored)} ON {quote(index.table)} ({indexed})")
+
+    return migrations.RunPython(keep, restore)

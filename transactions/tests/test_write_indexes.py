@@ -12,6 +12,7 @@ CREATE_WRITES = [
     "transactions_transactionevent",
     "payments_auditlogentry",
     "payments_idempotencyrecord",
+    "payments_vaultedcard",
 ]
 
 
@@ -46,3 +47,15 @@ def test_the_lookups_by_account_and_by_transaction_keep_an_index():
     assert transaction["transaction_page"]["columns"][0] == "merchant_account_id"
     assert transaction["transaction_staff_page"]["columns"][0] == "created_at"
     assert events["transaction_event_history"]["columns"][0] == "transaction_id"
+
+
+@pytest.mark.postgres
+def test_the_stored_card_has_no_index_for_searching_by_a_beginning():
+    """PostgreSQL's second index of a text column (`varchar_pattern_ops`, for `LIKE`), which `db_index` adds: nothing
+    searches a stored card's account, key or fingerprint by its beginning."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE tablename = 'payments_vaultedcard'")
+        definitions = [row[0] for row in cursor.fetchall()]
+
+    assert [definition for definition in definitions if "pattern_ops" in definition] == []
+    assert len(definitions) == 6  # the key, the account, the key id, the fingerprint and the two expiry times
