@@ -4,6 +4,8 @@ database, outside the project: no project app, no middleware, no DRF. Only the d
 
 import environ
 
+from config.settings import DATABASES as PROJECT_DATABASES
+
 env = environ.Env()
 
 DEBUG = False
@@ -16,4 +18,7 @@ USE_TZ = True
 DATABASES = {"default": {**env.db("DATABASE_URL"), "ENGINE": "payments.postgresql"}}
 DATABASES["default"]["CONN_MAX_AGE"] = 60
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The project's connection options as its settings make them (values bound apart, statements prepared, the connect
+# timeout), so the floor's queries reach PostgreSQL as the project's do.
+DATABASES["default"]["OPTIONS"] = dict(PROJECT_DATABASES["default"]["OPTIONS"])
 LOGGING_CONFIG = None

@@ -176,10 +176,15 @@ DATABASES = {"default": _database(_database_url())}
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if DEBUG else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE:
+    options = DATABASES["default"].setdefault("OPTIONS", {})
     # A database host that does not answer fails a request in seconds instead of hanging a worker.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5)
-    )
+    options.setdefault("connect_timeout", env.int("DATABASE_CONNECT_TIMEOUT", default=5))
+    # Values are sent beside a statement's text (server-side binding), and a statement a connection has run five
+    # times is prepared, so PostgreSQL stops parsing and planning it on every run (docs/performance.md). Behind a
+    # pooler that cannot carry prepared statements across its transactions, DATABASE_PREPARED_STATEMENTS=false
+    # sends every statement unprepared (docs/deploy.md).
+    options.setdefault("server_side_binding", env.bool("DATABASE_SERVER_SIDE_BINDING", default=True))
+    options.setdefault("prepare_threshold", 5 if env.bool("DATABASE_PREPARED_STATEMENTS", default=True) else None)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default has two writers (the development server and the background worker `make run` starts
     # beside it). A transaction that reads first and writes later cannot wait for the other writer's lock

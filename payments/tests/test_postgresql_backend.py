@@ -3,11 +3,15 @@ built once; psycopg keeps a transaction row's parsed INSERT; every other save is
 tests/test_kept_selects.py.)"""
 
 import datetime
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from django.apps import apps
 from django.db import connection
+from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.backends.postgresql.compiler import SQLInsertCompiler as DjangoInsertCompiler
 from django.db.models import Model, Value
 from django.db.models.functions import Upper
@@ -18,6 +22,7 @@ from psycopg.types.json import Jsonb
 
 from payments.models import MerchantAccount
 from payments.postgresql.compiler import _STATEMENTS, SQLInsertCompiler
+from tests.processes import ROOT
 from transactions.models import Transaction
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
@@ -82,7 +87,38 @@ def test_psycopg_keeps_the_parsed_insert_of_a_transactions_row() -> None:
 
     with connection.cursor() as cursor:
         cursor.execute(sql, list(range(columns)))
-        hits = _queries._query2pg_client.cache_info().hits
+        hits = _queries._query2pg.cache_info().hits  # the parser of statements sent with their values apart
         cursor.execute(sql, list(range(columns)))
 
-        assert _queries._query2pg_client.cache_info().hits == hits + 1
+        assert _queries._query2pg.cache_info().hits == hits + 1
+
+
+def test_statements_are_sent_with_their_values_apart() -> None:
+    """Server-side binding: psycopg sends the values beside the text, encoded by its compiled dumpers, and
+    PostgreSQL reads them without parsing them out of the statement (docs/performance.md)."""
+    connection.ensure_connection()
+
+    assert connection.connection.cursor_factory is ServerBindingCursor
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::int + 1, %s::text", [41, "it's"])
+        assert cursor.fetchone() == (42, "it's")
+
+
+@pytest.mark.parametrize(("setting", "threshold"), [(None, 5), ("true", 5), ("false", None)])
+def test_prepared_statements_can_be_turned_off_for_a_pooler(setting: str | None, threshold: int | None) -> None:
+    """A statement a connection runs often is prepared (psycopg's threshold, 5 runs), unless
+    DATABASE_PREPARED_STATEMENTS=false, for a pooler that cannot carry prepared statements across its transactions."""
+    environment = {**os.environ, "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused", "DJANGO_DEBUG": "true"}
+    environment.pop("DATABASE_PREPARED_STATEMENTS", None)
+    if setting is not None:
+        environment["DATABASE_PREPARED_STATEMENTS"] = setting
+    program = (
+        "import django; django.setup(); from django.db import connection; "
+        "print(connection.get_connection_params()['prepare_threshold'])"
+    )
+
+    printed = subprocess.run(  # noqa: S603 - our own interpreter and settings
+        [sys.executable, "-c", program], env=environment, capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+
+    assert printed == str(threshold)
