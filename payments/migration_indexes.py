@@ -1,8 +1,10 @@
-"""Migrations that stop indexing a field by itself (`db_index=False`) where an index of several columns leads with it.
+"""Migrations that take indexes off a field without touching anything else: its own index where an index of several
+columns leads with it (`drop_field_indexes`), or PostgreSQL's `LIKE` index beside a text column's own
+(`keep_index_without_like`).
 
-Django's own way of removing a foreign key's index drops the key's constraint and adds it back, which validates it
-against every row again under lock: a full scan of a table that may hold millions. Dropping the index alone leaves
-the constraint as it was.
+Django's own way of changing a foreign key's index drops the key's constraint and adds it back, which validates it
+against every row again under lock: a full scan of a table that may hold millions. These leave the constraint as it
+was; each migration pairs them with the model's new state (`SeparateDatabaseAndState`).
 """
 
 from __future__ import annotations
