@@ -14,7 +14,9 @@ class Buyer(TimestampedModel):
     """A merchant's customer; `external_identifier` is the merchant's own id for them."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="buyers")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="buyers", db_index=False
+    )
     display_name = models.CharField(max_length=200, null=True, blank=True)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     account_number = models.CharField(max_length=200, null=True, blank=True)
@@ -53,7 +55,7 @@ class ShippingDetails(TimestampedModel):
     """One of a buyer's delivery addresses; deleted with the buyer. A transaction that uses it keeps its own copy."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    buyer = models.ForeignKey(Buyer, on_delete=models.CASCADE, related_name="shipping_details")
+    buyer = models.ForeignKey(Buyer, on_delete=models.CASCADE, related_name="shipping_details", db_index=False)
     first_name = models.CharField(max_length=255, null=True, blank=True)
     last_name = models.CharField(max_length=255, null=True, blank=True)
     email_address = models.CharField(max_length=320, null=True, blank=True)

@@ -29,7 +29,9 @@ class CheckoutSession(TimestampedModel):
     """
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="checkout_sessions")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="checkout_sessions", db_index=False
+    )
     expires_at = models.DateTimeField(db_index=True)
     amount = models.PositiveIntegerField(null=True, blank=True)
     currency = models.CharField(max_length=3, null=True, blank=True)

@@ -25,7 +25,9 @@ class DigitalWallet(TimestampedModel):
     Provider = DigitalWalletProvider
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="digital_wallets")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="digital_wallets", db_index=False
+    )
     provider = models.CharField("wallet", max_length=16, choices=DigitalWalletProvider.choices)
     merchant_name = models.CharField("business name", max_length=1024)
     merchant_display_name = models.CharField("name shown to buyers", max_length=1024, null=True, blank=True)
@@ -65,7 +67,7 @@ class WalletKey(TimestampedModel):
     Purpose = WalletKeyPurpose
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    wallet = models.ForeignKey(DigitalWallet, on_delete=models.CASCADE, related_name="keys")
+    wallet = models.ForeignKey(DigitalWallet, on_delete=models.CASCADE, related_name="keys", db_index=False)
     purpose = models.CharField(max_length=32, choices=WalletKeyPurpose.choices)
     algorithm = models.CharField("key type", max_length=16)
     sealed_private_key = models.TextField(editable=False)

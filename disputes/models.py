@@ -28,7 +28,9 @@ class Dispute(TimestampedModel):
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="disputes")
     # `transactions` reads a transaction's disputes by this relation's name (`transactions.disputes`).
     transaction = models.ForeignKey("transactions.Transaction", on_delete=models.PROTECT, related_name="disputes")
-    payment_service = models.ForeignKey("paymentservices.PaymentService", on_delete=models.PROTECT, related_name="+")
+    payment_service = models.ForeignKey(
+        "paymentservices.PaymentService", on_delete=models.PROTECT, related_name="+", db_index=False
+    )
     processor_dispute_id = models.CharField(
         "processor's dispute ID", max_length=255, help_text="The processor's id of the dispute."
     )
@@ -102,7 +104,7 @@ class DisputeEvidenceFile(models.Model):
     """A document sent with a defence, kept as sent (its bytes and their SHA-256), so what the bank saw can be shown."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    answer = models.ForeignKey(DisputeAnswer, on_delete=models.CASCADE, related_name="files")
+    answer = models.ForeignKey(DisputeAnswer, on_delete=models.CASCADE, related_name="files", db_index=False)
     position = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=255)
     content_type = models.CharField(max_length=100)

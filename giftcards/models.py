@@ -42,7 +42,7 @@ class IssuedGiftCard(TimestampedModel):
         INACTIVE = "inactive", "Inactive"
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    service = models.ForeignKey(GiftCardService, on_delete=models.PROTECT, related_name="issued_cards")
+    service = models.ForeignKey(GiftCardService, on_delete=models.PROTECT, related_name="issued_cards", db_index=False)
     number_hash = models.CharField(max_length=64, editable=False)
     pin_hash = models.CharField(max_length=64, editable=False)
     bin = models.CharField(max_length=6, editable=False)
@@ -100,7 +100,7 @@ class LedgerEntry(models.Model):
         REFUND = "refund", "Refund"
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    card = models.ForeignKey(IssuedGiftCard, on_delete=models.PROTECT, related_name="ledger")
+    card = models.ForeignKey(IssuedGiftCard, on_delete=models.PROTECT, related_name="ledger", db_index=False)
     kind = models.CharField(max_length=16, choices=Kind.choices)
     amount = models.BigIntegerField(help_text="Signed minor units: credits positive, debits negative.")
     balance_after = models.BigIntegerField()
@@ -144,7 +144,9 @@ class GiftCard(TimestampedModel):
     """A gift card stored for a buyer (the API's `GiftCard`): a reference to an issued card, not its money."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="gift_cards")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="gift_cards", db_index=False
+    )
     buyer = models.ForeignKey(
         "buyers.Buyer", null=True, blank=True, on_delete=models.CASCADE, related_name="gift_cards"
     )

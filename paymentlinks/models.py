@@ -27,7 +27,9 @@ class PaymentLink(TimestampedModel):
     `expires_at` has passed is expired whatever the row says until the expiry job records it (`shown_status`)."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payment_links")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="payment_links", db_index=False
+    )
     status = models.CharField(max_length=16, choices=PaymentLinkStatus.choices, default=PaymentLinkStatus.ACTIVE)
     expires_at = models.DateTimeField(null=True, blank=True)
     amount = models.PositiveIntegerField()

@@ -32,10 +32,12 @@ class PaymentMethod(TimestampedModel):
     Status = PaymentMethodStatus
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payment_methods")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="payment_methods", db_index=False
+    )
     # None: stored with no buyer; only a caller free of any buyer (`buyers.access.UNRESTRICTED`) touches it.
     buyer = models.ForeignKey(
-        "buyers.Buyer", on_delete=models.CASCADE, null=True, blank=True, related_name="payment_methods"
+        "buyers.Buyer", on_delete=models.CASCADE, null=True, blank=True, related_name="payment_methods", db_index=False
     )
     card = models.OneToOneField(VaultedCard, on_delete=models.CASCADE, related_name="payment_method")
     # The card's keyed fingerprint, copied here so the database itself keeps one method per card and owner.

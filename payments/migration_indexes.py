@@ -18,7 +18,7 @@ from django.db import migrations
 @dataclass(frozen=True)
 class FieldIndex:
     """The index Django made for `table.column` (its name is in the migration that made it). A text column has a
-    second one on PostgreSQL for `LIKE` (`<name>_like`)."""
+    second one on PostgreSQL for `LIKE`, named as Django names it (`_like_name`)."""
 
     table: str
     column: str
@@ -26,25 +26,32 @@ class FieldIndex:
     text: bool = False
 
 
-def _names(index: FieldIndex, vendor: str) -> list[tuple[str, str]]:
+def _like_name(index: FieldIndex, schema_editor: Any) -> str:
+    """The `LIKE` index's name as Django made it: `<name>_like` when that fits PostgreSQL's 63 characters, else
+    shortened its own way (`paymentservices_payments_merchant_account_id_9c5a7b37_like`)."""
+    name: str = schema_editor._create_index_name(index.table, [index.column], suffix="_like")
+    return name
+
+
+def _names(index: FieldIndex, schema_editor: Any) -> list[tuple[str, str]]:
     """(index name, what it indexes) for each index the field has on this database."""
     names = [(index.name, index.column)]
-    if index.text and vendor == "postgresql":
-        names.append((f"{index.name}_like", f"{index.column} varchar_pattern_ops"))
+    if index.text and schema_editor.connection.vendor == "postgresql":
+        names.append((_like_name(index, schema_editor), f"{index.column} varchar_pattern_ops"))
     return names
 
 
 def drop_field_indexes(*indexes: FieldIndex) -> migrations.RunPython:
     def drop(apps: Any, schema_editor: Any) -> None:
         for index in indexes:
-            for name, _ in _names(index, schema_editor.connection.vendor):
+            for name, _ in _names(index, schema_editor):
                 schema_editor.execute(f"DROP INDEX IF EXISTS {schema_editor.quote_name(name)}")
 
     def restore(apps: Any, schema_editor: Any) -> None:
         quote = schema_editor.quote_name
         for index in indexes:
             column = quote(index.column)
-            for name, indexed in _names(index, schema_editor.connection.vendor):
+            for name, indexed in _names(index, schema_editor):
                 indexed = indexed.replace(index.column, column, 1)
                 schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(index.table)} ({indexed})")
 
@@ -60,7 +67,7 @@ def keep_index_without_like(index: FieldIndex, name: str) -> migrations.RunPytho
         quote = schema_editor.quote_name
         if schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(f"ALTER INDEX {quote(index.name)} RENAME TO {quote(name)}")
-            schema_editor.execute(f"DROP INDEX IF EXISTS {quote(index.name + '_like')}")
+            schema_editor.execute(f"DROP INDEX IF EXISTS {quote(_like_name(index, schema_editor))}")
         else:
             schema_editor.execute(f"DROP INDEX IF EXISTS {quote(index.name)}")
             schema_editor.execute(f"CREATE INDEX {quote(name)} ON {quote(index.table)} ({quote(index.column)})")
@@ -71,7 +78,7 @@ def keep_index_without_like(index: FieldIndex, name: str) -> migrations.RunPytho
             schema_editor.execute(f"ALTER INDEX {quote(name)} RENAME TO {quote(index.name)}")
         else:
             schema_editor.execute(f"DROP INDEX IF EXISTS {quote(name)}")
-        for restored, indexed in _names(index, schema_editor.connection.vendor):
+        for restored, indexed in _names(index, schema_editor):
             indexed = indexed.replace(index.column, quote(index.column), 1)
             schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(restored)} ON {quote(index.table)} ({indexed})")
 

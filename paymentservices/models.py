@@ -25,7 +25,9 @@ class PaymentService(TimestampedModel):
     """
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="payment_services")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="payment_services", db_index=False
+    )
     definition_id = models.CharField("processor", max_length=50)
     display_name = models.CharField(max_length=200)
     # 1-based routing order among the account's services that are not deleted; kept contiguous by the services.
@@ -75,7 +77,11 @@ class InboundNotification(models.Model):
 
     id = models.BigAutoField(primary_key=True)
     payment_service = models.ForeignKey(
-        PaymentService, on_delete=models.CASCADE, related_name="notifications", verbose_name="payment service"
+        PaymentService,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        verbose_name="payment service",
+        db_index=False,
     )
     event_id = models.CharField("processor's event ID", max_length=255)
     event_type = models.CharField("event type", max_length=255)
@@ -112,7 +118,7 @@ class PaymentServiceToken(TimestampedModel):
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     payment_method = models.ForeignKey(
-        "paymentmethods.PaymentMethod", on_delete=models.CASCADE, related_name="service_tokens"
+        "paymentmethods.PaymentMethod", on_delete=models.CASCADE, related_name="service_tokens", db_index=False
     )
     payment_service = models.ForeignKey(
         PaymentService, on_delete=models.CASCADE, related_name="tokens", verbose_name="payment service"

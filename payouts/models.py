@@ -33,7 +33,9 @@ class Payout(TimestampedModel):
     Status = PayoutStatus
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="payouts")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.PROTECT, related_name="payouts", db_index=False
+    )
     amount = models.BigIntegerField()
     currency = models.CharField(max_length=3)
     status = models.CharField(max_length=16, choices=PayoutStatus.choices, default=PayoutStatus.PENDING)

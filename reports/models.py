@@ -45,7 +45,9 @@ class Report(TimestampedModel):
     """What to export (a model, its fields and filters) and when (a schedule in a timezone)."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="reports")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="reports", db_index=False
+    )
     name = models.CharField(max_length=100)
     description = models.CharField(max_length=1000, null=True, blank=True)
     creator_id = models.UUIDField(null=True, blank=True)
@@ -76,7 +78,7 @@ class ReportExecution(TimestampedModel):
     state on the job engine, and the file it made (kept through Django's storage API until the retention ends)."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="executions")
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="executions", db_index=False)
     status = models.CharField(max_length=16, choices=ExecutionStatus.choices, default=ExecutionStatus.PENDING)
     reference_timestamp = models.DateTimeField()
     reference_timezone = models.CharField(max_length=64)

@@ -48,7 +48,9 @@ class SettlementReport(TimestampedModel):
     """One report of a processor (upstream's `payment_service_report_id`), named as the processor names it."""
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="settlement_reports")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="settlement_reports", db_index=False
+    )
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -114,7 +116,9 @@ class LedgerEntry(TimestampedModel):
     Kind = EntryKind
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="ledger_entries")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="ledger_entries", db_index=False
+    )
     report = models.ForeignKey(SettlementReport, on_delete=models.CASCADE, related_name="entries")
     file = models.ForeignKey(SettlementReportFile, on_delete=models.CASCADE, related_name="entries")
     source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
@@ -128,7 +132,12 @@ class LedgerEntry(TimestampedModel):
     modification_reference = models.CharField(max_length=255, blank=True, default="")
     merchant_reference = models.CharField(max_length=255, blank=True, default="")
     transaction = models.ForeignKey(
-        "transactions.Transaction", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
+        "transactions.Transaction",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_entries",
+        db_index=False,
     )
     refund = models.ForeignKey(
         "transactions.Refund", null=True, blank=True, on_delete=models.PROTECT, related_name="ledger_entries"
@@ -204,7 +213,9 @@ class ProcessorPayout(TimestampedModel):
     """
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="processor_payouts")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="processor_payouts", db_index=False
+    )
     source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that pays it.")
     reference = models.CharField(max_length=255, help_text="The processor's payout id or batch number.")
     currency = models.CharField(max_length=3)
@@ -247,7 +258,7 @@ class ReportFetch(TimestampedModel):
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="report_fetches")
     payment_service = models.ForeignKey(
-        "paymentservices.PaymentService", on_delete=models.CASCADE, related_name="report_fetches"
+        "paymentservices.PaymentService", on_delete=models.CASCADE, related_name="report_fetches", db_index=False
     )
     source = models.CharField(max_length=SOURCE_MAX_LENGTH, help_text="The id of the processor that published it.")
     name = models.CharField(max_length=255, help_text="The report's file name as the processor gave it.")

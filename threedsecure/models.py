@@ -105,7 +105,9 @@ class ThreeDSScenario(TimestampedModel):
     """
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
-    merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.CASCADE, related_name="three_ds_scenarios")
+    merchant_account = models.ForeignKey(
+        MerchantAccount, on_delete=models.CASCADE, related_name="three_ds_scenarios", db_index=False
+    )
     # conditions: null means "any"
     amount = models.PositiveIntegerField(null=True, blank=True)
     card_digest = models.CharField(max_length=64, null=True, blank=True)

@@ -443,7 +443,7 @@ class Refund(TimestampedModel):
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="refunds")
-    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="refunds")
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="refunds", db_index=False)
     target_type = models.CharField(max_length=32, choices=RefundTargetType.choices)
     redemption = models.ForeignKey(
         GiftCardRedemption, null=True, blank=True, on_delete=models.PROTECT, related_name="refunds"
@@ -515,7 +515,7 @@ class Capture(TimestampedModel):
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="captures")
-    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="captures")
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="captures", db_index=False)
     # 1 for the transaction's first capture, then 2, 3...: unique, so two captures can never both be the next one,
     # and the processor's reference of each is stable (`transactions.services.state.capture_reference`).
     sequence = models.PositiveSmallIntegerField()

@@ -23,7 +23,7 @@ class WebhookSubscription(TimestampedModel):
 
     id = models.UUIDField("ID", primary_key=True, default=uuid.uuid4, editable=False)
     merchant_account = models.ForeignKey(
-        MerchantAccount, on_delete=models.CASCADE, related_name="webhook_subscriptions"
+        MerchantAccount, on_delete=models.CASCADE, related_name="webhook_subscriptions", db_index=False
     )
     url = models.CharField("URL", max_length=2048)
     active = models.BooleanField(default=True)
@@ -79,11 +79,11 @@ class WebhookDelivery(models.Model):
     # Null once the subscription is deleted: the delivery and its attempts stay for their retention (the outbox
     # event's, whose purge removes them), with the deleted subscription's id and URL kept below.
     subscription = models.ForeignKey(
-        WebhookSubscription, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries"
+        WebhookSubscription, on_delete=models.SET_NULL, null=True, blank=True, related_name="deliveries", db_index=False
     )
     former_subscription_id = models.UUIDField("former subscription ID", null=True, blank=True, editable=False)
     former_subscription_url = models.CharField("former subscription URL", max_length=2048, blank=True, editable=False)
-    event = models.ForeignKey(OutboxEvent, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    event = models.ForeignKey(OutboxEvent, on_delete=models.CASCADE, related_name="webhook_deliveries", db_index=False)
     body = models.TextField(editable=False)
     state = models.CharField(max_length=16, choices=DeliveryState.choices, default=DeliveryState.PENDING)
     attempt_count = models.PositiveIntegerField(default=0)
@@ -132,7 +132,7 @@ class WebhookDelivery(models.Model):
 class WebhookAttempt(models.Model):
     """One try at sending a delivery: when, how long, and what came back (or what went wrong)."""
 
-    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts")
+    delivery = models.ForeignKey(WebhookDelivery, on_delete=models.CASCADE, related_name="attempts", db_index=False)
     number = models.PositiveIntegerField()
     started_at = models.DateTimeField()
     duration_ms = models.PositiveIntegerField()

@@ -100,7 +100,7 @@ class ApiKeyMerchantAccount(models.Model):
     """One merchant account an API key reaches. An account a key reaches is not deleted from under it (PROTECT):
     change or delete the key first."""
 
-    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+")
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="+", db_index=False)
     merchant_account = models.ForeignKey(MerchantAccount, on_delete=models.PROTECT, related_name="+")
 
     class Meta:

@@ -17,7 +17,12 @@ class RateLimitEvent(models.Model):
     subject_key = models.CharField(max_length=64, editable=False)
     subject_label = models.CharField(max_length=255, blank=True, help_text="What support may see of the subject.")
     merchant_account = models.ForeignKey(
-        MerchantAccount, null=True, blank=True, on_delete=models.CASCADE, related_name="rate_limit_events"
+        MerchantAccount,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="rate_limit_events",
+        db_index=False,
     )
     endpoint = models.CharField(max_length=255)
     rate = models.CharField(max_length=32, help_text="The limit in force, e.g. 50/m.")

@@ -1,7 +1,9 @@
-"""A create writes its rows into every index of their tables, and changes of status write the transaction's again:
-on those tables no index is one that another index already serves (a leading part of a longer one)."""
+"""A write goes into every index of its table, and a create's changes of status write the transaction's again: no
+index is one that another index already serves (a leading part of a longer one), on the tables a create writes
+(both databases) and on every table of the project's models (PostgreSQL's catalog, which says which are partial)."""
 
 import pytest
+from django.apps import apps
 from django.db import connection
 
 pytestmark = pytest.mark.django_db
@@ -59,3 +61,41 @@ def test_the_stored_card_has_no_index_for_searching_by_a_beginning():
 
     assert [definition for definition in definitions if "pattern_ops" in definition] == []
     assert len(definitions) == 6  # the key, the account, the key id, the fingerprint and the two expiry times
+
+
+def _project_tables() -> set[str]:
+    """The tables of the project's own models (Django's own apps keep theirs as Django makes them)."""
+    return {
+        model._meta.db_table
+        for model in apps.get_models(include_auto_created=True)
+        if not model.__module__.startswith("django.") and not model._meta.proxy
+    }
+
+
+@pytest.mark.postgres
+def test_no_index_of_the_projects_tables_is_served_by_another():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT t.relname, i.relname, x.indkey::int2[], x.indisunique,
+                x.indpred IS NOT NULL OR x.indexprs IS NOT NULL
+            FROM pg_index x
+            JOIN pg_class i ON i.oid = x.indexrelid
+            JOIN pg_class t ON t.oid = x.indrelid
+            JOIN pg_namespace n ON n.oid = t.relnamespace
+            WHERE n.nspname = current_schema()
+            """
+        )
+        indexes = cursor.fetchall()
+    tables = _project_tables()
+    # A partial or expression index serves only its own queries: it neither covers another nor is covered.
+    plain = [(table, name, keys, unique) for table, name, keys, unique, special in indexes if not special]
+    served = [
+        (table, name, longer)
+        for table, name, keys, unique in plain
+        if table in tables and not unique
+        for other_table, longer, other_keys, _ in plain
+        if other_table == table and len(other_keys) > len(keys) and other_keys[: len(keys)] == keys
+    ]
+
+    assert served == []
