@@ -183,8 +183,8 @@ if DATABASES["default"]["ENGINE"] == POSTGRESQL_ENGINE:
     # times is prepared, so PostgreSQL stops parsing and planning it on every run (docs/performance.md). Behind a
     # pooler that cannot carry prepared statements across its transactions, DATABASE_PREPARED_STATEMENTS=false
     # sends every statement unprepared (docs/deploy.md).
-    options.setdefault("server_side_binding", env.bool("DATABASE_SERVER_SIDE_BINDING", default=True))
-    options.setdefault("prepare_threshold", 5 if env.bool("DATABASE_PREPARED_STATEMENTS", default=True) else None)
+    options.setdefault("server_side_binding", _bool("DATABASE_SERVER_SIDE_BINDING", default=True))
+    options.setdefault("prepare_threshold", 5 if _bool("DATABASE_PREPARED_STATEMENTS", default=True) else None)
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The embedded default has two writers (the development server and the background worker `make run` starts
     # beside it). A transaction that reads first and writes later cannot wait for the other writer's lock

@@ -253,7 +253,15 @@ def test_the_embedded_default_passes_preflight_with_nothing_set():
 
 
 @pytest.mark.parametrize(
-    "name", ["DJANGO_DEBUG", "SANDBOX_PAYMENTS", "RATELIMIT_FAIL_OPEN", "DJANGO_SECURE_SSL_REDIRECT"]
+    "name",
+    [
+        "DJANGO_DEBUG",
+        "SANDBOX_PAYMENTS",
+        "RATELIMIT_FAIL_OPEN",
+        "DJANGO_SECURE_SSL_REDIRECT",
+        "DATABASE_SERVER_SIDE_BINDING",
+        "DATABASE_PREPARED_STATEMENTS",
+    ],
 )
 def test_a_yes_or_no_setting_that_is_neither_stops_every_command(name):
     # Read as false, `SANDBOX_PAYMENTS=maybe` or `DJANGO_SECURE_SSL_REDIRECT=maybe` would be a silent choice.
