@@ -34,11 +34,19 @@ def _like_name(index: FieldIndex, schema_editor: Any) -> str:
 
 
 def _names(index: FieldIndex, schema_editor: Any) -> list[tuple[str, str]]:
-    """(index name, what it indexes) for each index the field has on this database."""
-    names = [(index.name, index.column)]
+    """(index name, its quoted column and operator class) for each index the field has on this database."""
+    column = schema_editor.quote_name(index.column)
+    names = [(index.name, column)]
     if index.text and schema_editor.connection.vendor == "postgresql":
-        names.append((_like_name(index, schema_editor), f"{index.column} varchar_pattern_ops"))
+        names.append((_like_name(index, schema_editor), f"{column} varchar_pattern_ops"))
     return names
+
+
+def _create_field_indexes(index: FieldIndex, schema_editor: Any) -> None:
+    """The field's indexes as Django made them (a migration's way back)."""
+    quote = schema_editor.quote_name
+    for name, indexed in _names(index, schema_editor):
+        schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(index.table)} ({indexed})")
 
 
 def drop_field_indexes(*indexes: FieldIndex) -> migrations.RunPython:
@@ -48,12 +56,8 @@ def drop_field_indexes(*indexes: FieldIndex) -> migrations.RunPython:
                 schema_editor.execute(f"DROP INDEX IF EXISTS {schema_editor.quote_name(name)}")
 
     def restore(apps: Any, schema_editor: Any) -> None:
-        quote = schema_editor.quote_name
         for index in indexes:
-            column = quote(index.column)
-            for name, indexed in _names(index, schema_editor):
-                indexed = indexed.replace(index.column, column, 1)
-                schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(name)} ON {quote(index.table)} ({indexed})")
+            _create_field_indexes(index, schema_editor)
 
     return migrations.RunPython(drop, restore)
 
@@ -78,8 +82,6 @@ def keep_index_without_like(index: FieldIndex, name: str) -> migrations.RunPytho
             schema_editor.execute(f"ALTER INDEX {quote(name)} RENAME TO {quote(index.name)}")
         else:
             schema_editor.execute(f"DROP INDEX IF EXISTS {quote(name)}")
-        for restored, indexed in _names(index, schema_editor):
-            indexed = indexed.replace(index.column, quote(index.column), 1)
-            schema_editor.execute(f"CREATE INDEX IF NOT EXISTS {quote(restored)} ON {quote(index.table)} ({indexed})")
+        _create_field_indexes(index, schema_editor)
 
     return migrations.RunPython(keep, restore)
