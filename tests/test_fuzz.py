@@ -55,6 +55,10 @@ PHASES = "examples,fuzzing,stateful"
 EXCLUDED_CHECKS = "positive_data_acceptance"
 
 
+# An invalid request may be refused by gunicorn before it reaches the application: a request line over its limit
+# (a query of many repeated values) is a 414, headers over theirs a 431 (config/gunicorn.conf.py).
+REJECTION_STATUSES = ["400", "401", "403", "404", "405", "406", "409", "414", "415", "422", "428", "429", "431", "5xx"]
+
 # How often a generated path id is one of the objects below rather than a random one (a 404).
 KNOWN_ID_PROBABILITY = 0.7
 
@@ -122,6 +126,7 @@ def _objects(account, settings) -> dict[str, list[str]]:
 def _config(objects: dict[str, list[str]]) -> str:
     """schemathesis.toml: each path id drawn from its objects most of the time."""
     lines = [f"[dictionaries.{name}]\nvalues = {json.dumps(ids)}\n" for name, ids in objects.items()]
+    lines.append(f"[checks.negative_data_rejection]\nexpected-statuses = {json.dumps(REJECTION_STATUSES)}\n")
     lines.append("[parameters]")
     lines += [f'"path.{name}" = {{ dictionary = "{name}", probability = {KNOWN_ID_PROBABILITY} }}' for name in objects]
     return "\n".join(lines) + "\n"

@@ -34,6 +34,7 @@ _ERRORS = {
     "404": "Nothing with this id exists in the merchant account (objects of other merchant accounts are not "
     "found either).",
     "409": "A request with the same `Idempotency-Key` is still being processed: retry it later.",
+    "414": "The request line (method, path and query string) is over 8190 bytes: send fewer or shorter query values.",
     "429": "Too many requests with this embed token or session: wait `Retry-After` seconds. Server-to-server "
     "tokens are never limited.",
 }
@@ -126,7 +127,8 @@ class ApiAutoSchema(AutoSchema):
     def error_responses(self) -> dict[str, str]:
         """Every error this operation can answer, with when it does."""
         errors: dict[str, str] = {}
-        if any(isinstance(p, KnownQueryParameters) for p in self._permissions()) or self._get_request_body():  # type: ignore[no-untyped-call]
+        takes_query = any(isinstance(p, KnownQueryParameters) for p in self._permissions())
+        if takes_query or self._get_request_body():  # type: ignore[no-untyped-call]
             errors["400"] = _ERRORS["400"]
         if self.view.get_authenticators():
             errors["401"] = _ERRORS["401"]
@@ -138,6 +140,8 @@ class ApiAutoSchema(AutoSchema):
             errors["404"] = _ERRORS["404"]
         if self._idempotent():
             errors["409"] = _ERRORS["409"]
+        if takes_query:  # repeated query values can outgrow the request line gunicorn reads
+            errors["414"] = _ERRORS["414"]
         if self._rate_limited():
             errors["429"] = _ERRORS["429"]
         for status, reason in self._text().statuses.items():
