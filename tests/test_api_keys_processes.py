@@ -6,6 +6,9 @@ payments/tests/test_api_key_pairs_api.py."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -13,8 +16,9 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
-from payments.accounts import keys
+from payments.accounts import held_keys, keys, selectors
 from payments.accounts.models import ApiKey
+from tests.processes import ROOT
 from tests.servers import database_url, gunicorn
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -47,8 +51,8 @@ def _statuses(url: str, token: str, account: str = "default") -> set[int]:
 
 
 @pytest.fixture
-def servers(redis_required, merchant_account):
-    env = {
+def env(merchant_account) -> dict[str, str]:
+    return {
         "DATABASE_URL": database_url(connection.settings_dict),
         "REDIS_URL": os.environ["REDIS_URL"],
         "WEB_CONCURRENCY": "2",
@@ -57,6 +61,10 @@ def servers(redis_required, merchant_account):
         # Long enough that a process's own copy of the key, were there one, would outlive the test.
         "API_KEY_CACHE_SECONDS": "300",
     }
+
+
+@pytest.fixture
+def servers(redis_required, env):
     caches["default"].clear()  # the shared cache lives in Redis, which no test flushes for us
     with gunicorn(env) as first, gunicorn(env) as second:
         yield first, second
@@ -96,3 +104,46 @@ def test_an_account_dropped_from_a_key_on_one_host_is_refused_on_the_other_at_on
 
     assert _statuses(second.url, token, "other") == _statuses(first.url, token, "other") == {403}
     assert _statuses(second.url, token, "default") == {200}
+
+
+def test_a_key_revoked_from_the_command_line_is_refused_by_every_server_at_once(servers, env):
+    """The change comes from neither server: `manage.py revoke_api_key` in a process of its own."""
+    first, second = servers
+    target, target_pem = _key("default", display_name="Leaving", roles=["viewer"])
+    token = keys.mint_token(target_pem, scopes=["buyers.read"])
+    assert _statuses(first.url, token) == _statuses(second.url, token) == {200}
+
+    subprocess.run(
+        [sys.executable, "manage.py", "revoke_api_key", "--", target.kid],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **env},
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+
+    assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
+
+
+def test_a_server_whose_subscription_broke_reads_the_shared_cache_again(servers):
+    """Every worker's subscription to key changes is closed by Redis (a restart, a network fault), and a change is
+    then written that no one announces: no worker trusts the state it held, so the key is refused at once."""
+    first, second = servers
+    target, target_pem = _key("default", display_name="Leaving", roles=["viewer"])
+    token = keys.mint_token(target_pem, scopes=["buyers.read"])
+    assert _statuses(first.url, token) == _statuses(second.url, token) == {200}
+
+    redis = caches["default"].client.get_client(write=True)
+    names = {held_keys.subscription_name(pid) for server in servers for pid in _workers(server.process.pid)}
+    subscriptions = [client for client in redis.client_list(_type="pubsub") if client["name"] in names]
+    assert len(subscriptions) == 4  # two servers of two workers
+    for client in subscriptions:
+        redis.client_kill_filter(_id=client["id"])
+    caches["default"].set(selectors._key_cache_key(target.kid), selectors._INACTIVE, 300)
+
+    assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
+
+
+def _workers(master: int) -> list[int]:
+    children = Path(f"/proc/{master}/task/{master}/children").read_text()
+    return [int(pid) for pid in children.split()]

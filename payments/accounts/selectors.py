@@ -1,5 +1,6 @@
 """Reads for merchant accounts and API keys. Every request needs both: accounts are cached in-process, keys in the
-shared cache (Redis in production), so that a key deleted or disabled on one host is refused at once on every host.
+shared cache (Redis in production) and held in-process only while changes to them are heard (held_keys.py), so
+that a key deleted or disabled on one host is refused at once on every host.
 """
 
 import contextlib
@@ -13,11 +14,12 @@ from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
-from django.core.cache import caches
+from django.core.cache import BaseCache, caches
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 
+from payments.accounts.held_keys import HeldKeyStates, changes_channel
 from payments.accounts.models import ApiKey, ApiKeyMerchantAccount, MerchantAccount
 from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
@@ -114,16 +116,21 @@ def _key_cache_key(kid: str) -> str:
 
 
 def api_key_get_active(*, kid: str) -> ActiveKey | None:
-    """The active key with this `kid`, or None. Read from the shared cache on every request: a change to a key
-    (payments.accounts.services) writes its new state there when it commits, so every process sees it at once. A
-    reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put. With the
-    cache unreachable, the database answers (slower, never wrong)."""
+    """The active key with this `kid`, or None. A change to a key (payments.accounts.services) writes its new state
+    into the shared cache when it commits and announces it, so every process sees it at once: this process holds what
+    it read only while subscribed to those announcements (payments.accounts.held_keys), and reads the shared cache
+    otherwise. A reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put.
+    With the cache unreachable, the database answers (slower, never wrong)."""
     cache = caches["default"]
-    try:
-        cached = cache.get(_key_cache_key(kid))
-    except CACHE_ERRORS:
-        logger.warning("The shared cache is unreachable: API keys are read from the database.")
-        cached = None
+    cached = _held.get(cache, kid)
+    if cached is None:
+        try:
+            cached = cache.get(_key_cache_key(kid))
+        except CACHE_ERRORS:
+            logger.warning("The shared cache is unreachable: API keys are read from the database.")
+            cached = None
+        if cached is not None:
+            _held.hold(kid, cached, settings.API_KEY_CACHE_SECONDS)
     if isinstance(cached, ActiveKey):
         return cached
     if cached == _INACTIVE:
@@ -134,18 +141,22 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
         return None  # a miss is not remembered: a key registered next works at once
     state = ActiveKey.of_rows(rows)
     with contextlib.suppress(*CACHE_ERRORS):  # the next request reads the database again
-        cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+        if cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS):
+            _held.hold(kid, state, settings.API_KEY_CACHE_SECONDS)
         _known_kids.add(kid)
     return state
 
 
 def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
-    """Put the key's state as it now is into the shared cache (after the change commits): every host reads it next.
-    Unreachable, the change is made but other hosts may trust their cached state for API_KEY_CACHE_SECONDS: said in
-    the log, never an error to the caller whose change committed."""
+    """Put the key's state as it now is into the shared cache (after the change commits) and announce the change:
+    every process drops what it held of the key and reads it next. Unreachable, the change is made but other hosts
+    may trust their cached state for API_KEY_CACHE_SECONDS: said in the log, never an error to the caller whose
+    change committed."""
     state: ActiveKey | str = ActiveKey.of(api_key) if api_key is not None and api_key.is_active else _INACTIVE
+    cache = caches["default"]
     try:
-        caches["default"].set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+        cache.set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
+        _announce(cache, kid)
     except CACHE_ERRORS:
         logger.error(
             "The shared cache is unreachable: a changed API key may be trusted elsewhere for %s seconds.",
@@ -155,6 +166,13 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
     _known_kids.add(kid)
 
 
+def _announce(cache: BaseCache, kid: str) -> None:
+    if hasattr(cache, "client"):  # Redis; the embedded cache has no other process to tell
+        cache.client.get_client(write=True).publish(changes_channel(cache), kid)
+    _held.forget(kid)
+
+
+_held = HeldKeyStates()
 _known_kids: set[str] = set()  # what this process put in the shared cache, so that tests can take it out
 
 
@@ -252,5 +270,6 @@ def clear_caches() -> None:
     """Drop every cached key and account (tests, and after bulk changes)."""
     caches["default"].delete_many([_key_cache_key(kid) for kid in _known_kids])
     _known_kids.clear()
+    _held.forget_all()
     _merchant_accounts.clear()
     _origins.clear()

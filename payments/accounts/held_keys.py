@@ -1,0 +1,139 @@
+"""API keys' states held by one process, dropped the moment a change is announced.
+
+Every change to a key writes its new state into the shared cache and then announces the key's `kid` on a Redis
+channel (`payments.accounts.selectors.api_key_publish`). A process that authenticates requests subscribes to that
+channel and holds the states it has read; before a held state is trusted, the messages already on the subscription's
+socket are read without waiting, and each drops the state of the key it names. Redis writes a message to every
+subscriber in the same pass as it answers the PUBLISH, and the change's own answer waits for that PUBLISH: a request
+that follows the change, on any host, finds the message there. So a deleted or disabled key is refused at once, as
+when the shared cache was read on every request, without a round trip to Redis on every request.
+
+Nothing is held while there is no subscription (no Redis, Redis unreachable, the subscription not yet confirmed or
+broken): then every request reads the shared cache, as before. A broken subscription drops everything held, since a
+message may have been lost with it, and is made again at most once a second.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from threading import Lock
+from typing import Any
+
+from django.core.cache import BaseCache
+from redis.backoff import NoBackoff
+from redis.connection import AbstractConnection
+from redis.exceptions import RedisError
+from redis.retry import Retry
+
+logger = logging.getLogger(__name__)
+
+# How long a broken or refused subscription waits before it is tried again: requests meanwhile read the shared cache.
+RESUBSCRIBE_SECONDS = 1.0
+
+
+class HeldKeyStates:
+    """The states this process holds, by `kid`, each until its expiry; only while subscribed to the changes."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, tuple[float, object]] = {}
+        self._connection: AbstractConnection | None = None
+        self._retry_at = 0.0
+        self._lock = Lock()  # one reader of the subscription at a time, in a server with threads
+        os.register_at_fork(after_in_child=self._forked)
+
+    def get(self, cache: BaseCache, kid: str) -> object | None:
+        """The state held for `kid`, once every change already announced has been applied; None if none is."""
+        with self._lock:
+            if not self._subscribed(cache):
+                return None
+            entry = self._states.get(kid)
+        if entry is None or entry[0] <= time.monotonic():
+            return None
+        return entry[1]
+
+    def hold(self, kid: str, state: object, ttl: float) -> None:
+        """Keep a state just read from the shared cache; a change announced after that read drops it at the next
+        `get`, since announcements are applied before anything held is trusted."""
+        with self._lock:
+            if self._connection is not None:
+                self._states[kid] = (time.monotonic() + ttl, state)
+
+    def forget(self, kid: str) -> None:
+        """Drop the state held for one key: this process changed it, and its own next read must not wait for the
+        announcement to come back."""
+        with self._lock:
+            self._states.pop(kid, None)
+
+    def forget_all(self) -> None:
+        """Drop every held state (the subscription stays)."""
+        with self._lock:
+            self._states.clear()
+
+    def _forked(self) -> None:
+        # A forked child makes its own subscription; the socket it inherited is the parent's, left to it.
+        self._lock = Lock()
+        self._states.clear()
+        self._connection = None
+        self._retry_at = 0.0
+
+    def _subscribed(self, cache: BaseCache) -> bool:
+        connection = self._connection
+        if connection is None:
+            return self._subscribe(cache)
+        try:
+            while connection.can_read(timeout=0):
+                self._apply(connection.read_response(push_request=True))
+        except (RedisError, OSError):
+            logger.warning("The subscription to API key changes broke: keys are read from the shared cache.")
+            self._unsubscribe(connection)
+            return False
+        return True
+
+    def _apply(self, message: Any) -> None:
+        if isinstance(message, list) and len(message) == 3 and message[0] == b"message":
+            self._states.pop(message[2].decode(), None)
+
+    def _subscribe(self, cache: BaseCache) -> bool:
+        if time.monotonic() < self._retry_at or not hasattr(cache, "client"):
+            return False  # the embedded cache lives in this process: nothing to hold apart from it
+        connection = _connection_like(cache)
+        try:
+            connection.send_command("SUBSCRIBE", changes_channel(cache))  # type: ignore[no-untyped-call]
+            confirmation = connection.read_response(push_request=True)
+        except (RedisError, OSError):
+            self._unsubscribe(connection)
+            return False
+        if not (isinstance(confirmation, list) and confirmation[0] == b"subscribe"):
+            self._unsubscribe(connection)
+            return False
+        self._connection = connection
+        return True
+
+    def _unsubscribe(self, connection: AbstractConnection) -> None:
+        self._states.clear()
+        self._connection = None
+        self._retry_at = time.monotonic() + RESUBSCRIBE_SECONDS
+        connection.disconnect()  # type: ignore[no-untyped-call]
+
+
+def changes_channel(cache: BaseCache) -> str:
+    """The channel changes are announced on: named with the cache's key prefix, since channels span Redis's
+    databases."""
+    return cache.make_key("api-key-changes")
+
+
+def subscription_name(pid: int) -> str:
+    """The Redis client name of process `pid`'s subscription."""
+    return f"api-key-changes:{pid}"
+
+
+def _connection_like(cache: BaseCache) -> AbstractConnection:
+    """A connection of its own to the shared cache's Redis, with the cache's address and timeouts, that never
+    reconnects by itself: a reconnection could miss a message, so a broken one must be seen and dropped."""
+    pool = cache.client.get_client(write=False).connection_pool  # type: ignore[attr-defined]
+    # Named with the process, so that `CLIENT LIST` tells an operator whose subscription each one is.
+    kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0), "client_name": subscription_name(os.getpid())}
+    connection: AbstractConnection = pool.connection_class(**kwargs)
+    return connection
