@@ -11,6 +11,12 @@ when the shared cache was read on every request, without a round trip to Redis o
 Nothing is held while there is no subscription (no Redis, Redis unreachable, the subscription not yet confirmed or
 broken): then every request reads the shared cache, as before. A broken subscription drops everything held, since a
 message may have been lost with it, and is made again at most once a second.
+
+A link can also die without being closed (a host's network cut, a middlebox forgetting the connection): nothing
+arrives, which looks like nothing changed. So what is held is trusted only within `LINK_SECONDS` of the last word
+from Redis on the subscription. Past that, the request reads the shared cache and asks Redis for a PING, whose
+answer, read by a later request, makes the link trusted again; a PING unanswered for `LINK_SECONDS` breaks the
+subscription. A busy process therefore pays one shared cache read and one PING a second.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ logger = logging.getLogger(__name__)
 
 # How long a broken or refused subscription waits before it is tried again: requests meanwhile read the shared cache.
 RESUBSCRIBE_SECONDS = 1.0
+# How long after its last word from Redis the subscription is trusted; as long again for the answer to a PING.
+LINK_SECONDS = 1.0
 
 
 class HeldKeyStates:
@@ -40,6 +48,8 @@ class HeldKeyStates:
         self._states: dict[str, tuple[float, object]] = {}
         self._connection: AbstractConnection | None = None
         self._retry_at = 0.0
+        self._heard_at = 0.0  # when the subscription last read anything from Redis
+        self._pinged_at: float | None = None  # when a PING was sent that has not been answered yet
         self._lock = Lock()  # one reader of the subscription at a time, in a server with threads
         os.register_at_fork(after_in_child=self._forked)
 
@@ -77,6 +87,7 @@ class HeldKeyStates:
         self._states.clear()
         self._connection = None
         self._retry_at = 0.0
+        self._pinged_at = None
 
     def _subscribed(self, cache: BaseCache) -> bool:
         connection = self._connection
@@ -85,11 +96,24 @@ class HeldKeyStates:
         try:
             while connection.can_read(timeout=0):
                 self._apply(connection.read_response(push_request=True))
+                self._heard_at, self._pinged_at = time.monotonic(), None
+            return self._link_trusted(connection)
         except (RedisError, OSError):
             logger.warning("The subscription to API key changes broke: keys are read from the shared cache.")
             self._unsubscribe(connection)
             return False
-        return True
+
+    def _link_trusted(self, connection: AbstractConnection) -> bool:
+        """Whether Redis was heard from lately; if not, ask it (and trust nothing until it answers)."""
+        now = time.monotonic()
+        if now - self._heard_at <= LINK_SECONDS:
+            return True
+        if self._pinged_at is None:
+            connection.send_command("PING")  # type: ignore[no-untyped-call]
+            self._pinged_at = now
+        elif now - self._pinged_at > LINK_SECONDS:
+            raise TimeoutError("no answer to a PING on the subscription")
+        return False
 
     def _apply(self, message: Any) -> None:
         if isinstance(message, list) and len(message) == 3 and message[0] == b"message":
@@ -109,6 +133,7 @@ class HeldKeyStates:
             self._unsubscribe(connection)
             return False
         self._connection = connection
+        self._heard_at, self._pinged_at = time.monotonic(), None
         return True
 
     def _unsubscribe(self, connection: AbstractConnection) -> None:

@@ -5,12 +5,16 @@ PostgreSQL and Redis run); across processes: tests/test_api_keys_processes.py.""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+
 import pytest
 from django.core.cache import caches
 
 from payments.accounts import held_keys, selectors
 
-pytestmark = pytest.mark.django_db
+# Redis runs beside PostgreSQL (the CI's second run), never beside SQLite.
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 
 URL = "/buyers"
 
@@ -108,3 +112,53 @@ def _kill_subscription() -> None:
     assert connection is not None
     host, port = connection._sock.getsockname()[:2]
     caches["default"].client.get_client(write=True).execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
+
+
+class _Clock:
+    """`time` as held_keys reads it, `seconds` ahead of the real one."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.seconds
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Iterator[_Clock]:
+    clock = _Clock()
+    monkeypatch.setattr(held_keys, "time", clock)
+    yield clock
+    # The real clock runs behind the one the link was last heard by: as if it had never been heard.
+    selectors._held._heard_at, selectors._held._pinged_at = 0.0, None
+
+
+def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers(
+    api_client, api_key, shared_cache_reads, clock
+):
+    """A link that died without being closed delivers nothing, which looks like nothing changed."""
+    client = api_client(scopes=["buyers.read"])
+    assert client.get(URL).status_code == 200
+    _written_elsewhere(api_key.kid, announced=False)
+
+    clock.seconds += 2 * held_keys.LINK_SECONDS
+
+    assert client.get(URL).status_code == 401  # read from the shared cache, and a PING sent
+    reads = len(shared_cache_reads)
+    assert client.get(URL).status_code == 401  # Redis answered: what was read is held again
+    assert len(shared_cache_reads) == reads
+
+
+def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clock, monkeypatch):
+    client = api_client(scopes=["buyers.read"])
+    assert client.get(URL).status_code == 200
+    silent = selectors._held._connection
+    monkeypatch.setattr(silent, "send_command", lambda *args, **kwargs: None)  # the PING is lost on the way
+
+    # Silent for longer than the bound: a PING is asked for (and lost), then found unanswered. An answer to an
+    # earlier PING, still on its way when the PINGs were lost, may buy one more round first.
+    for _ in range(3):
+        clock.seconds += 2 * held_keys.LINK_SECONDS
+        assert client.get(URL).status_code == 200  # the key is active: whatever is trusted says so
+
+    assert selectors._held._connection is not silent
