@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import httpx
 import pytest
@@ -134,7 +133,7 @@ def test_a_server_whose_subscription_broke_reads_the_shared_cache_again(servers)
     assert _statuses(first.url, token) == _statuses(second.url, token) == {200}
 
     redis = caches["default"].client.get_client(write=True)
-    names = {held_keys.subscription_name(pid) for server in servers for pid in _workers(server.process.pid)}
+    names = {held_keys.subscription_name(pid) for server in servers for pid in server.worker_pids()}
     subscriptions = [client for client in redis.client_list(_type="pubsub") if client["name"] in names]
     assert len(subscriptions) == 4  # two servers of two workers
     for client in subscriptions:
@@ -142,8 +141,3 @@ def test_a_server_whose_subscription_broke_reads_the_shared_cache_again(servers)
     caches["default"].set(selectors._key_cache_key(target.kid), selectors._INACTIVE, 300)
 
     assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
-
-
-def _workers(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children").read_text()
-    return [int(pid) for pid in children.split()]

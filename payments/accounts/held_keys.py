@@ -28,6 +28,7 @@ from threading import Lock
 from typing import Any
 
 from django.core.cache import BaseCache
+from redis import Redis
 from redis.backoff import NoBackoff
 from redis.connection import AbstractConnection
 from redis.exceptions import RedisError
@@ -70,9 +71,12 @@ class HeldKeyStates:
             if self._connection is not None:
                 self._states[kid] = (time.monotonic() + ttl, state)
 
-    def forget(self, kid: str) -> None:
-        """Drop the state held for one key: this process changed it, and its own next read must not wait for the
-        announcement to come back."""
+    def announce(self, cache: BaseCache, kid: str) -> None:
+        """Tell every process that the key changed (its new state is already in the shared cache). This process
+        forgets the key at once: its own next read must not wait for the announcement to come back."""
+        redis = _redis(cache)
+        if redis is not None:  # the embedded cache has no other process to tell
+            redis.publish(changes_channel(cache), kid)
         with self._lock:
             self._states.pop(kid, None)
 
@@ -120,9 +124,10 @@ class HeldKeyStates:
             self._states.pop(message[2].decode(), None)
 
     def _subscribe(self, cache: BaseCache) -> bool:
-        if time.monotonic() < self._retry_at or not hasattr(cache, "client"):
+        redis = _redis(cache)
+        if redis is None or time.monotonic() < self._retry_at:
             return False  # the embedded cache lives in this process: nothing to hold apart from it
-        connection = _connection_like(cache)
+        connection = _connection_like(redis)
         try:
             connection.send_command("SUBSCRIBE", changes_channel(cache))  # type: ignore[no-untyped-call]
             confirmation = connection.read_response(push_request=True)
@@ -154,10 +159,17 @@ def subscription_name(pid: int) -> str:
     return f"api-key-changes:{pid}"
 
 
-def _connection_like(cache: BaseCache) -> AbstractConnection:
+def _redis(cache: BaseCache) -> Redis | None:
+    """The shared cache's Redis (the server it writes to, where changes are announced); None for the embedded
+    cache."""
+    client = getattr(cache, "client", None)
+    return client.get_client(write=True) if client is not None else None
+
+
+def _connection_like(redis: Redis) -> AbstractConnection:
     """A connection of its own to the shared cache's Redis, with the cache's address and timeouts, that never
     reconnects by itself: a reconnection could miss a message, so a broken one must be seen and dropped."""
-    pool = cache.client.get_client(write=False).connection_pool  # type: ignore[attr-defined]
+    pool = redis.connection_pool
     # Named with the process, so that `CLIENT LIST` tells an operator whose subscription each one is.
     kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0), "client_name": subscription_name(os.getpid())}
     connection: AbstractConnection = pool.connection_class(**kwargs)

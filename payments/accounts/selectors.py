@@ -14,12 +14,12 @@ from threading import Lock
 from typing import Any, Generic, TypeVar
 
 from django.conf import settings
-from django.core.cache import BaseCache, caches
+from django.core.cache import caches
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 
-from payments.accounts.held_keys import HeldKeyStates, changes_channel
+from payments.accounts.held_keys import HeldKeyStates
 from payments.accounts.models import ApiKey, ApiKeyMerchantAccount, MerchantAccount
 from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
@@ -156,7 +156,7 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
     cache = caches["default"]
     try:
         cache.set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
-        _announce(cache, kid)
+        _held.announce(cache, kid)
     except CACHE_ERRORS:
         logger.error(
             "The shared cache is unreachable: a changed API key may be trusted elsewhere for %s seconds.",
@@ -164,12 +164,6 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
         )
         return
     _known_kids.add(kid)
-
-
-def _announce(cache: BaseCache, kid: str) -> None:
-    if hasattr(cache, "client"):  # Redis; the embedded cache has no other process to tell
-        cache.client.get_client(write=True).publish(changes_channel(cache), kid)
-    _held.forget(kid)
 
 
 _held = HeldKeyStates()
