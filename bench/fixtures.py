@@ -75,7 +75,7 @@ def seed_buyers(rows: int) -> None:
                                       'email_address', 'buyer' || n || '@example.com',
                                       'address', jsonb_build_object('city', 'London', 'country', 'GB')),
                    now() - make_interval(secs => %(rows)s - n), now() - make_interval(secs => %(rows)s - n)
-            FROM generate_series(%(first)s, %(rows)s) AS n
+            FROM generate_series(%(first)s::bigint, %(rows)s::bigint) AS n
             ON CONFLICT DO NOTHING
             """,
             {"account": MERCHANT_ACCOUNT, "first": have + 1, "rows": rows},

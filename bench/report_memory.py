@@ -56,7 +56,7 @@ def seed(rows: int) -> None:
     copy = (
         f"INSERT INTO {table} (id, created_at, {names}) "  # noqa: S608 (names from the model, not input)
         f"SELECT gen_random_uuid(), model.created_at - make_interval(secs => n), {names} "
-        f"FROM {table} AS model, generate_series(%s, %s) AS n WHERE model.id = %s"
+        f"FROM {table} AS model, generate_series(%s::bigint, %s::bigint) AS n WHERE model.id = %s"
     )
     with connection.cursor() as cursor:
         for offset in range(have + 1, rows, SEED_BATCH):
