@@ -107,6 +107,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "payments.middleware.messages.LazyMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "payments.middleware.plans.PlannedForValuesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
