@@ -66,3 +66,34 @@ def test_the_threshold_comes_back_when_the_block_raises():
 
     assert inside == [None]
     assert connection.connection.prepare_threshold == 5
+
+
+THRESHOLDS: list[int | None] = []
+
+
+def note_the_threshold() -> None:
+    """A scheduled job's function (named by SCHEDULED_JOBS below): what its statements would be prepared after."""
+    THRESHOLDS.append(connection.connection.prepare_threshold)
+
+
+def test_a_scheduled_job_runs_its_statements_unprepared(settings):
+    from payments.jobs.tasks import run_scheduled_job
+
+    settings.SCHEDULED_JOBS = {"probe": {"call": f"{__name__}.note_the_threshold", "every_seconds": 60}}
+    THRESHOLDS.clear()
+
+    run_scheduled_job.call("probe")
+
+    assert THRESHOLDS == [None]
+    assert connection.connection.prepare_threshold == 5
+
+
+def test_a_report_runs_its_statements_unprepared(monkeypatch):
+    from reports.services import executions
+
+    monkeypatch.setattr(executions, "report_execution_run", lambda execution_id: note_the_threshold())
+    THRESHOLDS.clear()
+
+    executions.run_report_execution.call("any")
+
+    assert THRESHOLDS == [None]

@@ -8,13 +8,14 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django_tasks import task
 from django_tasks.base import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
 from payments.database_detail import withhold_database_detail
 from payments.jobs.schedule import scheduled_jobs
+from payments.postgresql.preparing import statements_unprepared
 
 logger = logging.getLogger(__name__)
 
@@ -27,10 +28,13 @@ ABANDONED_TASK_AGE = timedelta(days=1)
 
 @task()
 def run_scheduled_job(name: str) -> None:
-    """Run the job `SCHEDULED_JOBS[name]` names, once."""
+    """Run the job `SCHEDULED_JOBS[name]` names, once. Its statements are planned for their values each time
+    (`payments.postgresql.preparing`): a job's sweeps and purges filter on skewed data (a state most rows have left),
+    and a worker's connection runs each of them every interval."""
     job = scheduled_jobs()[name]
     started = time.monotonic()
-    job.function()(**job.kwargs)
+    with statements_unprepared(connection):
+        job.function()(**job.kwargs)
     logger.info("Scheduled job %s finished in %.0f ms", name, (time.monotonic() - started) * 1000)
 
 

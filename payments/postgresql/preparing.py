@@ -2,8 +2,9 @@
 
 psycopg prepares a statement a connection has run `prepare_threshold` times (config/settings.py), and PostgreSQL then
 may run it on a generic plan, one chosen without the values. Where the values decide the plan (a search, a filter over
-skewed data) that can read every row where their own plan reads a few; `payments.middleware.plans` says which
-requests run their statements this way and what it measured.
+skewed data) that can read every row where their own plan reads a few. What runs this way: the API's searches and
+filters and every desk request (`payments.middleware.plans`, which says what was measured), and in the worker each
+scheduled job and each report execution.
 """
 
 from __future__ import annotations

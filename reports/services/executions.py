@@ -19,11 +19,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django_tasks import task
 
+from payments.postgresql.preparing import statements_unprepared
 from reports import schedules
 from reports.models import ExecutionStatus, Report, ReportExecution, ReportSchedule
 from reports.params import columns, ordering
@@ -210,5 +211,7 @@ def report_executions_sweep(*, now: datetime | None = None) -> tuple[int, int]:
 
 @task()
 def run_report_execution(execution_id: str) -> None:
-    """Run one report execution (queued when it is made, and again by the sweep)."""
-    report_execution_run(execution_id=execution_id)
+    """Run one report execution (queued when it is made, and again by the sweep), its statements planned for its
+    filters each time (`payments.postgresql.preparing`): a worker's connection runs the same report many times."""
+    with statements_unprepared(connection):
+        report_execution_run(execution_id=execution_id)
