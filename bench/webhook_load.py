@@ -13,23 +13,30 @@ WEBHOOK_BACKLOG_CREATES = 100
 # Below what one worker delivers even on a busy machine, so the delay is the pipeline's, not a queue's.
 WEBHOOK_PACED_CREATES = 40
 WEBHOOK_PACE_SECONDS = 0.5
+# A receiver that takes this long to answer, as one doing its own work (a database write, a queue) before its 200:
+# what a worker's several task loops are for. Against one that answers at once the worker's own CPU is the bound.
+SLOW_RECEIVER_SECONDS = 0.1
 
 
 class Receiver:
-    """A local webhook receiver: answers 200 at once and notes when each delivery (by its id) arrived."""
+    """A local webhook receiver: answers 200 after `delay` seconds (at once unless set; a thread per request, so
+    several are answered at once) and notes when each delivery (by its id) arrived."""
 
     def __init__(self, port: int) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         self.received: dict[str, float] = {}
+        self.delay = 0.0
         received = self.received
+        receiver = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 arrived = time.time()
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 received.setdefault(self.headers["X-Gr4vy-Webhook-Id"], arrived)
+                time.sleep(receiver.delay)
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -76,8 +83,10 @@ def _forget_webhook_backlog() -> None:
     DBTaskResult.objects.all().delete()
 
 
-def _start_workers(env: dict[str, str], count: int, log: Path) -> list[subprocess.Popen]:
+def _start_workers(env: dict[str, str], count: int, log: Path, loops: int | None = None) -> list[subprocess.Popen]:
     command = [sys.executable, "manage.py", "run_worker", "--no-clock", "--verbosity", "0"]
+    if loops is not None:
+        command += ["--concurrency", str(loops)]
     return [
         subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=log.open("ab"))
         for _ in range(count)
@@ -95,7 +104,8 @@ def _stop_workers(workers: list[subprocess.Popen]) -> None:
 
 
 def webhook_deliveries(env: dict[str, str], fixtures: dict[str, str], workdir: Path) -> list[str]:
-    """Deliveries per second per worker process (a backlog drained by 1, then 2 workers), and the delay from a
+    """Deliveries per second per worker process (a backlog drained by 1, then 2 workers; then by one worker of one
+    task loop, then of four, against a receiver that takes `SLOW_RECEIVER_SECONDS` to answer), and the delay from a
     state change (its outbox event's time) to the receiver, with one idle worker and changes 2 a second."""
     from payments.outbox.models import OutboxEvent
     from webhooks.models import WebhookDelivery
@@ -105,20 +115,34 @@ def webhook_deliveries(env: dict[str, str], fixtures: dict[str, str], workdir: P
 
     receiver = Receiver(int(fixtures["receiver_port"]))
     lines = ["| measure | workers | deliveries | result |", "|---|---:|---:|---:|"]
+
+    def drain(count: int, loops: int | None = None) -> tuple[int, float]:
+        """Deliveries received, and a second per worker process (first receipt to last), draining a fresh backlog."""
+        _forget_webhook_backlog()
+        receiver.received.clear()
+        _subscribed_creates(fixtures, WEBHOOK_BACKLOG_CREATES)
+        workers = _start_workers(env, count, workdir / "workers.log", loops)
+        try:
+            receiver.wait_for(events(), timeout=300)
+        finally:
+            _stop_workers(workers)
+        times = sorted(receiver.received.values())
+        return len(times), (len(times) - 1) / (times[-1] - times[0]) / count if len(times) > 1 else 0.0
+
     try:
         for count in (1, 2):
-            _forget_webhook_backlog()
-            receiver.received.clear()
-            _subscribed_creates(fixtures, WEBHOOK_BACKLOG_CREATES)
-            workers = _start_workers(env, count, workdir / "workers.log")
-            try:
-                receiver.wait_for(events(), timeout=300)
-            finally:
-                _stop_workers(workers)
-            times = sorted(receiver.received.values())
-            rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else 0.0
-            lines.append(f"| backlog drained, per worker process | {count} | {len(times)} | {rate / count:,.0f}/s |")
-            print(f"  webhook backlog, {count} worker(s): {len(times)} deliveries, {rate / count:,.0f}/s per worker")
+            received, rate = drain(count)
+            lines.append(f"| backlog drained, per worker process | {count} | {received} | {rate:,.0f}/s |")
+            print(f"  webhook backlog, {count} worker(s): {received} deliveries, {rate:,.0f}/s per worker")
+        receiver.delay = SLOW_RECEIVER_SECONDS
+        slow = f"receiver answering in {SLOW_RECEIVER_SECONDS * 1000:.0f} ms"
+        try:
+            for loops in (1, 4):
+                received, rate = drain(1, loops)
+                lines.append(f"| backlog drained, {slow}, {loops} task loop(s) | 1 | {received} | {rate:,.0f}/s |")
+                print(f"  webhook backlog, {slow}, {loops} loop(s): {received} deliveries, {rate:,.0f}/s")
+        finally:
+            receiver.delay = 0.0
 
         _forget_webhook_backlog()
         receiver.received.clear()
