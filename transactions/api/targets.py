@@ -10,7 +10,7 @@ from transactions.models import Refund, Transaction
 
 
 def transaction_target(transaction_id: str) -> dict[str, Any] | None:
-    txn = Transaction.objects.filter(pk=transaction_id).first()
+    txn = Transaction.objects.select_related("payment_service").filter(pk=transaction_id).first()  # read by the answer
     return TransactionOutput(txn).data if txn is not None else None
 
 

@@ -17,7 +17,7 @@ from webhooks.tests.factories import subscription_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-DISPATCH = 11
+DISPATCH = 10
 ATTEMPT = 8
 
 
