@@ -9,28 +9,30 @@ scheduled job and each report execution.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from django.db.backends.base.base import BaseDatabaseWrapper
 
 
 @contextmanager
 def statements_unprepared(connection: BaseDatabaseWrapper) -> Iterator[None]:
-    """Inside the block, `connection` prepares nothing and runs nothing it prepared earlier (psycopg reads the
-    threshold at every statement); the threshold is back as it was after. Any other database: nothing changes."""
+    """Every statement `connection` runs inside the block is sent unprepared, and none it prepared earlier is used
+    (psycopg reads the threshold as it sends each statement). Nothing connects for it: a block that runs no statement
+    needs no database. Any other database: nothing changes."""
     if connection.vendor != "postgresql":
         yield
         return
-    # The session the block's statements will run on: a kept one that fails its check is replaced here, as the
-    # block's first statement would replace it, not after its threshold was changed.
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    session = connection.connection
+    with connection.execute_wrapper(_unprepared):
+        yield
+
+
+def _unprepared(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: dict[str, Any]) -> Any:
+    session = context["connection"].connection
     kept = session.prepare_threshold
     session.prepare_threshold = None
     try:
-        yield
+        return execute(sql, params, many, context)
     finally:
-        if not session.closed:
-            session.prepare_threshold = kept
+        session.prepare_threshold = kept
