@@ -5,8 +5,8 @@ generic plan, chosen without the values. For a read by key, a write or a plain p
 chosen anyway, planned once. For a filter over skewed data it can read every row where the values' own plan reads a
 few: at 1,000,000 transactions `GET /transactions?country=GB` (no such row) took 507 ms from its tenth run on instead
 of 7, `GET /buyers?search=` 671 instead of 2, the desk's ledger search by reference 211 instead of 17
-(docs/performance.md). So two kinds of request
-plan every statement afresh, which costs PostgreSQL a fraction of a millisecond each:
+(docs/performance.md). So two kinds of request plan every statement afresh, which costs PostgreSQL a fraction of a
+millisecond each:
 
 - a read of the API whose query string holds anything besides paging (`cursor`, `limit`): a filter or a search;
 - every request of the desk, whose lists are searches and filters for a person who clicked.
@@ -19,7 +19,7 @@ from django.urls import reverse
 
 from payments.middleware import GetResponse
 from payments.postgresql.preparing import statements_unprepared
-from payments.rest.query import PAGING_PARAMS
+from payments.rest.query import names_more_than_paging
 
 READS = frozenset({"GET", "HEAD"})
 
@@ -42,4 +42,4 @@ class PlannedForValuesMiddleware:
             self._desk = reverse("admin:index")  # the URLconf is loaded by the first request, not before
         if request.path.startswith(self._desk):
             return True
-        return request.method in READS and not PAGING_PARAMS.issuperset(request.GET)
+        return request.method in READS and names_more_than_paging(request.GET)

@@ -22,7 +22,7 @@ from rest_framework.request import Request
 
 from payments.rest.envelope import QueryValidationError
 from payments.rest.parsers import json_depth_exceeds
-from payments.rest.query import PAGING_PARAMS
+from payments.rest.query import names_more_than_paging
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
@@ -86,7 +86,7 @@ def _has_filter_params(request: Request, view: APIView) -> bool:
     """Whether the query string may hold a filter: anything but paging, or a filterset with required filters."""
     filters = getattr(getattr(view, "filterset_class", None), "base_filters", {})
     required = any(f.extra.get("required") for f in filters.values())
-    return required or bool(set(request.query_params) - PAGING_PARAMS)
+    return required or names_more_than_paging(request.query_params)
 
 
 class OffsetDateTimeField(forms.DateTimeField):

@@ -8,6 +8,7 @@ from a real answer. An endpoint reads:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from rest_framework.permissions import BasePermission
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
 # Read by the paginator, never by a filterset.
 PAGING_PARAMS = frozenset({"cursor", "limit"})
 UNSUPPORTED_PARAMETER = "Not a supported query parameter of this endpoint."
+
+
+def names_more_than_paging(query: Iterable[str]) -> bool:
+    """Whether a query string's parameter names hold anything besides paging: a filter or a search."""
+    return not PAGING_PARAMS.issuperset(query)
 
 
 def query_parameters(view: APIView) -> frozenset[str]:
