@@ -3,6 +3,7 @@ official library: what the connector did is checked in what Stripe holds, not in
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -52,6 +53,16 @@ def test_authorize_makes_an_uncaptured_payment_intent_for_the_amount_and_currenc
     assert (intent.amount, intent.currency) == (1299, "usd")
     assert intent.capture_method == "manual"
     assert intent.metadata["reference"] == request.reference
+
+
+def test_a_payment_logs_no_line_of_stripes_library_at_info(connector, caplog):
+    """Stripe's library logs each call's URL and status at INFO; the transaction's events say the same, so the server
+    keeps only its warnings (config/settings.py)."""
+    with caplog.at_level(logging.INFO):
+        result = connector.authorize(_request())
+
+    assert result.outcome is Outcome.APPROVED
+    assert [record.getMessage() for record in caplog.records if record.name.startswith("stripe")] == []
 
 
 def test_authorize_with_capture_captures_at_once(connector, at_stripe):
