@@ -446,8 +446,8 @@ LOGGING = {
         "httpcore": {"level": "WARNING"},
         "urllib3": {"level": "WARNING"},
         # Stripe's library logs two lines per call at INFO (its URL, then the answer's status): four records per card
-        # payment through the filters and the formatter, 3 % of the payment's CPU in this server, saying what the
-        # transaction's own events already say.
+        # payment through the filters and the formatter, nearly 4 % of a worker's profile of the payment, saying what
+        # the transaction's own events already say.
         "stripe": {"level": "WARNING"},
     },
 }
