@@ -20,8 +20,14 @@ def with_check_digit(payload: str) -> str:
     return next(payload + d for d in "0123456789" if luhn_valid(payload + d))
 
 
+# A UUID with a letter in it: an identifier, whose digit groups are never taken for a card.
+UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
 def luhn_valid_windows(text: str) -> list[str]:
-    """Every 13-19 digit run, written whole or as groups split by single spaces or dashes, that passes Luhn."""
+    """Every 13-19 digit run outside a UUID, written whole or as groups split by single spaces or dashes, that passes
+    Luhn."""
+    text = UUID.sub(lambda match: match.group() if match.group().replace("-", "").isdigit() else "|", text)
     found = []
     for chain in re.findall(r"[0-9]+(?:[ -][0-9]+)*", text):
         groups = re.split(r"[ -]", chain)
@@ -61,6 +67,14 @@ class TestMaskCardNumbers:
             pytest.param(f"ref 1234 {PAN}", f"ref 1234 {MASKED_PAN}", id="number-before-card"),
             pytest.param("ref 1234 4111 1111 1111 1111", "ref 1234 4111 11** **** 1111", id="group-before-card"),
             pytest.param(f"{PAN} 99", f"{MASKED_PAN} 99", id="number-after-card"),
+            pytest.param(
+                f"{PAN} ecf5dc59-3916-4449-8412-4bf4e5516f93",
+                f"{MASKED_PAN} ecf5dc59-3916-4449-8412-4bf4e5516f93",
+                id="card-beside-a-uuid",
+            ),
+            pytest.param(
+                "41111111-1111-1111-1111-111111111111", "411111**-****-1111-1111-111111111111", id="uuid-of-digits"
+            ),
         ],
     )
     def test_masks(self, text: str, expected: str) -> None:
@@ -79,6 +93,9 @@ class TestMaskCardNumbers:
             pytest.param("amount=1000 currency=USD", id="amount"),
             pytest.param("", id="empty"),
             pytest.param("no digits here", id="no-digits"),
+            # 3916 4449 8412 4 passes Luhn: an identifier's digit groups, not a card's.
+            pytest.param("ecf5dc59-3916-4449-8412-4bf4e5516f93", id="uuid"),
+            pytest.param("ECF5DC59-3916-4449-8412-4BF4E5516F93", id="uuid-upper-case"),
         ],
     )
     def test_leaves_alone(self, text: str) -> None:

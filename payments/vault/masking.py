@@ -12,8 +12,10 @@ VISIBLE_PREFIX = 6
 VISIBLE_SUFFIX = 4
 MASK_CHAR = "*"
 
-# Digit groups joined by single spaces or dashes, the ways card numbers are usually written out.
-_DIGIT_CHAIN = re.compile(r"[0-9]+(?:[ -][0-9]+)*")
+# Digit groups joined by single spaces or dashes, the ways card numbers are usually written out; or a UUID, taken
+# whole so that no chain starts inside it: its groups of digits between dashes are an identifier's, not a card's
+# (`ecf5dc59-3916-4449-8412-4bf4...` holds the Luhn-valid 3916 4449 8412 4). One of digits only is read as digits.
+_DIGIT_CHAIN = re.compile(r"(?P<uuid>[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12})|[0-9]+(?:[ -][0-9]+)*")
 _SEPARATOR = re.compile(r"[ -]")
 # Thirteen digits with at most one separator between neighbours: found in a text exactly when one of its digit chains
 # is long enough to hold a card number. Most texts (every access log field) have none, and one search in C settles it.
@@ -42,6 +44,8 @@ def _hidden_positions(groups: list[str]) -> set[int]:
 def _mask_chain(match: re.Match[str]) -> str:
     """Return one digit chain with the hidden digits of every card number in it replaced by the mask character."""
     chain = match.group()
+    if match.group("uuid") and not chain.replace("-", "").isdigit():
+        return chain
     groups = _SEPARATOR.split(chain)
     if sum(map(len, groups)) < MIN_DIGITS:
         return chain
