@@ -9,6 +9,7 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -408,7 +409,7 @@ DEMO_CHECKOUT_PRIVATE_KEY = env.str("DEMO_CHECKOUT_PRIVATE_KEY", default=str(LOC
 LOG_FORMAT = env.str("LOG_FORMAT", default="plain" if DEBUG else "json")
 if LOG_FORMAT not in ("plain", "json"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be 'plain' or 'json', not {LOG_FORMAT!r}.")
-LOGGING = {
+LOGGING: dict[str, Any] = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
@@ -445,10 +446,8 @@ LOGGING = {
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},
         "urllib3": {"level": "WARNING"},
-        # Stripe's library logs two lines per call at INFO (its URL, then the answer's status): four records per card
-        # payment through the filters and the formatter, nearly 4 % of a worker's profile of the payment, saying what
-        # the transaction's own events already say.
-        "stripe": {"level": "WARNING"},
+        # A processor's library that logs every call at INFO too is named in its settings block (`QUIET_LOGGERS`,
+        # below `PROCESSORS`).
     },
 }
 
@@ -488,6 +487,11 @@ PAYMENT_ROUTING_SECONDS = env.float("PAYMENT_ROUTING_SECONDS", default=12.0)
 # which it is a "no answer" result, never a decline. Connectors read their block at each call
 # (`paymentservices.processors.config.processor_settings`).
 PROCESSORS = processor_blocks(BASE_DIR / "paymentservices" / "processors", env)
+# The loggers of a processor's library that log every call at INFO, kept to their warnings as the HTTP clients' are:
+# what they say, the transaction's events already say.
+for _block in PROCESSORS.values():
+    for _logger in _block.get("QUIET_LOGGERS", ()):
+        LOGGING["loggers"][_logger] = {"level": "WARNING"}
 # The public base URL of this server (scheme://host[:port]), from which each payment service's `webhook_url` is made
 # for the processor to call; empty: the URL is made from the request that asks for the service.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
