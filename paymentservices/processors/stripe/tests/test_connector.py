@@ -57,7 +57,7 @@ def test_authorize_makes_an_uncaptured_payment_intent_for_the_amount_and_currenc
 
 def test_a_payment_logs_no_line_of_stripes_library_at_info(connector, caplog):
     """Stripe's library logs each call's URL and status at INFO; the transaction's events say the same, so the server
-    keeps only its warnings (config/settings.py)."""
+    keeps only its warnings (the folder's settings block names its logger in `QUIET_LOGGERS`)."""
     with caplog.at_level(logging.INFO):
         result = connector.authorize(_request())
 
