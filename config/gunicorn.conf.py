@@ -2,7 +2,7 @@
 
 Requests are logged once, as JSON, by the application's access-log middleware (it knows the route
 template, the merchant account and the token's key id); gunicorn's own access log stays off so a
-request never produces two lines.
+request never produces two lines, and its logger (config/gunicorn_logger.py) never builds one.
 """
 
 import multiprocessing
@@ -15,6 +15,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count() 
 # one worker, however busy). The load balancer keeps clients' connections alive; docs/deploy.md, "Workers".
 # gunicorn's sync worker, answering the errors it meets itself with the JSON envelope (config/gunicorn_worker.py).
 worker_class = "config.gunicorn_worker.EnvelopeSyncWorker"
+logger_class = "config.gunicorn_logger.ErrorLogger"
 # A worker whose request runs longer than this is replaced (its heartbeat comes only between requests);
 # IDEMPOTENCY_KEY_LEASE_SECONDS must be longer (payments/ops/checks.py keeps a margin of twice this).
 timeout = int(os.environ.get("WEB_TIMEOUT_SECONDS", 30))

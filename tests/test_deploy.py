@@ -163,6 +163,21 @@ def test_gunicorn_logs_json_in_production_and_plain_in_development(monkeypatch):
     assert "logconfig_dict" not in development
 
 
+def test_gunicorn_builds_no_access_line_of_its_own(monkeypatch):
+    from gunicorn.config import Config
+
+    config = Config()
+    config.set("logger_class", _gunicorn_settings(monkeypatch, DJANGO_DEBUG="false")["logger_class"])
+    config.set("accesslog", "-")  # what turns gunicorn's stock access log on, as any logging configuration does
+    logger = config.logger_class(config)
+    built = []
+    monkeypatch.setattr(logger, "atoms", lambda *args: built.append(args) or {})
+
+    logger.access(object(), object(), {"PATH_INFO": "/buyers"}, 0.001)
+
+    assert built == []  # the application logs the request; gunicorn's stock logger would gather the line's fields
+
+
 def _make_serve(env: dict[str, str]) -> subprocess.CompletedProcess:
     venv = Path(sys.executable).parent.parent
     # `--old-file` the install stamp: the virtualenv running the suite is used as it is, never installed into.
