@@ -2,9 +2,9 @@ from django.urls import path, re_path
 
 from paymentmethods.api.network_tokens import AccountUpdaterJobViewSet, NetworkTokenViewSet
 from paymentmethods.api.views import BuyerPaymentMethodViewSet, PaymentMethodViewSet
-from payments.rest.routers import UUID_PATH_PATTERN, ApiRouter
+from payments.rest.routers import UUID_PATTERN, ApiRouter
 
-_TOKEN = rf"(?P<network_token_id>{UUID_PATH_PATTERN})"
+_TOKEN = rf"(?P<network_token_id>{UUID_PATTERN})"
 
 router = ApiRouter()
 router.register("payment-methods", PaymentMethodViewSet, basename="payment-method")
@@ -18,18 +18,18 @@ urlpatterns = [
     ),
     *router.urls,
     re_path(
-        rf"^payment-methods/(?P<payment_method_id>{UUID_PATH_PATTERN})/network-tokens$",
+        rf"^payment-methods/(?P<payment_method_id>{UUID_PATTERN})/network-tokens$",
         NetworkTokenViewSet.as_view({"get": "list", "post": "create"}),
         name="payment-method-network-token-list",
     ),
     re_path(
-        rf"^payment-methods/(?P<payment_method_id>{UUID_PATH_PATTERN})/network-tokens/{_TOKEN}$",
+        rf"^payment-methods/(?P<payment_method_id>{UUID_PATTERN})/network-tokens/{_TOKEN}$",
         NetworkTokenViewSet.as_view({"delete": "destroy"}),
         name="payment-method-network-token-detail",
     ),
     *(
         re_path(
-            rf"^payment-methods/(?P<payment_method_id>{UUID_PATH_PATTERN})/network-tokens/{_TOKEN}/{action}$",
+            rf"^payment-methods/(?P<payment_method_id>{UUID_PATTERN})/network-tokens/{_TOKEN}/{action}$",
             NetworkTokenViewSet.as_view({"post": action}),
             name=f"payment-method-network-token-{action}",
         )

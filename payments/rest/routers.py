@@ -10,8 +10,8 @@ from typing import Any
 
 from rest_framework.routers import SimpleRouter
 
-# Any spelling Django's UUIDField reads back: hyphens optional, either case.
-UUID_PATH_PATTERN = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+# Any spelling Django's UUIDField reads back (hyphens optional, either case): a path's id, a filter's value.
+UUID_PATTERN = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
 
 
 class ApiRouter(SimpleRouter):
@@ -26,6 +26,6 @@ class ApiRouter(SimpleRouter):
         if getattr(viewset, "lookup_value_regex", None) is None:
             lookup_field = getattr(viewset, "lookup_field", "pk")
             lookup_url_kwarg = getattr(viewset, "lookup_url_kwarg", None) or lookup_field
-            return f"(?P<{lookup_prefix}{lookup_url_kwarg}>{UUID_PATH_PATTERN})"
+            return f"(?P<{lookup_prefix}{lookup_url_kwarg}>{UUID_PATTERN})"
         regex: str = super().get_lookup_regex(viewset, lookup_prefix)
         return regex

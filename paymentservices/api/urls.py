@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 from rest_framework.routers import SimpleRouter
 
-from payments.rest.routers import UUID_PATH_PATTERN
+from payments.rest.routers import UUID_PATTERN
 from paymentservices.api.catalogues import CardSchemeDefinitionViewSet, PaymentMethodDefinitionViewSet
 from paymentservices.api.tokens import PaymentServiceTokenViewSet
 from paymentservices.api.views import PaymentServiceDefinitionViewSet, PaymentServiceViewSet, notification_view
@@ -21,13 +21,13 @@ urlpatterns = [
     ),
     *router.urls,
     re_path(
-        rf"^payment-methods/(?P<payment_method_id>{UUID_PATH_PATTERN})/payment-service-tokens$",
+        rf"^payment-methods/(?P<payment_method_id>{UUID_PATTERN})/payment-service-tokens$",
         PaymentServiceTokenViewSet.as_view({"get": "list", "post": "create"}),
         name="payment-method-payment-service-token-list",
     ),
     re_path(
-        rf"^payment-methods/(?P<payment_method_id>{UUID_PATH_PATTERN})/payment-service-tokens/"
-        rf"(?P<payment_service_token_id>{UUID_PATH_PATTERN})$",
+        rf"^payment-methods/(?P<payment_method_id>{UUID_PATTERN})/payment-service-tokens/"
+        rf"(?P<payment_service_token_id>{UUID_PATTERN})$",
         PaymentServiceTokenViewSet.as_view({"delete": "destroy"}),
         name="payment-method-payment-service-token-detail",
     ),

@@ -14,6 +14,7 @@ from payments.choices import PaymentSource
 from payments.rest.filters import OffsetDateTimeFilter, TrueFalseFilter, always, matches_nothing
 from payments.rest.parsers import UnacceptableJson, json_loads_checked
 from payments.rest.permissions import request_merchant_account
+from payments.rest.routers import UUID_PATTERN
 from transactions.disputes import disputed_filter
 from transactions.models import Transaction, TransactionStatus
 from transactions.selectors import (
@@ -28,7 +29,6 @@ from transactions.selectors import (
 
 # Upstream bounds the amount filters to a 32-bit integer.
 MAX_FILTER_AMOUNT = 2_147_483_647
-UUID_PATTERN = r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
 
 
 class _ValuesField(forms.MultipleChoiceField):
