@@ -1,9 +1,11 @@
 """App CPU per request without HTTP in the way: each case's request sent many times through Django's test client
 in this process, its CPU time (`time.process_time()`) divided by the requests. Load from other work on the machine
-hardly moves this figure, unlike throughput; the database's own work is not in it (it runs in PostgreSQL's
+moves this figure far less than throughput; the database's own work is not in it (it runs in PostgreSQL's
 process), only what this process spends sending queries and reading rows.
 
-The bare floors are called as plain view functions (no middleware, no DRF), as their own server calls them.
+Each case's requests are sent in passes, the cases taking turns, and its figure is the median pass: on a shared machine
+a burst of other work inflates the CPU time of whatever runs through it, and lands in one pass instead of in a whole
+case. The bare floors are called as plain view functions (no middleware, no DRF), as their own server calls them.
 `--profile CASE` prints where that case's time goes (cProfile, by own time and by cumulative time).
 """
 
@@ -14,6 +16,7 @@ import io
 import json
 import pstats
 import secrets
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +27,8 @@ Send = Callable[[], int]
 # Issue 48's target for `POST /transactions`, set on the machine it measured (docs/performance.md says how this
 # machine compares).
 CREATE_TARGET_MS = 5.0
+# Each case's requests are sent in this many passes, the cases taking turns; its figure is the median pass.
+PASSES = 5
 
 
 @dataclass
@@ -75,11 +80,14 @@ def _cases(fixtures: dict[str, str]) -> list[InProcessCase]:
     return cases
 
 
-def _cpu_ms(send: Send, requests: int) -> float:
-    for _ in range(20):  # warm: code paths, caches, the connection
+def _warm(send: Send) -> None:
+    for _ in range(20):  # code paths, caches, the connection
         status = send()
         if status >= 300:
             raise SystemExit(f"in-process request answered {status}")
+
+
+def _cpu_ms(send: Send, requests: int) -> float:
     started = time.process_time()
     for _ in range(requests):
         send()
@@ -87,14 +95,21 @@ def _cpu_ms(send: Send, requests: int) -> float:
 
 
 def inprocess(fixtures: dict[str, str], requests: int, only: list[str] | None = None) -> list[str]:
-    """The table of app CPU per request, in this process, for every case (or those named)."""
+    """The table of app CPU per request, in this process, for every case (or those named): the median of PASSES
+    passes, the cases taking turns, so a burst of other work on a shared machine lands in one pass of one case
+    instead of in a whole case's figure."""
+    cases = [case for case in _cases(fixtures) if not only or case.name in only]
+    for case in cases:
+        _warm(case.send)
+    passes: dict[str, list[float]] = {case.name: [] for case in cases}
+    for _ in range(PASSES):
+        for case in cases:
+            passes[case.name].append(_cpu_ms(case.send, max(1, requests // PASSES)))
+    figures = {name: statistics.median(values) for name, values in passes.items()}
+    for name, values in passes.items():
+        spread = f"passes {min(values):.3f} to {max(values):.3f}"
+        print(f"  in process {name:<20} {figures[name]:6.3f} ms CPU/req ({spread})")
     lines = ["| case | app CPU ms/req, in process | x bare floor |", "|---|---:|---:|"]
-    figures: dict[str, float] = {}
-    for case in _cases(fixtures):
-        if only and case.name not in only:
-            continue
-        figures[case.name] = _cpu_ms(case.send, requests)
-        print(f"  in process {case.name:<20} {figures[case.name]:6.3f} ms CPU/req")
     for name, cpu in figures.items():
         floor = figures.get("write floor" if "create" in name or name == "write floor" else "bare floor")
         ratio = f"{cpu / floor:.2f}" if floor else "-"
@@ -112,7 +127,7 @@ def inprocess(fixtures: dict[str, str], requests: int, only: list[str] | None = 
 def profile(fixtures: dict[str, str], name: str, requests: int, top: int = 30) -> str:
     """cProfile of `requests` of one case: the functions with the most own time, then the most cumulative time."""
     case = next(case for case in _cases(fixtures) if case.name == name)
-    _cpu_ms(case.send, 10)
+    _warm(case.send)
     profiler = cProfile.Profile(time.process_time)  # CPU, not the time spent waiting for the database
     profiler.enable()
     for _ in range(requests):
