@@ -1,5 +1,6 @@
 """Production settings: `check --deploy` is clean and gunicorn reads its settings from the environment."""
 
+import logging
 import os
 import runpy
 import subprocess
@@ -169,6 +170,8 @@ def test_gunicorn_builds_no_access_line_of_its_own(monkeypatch):
     config = Config()
     config.set("logger_class", _gunicorn_settings(monkeypatch, DJANGO_DEBUG="false")["logger_class"])
     config.set("accesslog", "-")  # what turns gunicorn's stock access log on, as any logging configuration does
+    for name in ("gunicorn.error", "gunicorn.access"):  # the logger's set-up gives them handlers: undone after
+        monkeypatch.setattr(logging.getLogger(name), "handlers", [])
     logger = config.logger_class(config)
     built = []
     monkeypatch.setattr(logger, "atoms", lambda *args: built.append(args) or {})
