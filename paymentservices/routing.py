@@ -23,7 +23,7 @@ from payments.models import MerchantAccount
 from paymentservices.models import PaymentService
 from paymentservices.processors import processor_get
 from paymentservices.sandbox import REFUSAL, sandbox_payments_allowed
-from paymentservices.selectors import payment_service_get
+from paymentservices.selectors import payment_service_get, payment_services_routable
 from paymentservices.services import CredentialsUnusable, definition_require, payment_service_connector_credentials
 
 logger = logging.getLogger(__name__)
@@ -101,12 +101,11 @@ def route(
         if refusal is not None:
             raise NoPaymentService(refusal, pointer=SERVICE_POINTER)
         return Route((service,))
-    candidates = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False, active=True)
     eligible = tuple(
         sorted(
             (
                 service
-                for service in candidates.order_by("position", "created_at")
+                for service in payment_services_routable(merchant_account=merchant_account)
                 if _refusal(service, currency, country, method, network_token) is None
             ),
             key=lambda service: service.pk not in prefer,  # stable: the position orders each group

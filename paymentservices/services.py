@@ -21,6 +21,7 @@ from paymentservices.definitions import SANDBOX_ID, settlement_reports_fetched
 from paymentservices.models import PaymentService
 from paymentservices.processors.seam import Processor
 from paymentservices.sandbox import THREE_D_SECURE_REFUSAL, sandbox_payments_allowed, sandbox_require
+from paymentservices.selectors import payment_services_changed
 
 DEFINITION_POINTER = "/payment_service_definition_id"
 # The merchant ID of the sandbox service every new account gets (`mock-card` requires one; nothing reads it).
@@ -209,6 +210,7 @@ def _renumber(services: list[PaymentService]) -> None:
         if service.position != number:
             PaymentService.objects.filter(pk=service.pk).update(position=number)
             service.position = number
+            payment_services_changed(merchant_account_id=service.merchant_account_id)
 
 
 @transaction.atomic
@@ -347,6 +349,7 @@ def payment_service_delete(*, service: PaymentService) -> None:
     of payments it authorized, and its listing under `deleted=true`."""
     services = _locked_services(service.merchant_account)
     PaymentService.objects.filter(pk=service.pk).update(is_deleted=True, active=False)
+    payment_services_changed(merchant_account_id=service.merchant_account_id)
     _renumber([item for item in services if item.pk != service.pk])
 
 
@@ -396,7 +399,10 @@ def payment_service_credentials_verify(
 
 
 def payment_service_credentials_rotate_batch(*, batch_size: int, after: uuid.UUID | None = None) -> RotationBatch:
-    """Re-seal under the current key up to `batch_size` services sealed under another, in id order after `after`."""
+    """Re-seal under the current key up to `batch_size` services sealed under another, in id order after `after`.
+
+    A process's held copy of a re-sealed service (`payment_services_routable`) still opens: the key it was sealed
+    under stays configured until rotation is over, and taking it out restarts the processes."""
     return sealed_rows_rotate_batch(
         PaymentService.objects.exclude(key_id__in=["", crypto.current_key_id()]),
         batch_size=batch_size,

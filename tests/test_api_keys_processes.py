@@ -1,7 +1,8 @@
 """A key deleted or disabled on one host is refused at once on every host, and so is a key on an account dropped from
 it: two gunicorn servers (two workers each) on the test's PostgreSQL database and one Redis, each having verified the
-key's token and remembered it, and the key changed through the other. Single-process behaviour:
-payments/tests/test_api_key_pairs_api.py."""
+key's token and remembered it, and the key changed through the other. The same holds for what the processes hold of
+an account's routable payment services: a service switched off on one host is not routed to on the other. Single-process
+behaviour: payments/tests/test_api_key_pairs_api.py, paymentservices/tests/test_routable_held.py."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ from django.conf import settings
 from django.core.cache import caches
 from django.db import connection
 
-from payments.accounts import held_keys, keys, selectors
+from payments import held_states
+from payments.accounts import keys, selectors
 from payments.accounts.models import ApiKey
+from paymentservices.models import PaymentService
 from tests.processes import ROOT
 from tests.servers import database_url, gunicorn
 
@@ -59,6 +62,7 @@ def env(merchant_account) -> dict[str, str]:
         "CARD_FINGERPRINT_KEY": settings.CARD_FINGERPRINT_KEY,
         # Long enough that a process's own copy of the key, were there one, would outlive the test.
         "API_KEY_CACHE_SECONDS": "300",
+        "SANDBOX_PAYMENTS": "true",  # the account's one payment service is the sandbox's
     }
 
 
@@ -133,7 +137,7 @@ def test_a_server_whose_subscription_broke_reads_the_shared_cache_again(servers)
     assert _statuses(first.url, token) == _statuses(second.url, token) == {200}
 
     redis = caches["default"].client.get_client(write=True)
-    names = {held_keys.subscription_name(pid) for server in servers for pid in server.worker_pids()}
+    names = {held_states.subscription_name(pid) for server in servers for pid in server.worker_pids()}
     subscriptions = [client for client in redis.client_list(_type="pubsub") if client["name"] in names]
     assert len(subscriptions) == 4  # two servers of two workers
     for client in subscriptions:
@@ -141,3 +145,29 @@ def test_a_server_whose_subscription_broke_reads_the_shared_cache_again(servers)
     caches["default"].set(selectors._key_cache_key(target.kid), selectors._INACTIVE, 300)
 
     assert _statuses(second.url, token) == _statuses(first.url, token) == {401}
+
+
+CARD = {"method": "card", "number": "4111111111111111", "expiration_date": "12/39", "security_code": "123"}
+
+
+def _payments(url: str, token: str) -> set[int]:
+    headers = {"Authorization": f"Bearer {token}", "x-gr4vy-merchant-account-id": "default"}
+    with httpx.Client(base_url=url, timeout=30, headers=headers) as client:
+        payment = {"amount": 1299, "currency": "USD", "payment_method": CARD}
+        return {client.post("/transactions", json=payment).status_code for _ in range(ROUNDS)}
+
+
+def test_a_payment_service_switched_off_on_one_host_is_not_routed_to_on_the_other_at_once(servers, merchant_account):
+    first, second = servers
+    _, admin_pem = _key(display_name="Platform")
+    token = keys.mint_token(admin_pem, scopes=["transactions.write", "payment-services.write"])
+    assert _payments(first.url, token) == _payments(second.url, token) == {201}  # routed, and held, by every worker
+
+    sandbox = PaymentService.objects.get(merchant_account=merchant_account)
+    headers = {"Authorization": f"Bearer {token}", "x-gr4vy-merchant-account-id": "default"}
+    answer = httpx.put(
+        f"{first.url}/payment-services/{sandbox.pk}", json={"active": False}, headers=headers, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+
+    assert _payments(second.url, token) == _payments(first.url, token) == {400}  # no active service takes USD

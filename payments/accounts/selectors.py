@@ -1,6 +1,6 @@
 """Reads for merchant accounts and API keys. Every request needs both: accounts are cached in-process, keys in the
-shared cache (Redis in production) and held in-process only while changes to them are heard (held_keys.py), so
-that a key deleted or disabled on one host is refused at once on every host.
+shared cache (Redis in production) and held in-process only while changes to them are heard
+(payments/held_states.py), so that a key deleted or disabled on one host is refused at once on every host.
 """
 
 import contextlib
@@ -19,10 +19,10 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import RedisError
 
-from payments.accounts.held_keys import HeldKeyStates
 from payments.accounts.models import ApiKey, ApiKeyMerchantAccount, MerchantAccount
 from payments.accounts.roles import granted_scopes
 from payments.errors import NotFound
+from payments.held_states import held_states
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def _key_cache_key(kid: str) -> str:
 def api_key_get_active(*, kid: str) -> ActiveKey | None:
     """The active key with this `kid`, or None. A change to a key (payments.accounts.services) writes its new state
     into the shared cache when it commits and announces it, so every process sees it at once: this process holds what
-    it read only while subscribed to those announcements (payments.accounts.held_keys), and reads the shared cache
+    it read only while subscribed to those announcements (payments.held_states), and reads the shared cache
     otherwise. A reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put.
     With the cache unreachable, the database answers (slower, never wrong)."""
     cache = caches["default"]
@@ -166,7 +166,7 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
     _known_kids.add(kid)
 
 
-_held = HeldKeyStates()
+_held = held_states
 _known_kids: set[str] = set()  # what this process put in the shared cache, so that tests can take it out
 
 

@@ -1,5 +1,5 @@
-"""A process holds the API key states it has read while it hears every change announced (payments/accounts/
-held_keys.py): no shared cache read per request, and a change announced by another process, or a broken
+"""A process holds the API key states it has read while it hears every change announced (payments/
+held_states.py): no shared cache read per request, and a change announced by another process, or a broken
 subscription, is applied before the next request trusts anything held. Needs Redis as the shared cache (the
 PostgreSQL and Redis run); across processes: tests/test_api_keys_processes.py."""
 
@@ -11,7 +11,8 @@ from collections.abc import Iterator
 import pytest
 from django.core.cache import caches
 
-from payments.accounts import held_keys, selectors
+from payments import held_states
+from payments.accounts import selectors
 
 # Redis runs beside PostgreSQL (the CI's second run), never beside SQLite.
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -46,7 +47,7 @@ def _written_elsewhere(kid: str, *, announced: bool) -> None:
     cache = caches["default"]
     cache.set(selectors._key_cache_key(kid), selectors._INACTIVE, 60)
     if announced:
-        cache.client.get_client(write=True).publish(held_keys.changes_channel(cache), kid)
+        cache.client.get_client(write=True).publish(held_states.changes_channel(cache), kid)
 
 
 def test_a_key_read_once_is_held_without_another_read(api_client, api_key, shared_cache_reads):
@@ -80,7 +81,7 @@ def test_a_change_that_is_never_announced_is_not_seen_while_held(api_client, api
 
 
 def test_a_broken_subscription_drops_what_was_held(api_client, api_key, shared_cache_reads, monkeypatch):
-    monkeypatch.setattr(held_keys, "RESUBSCRIBE_SECONDS", 0)
+    monkeypatch.setattr(held_states, "RESUBSCRIBE_SECONDS", 0)
     client = api_client(scopes=["buyers.read"])
     assert client.get(URL).status_code == 200
     _kill_subscription()
@@ -115,7 +116,7 @@ def _kill_subscription() -> None:
 
 
 class _Clock:
-    """`time` as held_keys reads it, `seconds` ahead of the real one."""
+    """`time` as held_states reads it, `seconds` ahead of the real one."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -127,7 +128,7 @@ class _Clock:
 @pytest.fixture
 def clock(monkeypatch) -> Iterator[_Clock]:
     clock = _Clock()
-    monkeypatch.setattr(held_keys, "time", clock)
+    monkeypatch.setattr(held_states, "time", clock)
     yield clock
     # The real clock runs behind the one the link was last heard by: as if it had never been heard.
     selectors._held._heard_at, selectors._held._pinged_at = 0.0, None
@@ -141,7 +142,7 @@ def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers
     assert client.get(URL).status_code == 200
     _written_elsewhere(api_key.kid, announced=False)
 
-    clock.seconds += 2 * held_keys.LINK_SECONDS
+    clock.seconds += 2 * held_states.LINK_SECONDS
 
     assert client.get(URL).status_code == 401  # read from the shared cache, and a PING sent
     reads = len(shared_cache_reads)
@@ -158,7 +159,7 @@ def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clo
     # Silent for longer than the bound: a PING is asked for (and lost), then found unanswered. An answer to an
     # earlier PING, still on its way when the PINGs were lost, may buy one more round first.
     for _ in range(3):
-        clock.seconds += 2 * held_keys.LINK_SECONDS
+        clock.seconds += 2 * held_states.LINK_SECONDS
         assert client.get(URL).status_code == 200  # the key is active: whatever is trusted says so
 
     assert selectors._held._connection is not silent

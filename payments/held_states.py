@@ -1,22 +1,27 @@
-"""API keys' states held by one process, dropped the moment a change is announced.
+"""States held by one process, each dropped the moment a change to it is announced: API keys' states (by `kid`,
+payments.accounts.selectors) and each merchant account's routable payment services (paymentservices.selectors).
 
-Every change to a key writes its new state into the shared cache and then announces the key's `kid` on a Redis
-channel (`payments.accounts.selectors.api_key_publish`). A process that authenticates requests subscribes to that
+Every change announces the name of what changed on a Redis channel, after it commits (an API key's new state is
+first written into the shared cache: `payments.accounts.selectors.api_key_publish`). A process subscribes to that
 channel and holds the states it has read; before a held state is trusted, the messages already on the subscription's
-socket are read without waiting, and each drops the state of the key it names. Redis writes a message to every
-subscriber in the same pass as it answers the PUBLISH, and the change's own answer waits for that PUBLISH: a request
-that follows the change, on any host, finds the message there. So a deleted or disabled key is refused at once, as
-when the shared cache was read on every request, without a round trip to Redis on every request.
+socket are read without waiting, and each drops the state it names. Redis writes a message to every subscriber in
+the same pass as it answers the PUBLISH, and the change's own answer waits for that PUBLISH: a request that follows
+the change, on any host, finds the message there. So a deleted or disabled key is refused at once, and a payment
+service switched off is not routed to, as if the shared cache or the database were read on every request, without
+a round trip on every request.
 
 Nothing is held while there is no subscription (no Redis, Redis unreachable, the subscription not yet confirmed or
-broken): then every request reads the shared cache, as before. A broken subscription drops everything held, since a
-message may have been lost with it, and is made again at most once a second.
+broken): then every request reads the shared cache or the database, as before. A broken subscription drops
+everything held, since a message may have been lost with it, and is made again at most once a second.
 
 A link can also die without being closed (a host's network cut, a middlebox forgetting the connection): nothing
 arrives, which looks like nothing changed. So what is held is trusted only within `LINK_SECONDS` of the last word
 from Redis on the subscription. Past that, the request reads the shared cache and asks Redis for a PING, whose
 answer, read by a later request, makes the link trusted again; a PING unanswered for `LINK_SECONDS` breaks the
 subscription. A busy process therefore pays one shared cache read and one PING a second.
+
+The channel and the subscription's client name still say `api-key-changes`, from when keys were all it carried: a
+process of the previous release, during a rolling deploy, hears key changes on the channel it knows.
 """
 
 from __future__ import annotations
@@ -42,8 +47,8 @@ RESUBSCRIBE_SECONDS = 1.0
 LINK_SECONDS = 1.0
 
 
-class HeldKeyStates:
-    """The states this process holds, by `kid`, each until its expiry; only while subscribed to the changes."""
+class HeldStates:
+    """The states this process holds, by name, each until its expiry; only while subscribed to the changes."""
 
     def __init__(self) -> None:
         self._states: dict[str, tuple[float, object]] = {}
@@ -54,31 +59,35 @@ class HeldKeyStates:
         self._lock = Lock()  # one reader of the subscription at a time, in a server with threads
         os.register_at_fork(after_in_child=self._forked)
 
-    def get(self, cache: BaseCache, kid: str) -> object | None:
-        """The state held for `kid`, once every change already announced has been applied; None if none is."""
+    def get(self, cache: BaseCache, name: str) -> object | None:
+        """The state held as `name`, once every change already announced has been applied; None if none is."""
         with self._lock:
             if not self._subscribed(cache):
                 return None
-            entry = self._states.get(kid)
+            entry = self._states.get(name)
         if entry is None or entry[0] <= time.monotonic():
             return None
         return entry[1]
 
-    def hold(self, kid: str, state: object, ttl: float) -> None:
+    def hold(self, name: str, state: object, ttl: float) -> None:
         """Keep a state just read from the shared cache; a change announced after that read drops it at the next
         `get`, since announcements are applied before anything held is trusted."""
         with self._lock:
             if self._connection is not None:
-                self._states[kid] = (time.monotonic() + ttl, state)
+                self._states[name] = (time.monotonic() + ttl, state)
 
-    def announce(self, cache: BaseCache, kid: str) -> None:
-        """Tell every process that the key changed (its new state is already in the shared cache). This process
-        forgets the key at once: its own next read must not wait for the announcement to come back."""
+    def announce(self, cache: BaseCache, name: str) -> None:
+        """Tell every process that what is held as `name` changed (and committed). This process forgets it at once:
+        its own next read must not wait for the announcement to come back."""
         redis = _redis(cache)
         if redis is not None:  # the embedded cache has no other process to tell
-            redis.publish(changes_channel(cache), kid)
+            redis.publish(changes_channel(cache), name)
+        self.forget(name)
+
+    def forget(self, name: str) -> None:
+        """Drop what this process holds as `name` (a change not yet committed: others are told when it is)."""
         with self._lock:
-            self._states.pop(kid, None)
+            self._states.pop(name, None)
 
     def forget_all(self) -> None:
         """Drop every held state (the subscription stays)."""
@@ -174,3 +183,7 @@ def _connection_like(redis: Redis) -> AbstractConnection:
     kwargs = {**pool.connection_kwargs, "retry": Retry(NoBackoff(), 0), "client_name": subscription_name(os.getpid())}
     connection: AbstractConnection = pool.connection_class(**kwargs)
     return connection
+
+
+# The one subscription of this process, for everything it holds.
+held_states = HeldStates()
