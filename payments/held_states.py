@@ -45,6 +45,9 @@ logger = logging.getLogger(__name__)
 RESUBSCRIBE_SECONDS = 1.0
 # How long after its last word from Redis the subscription is trusted; as long again for the answer to a PING.
 LINK_SECONDS = 1.0
+# The most states a process holds. Dropping one is always safe (the next request reads it again), so a process that
+# has served more keys and accounts than this starts over instead of growing without bound.
+HELD_MAX = 10_000
 
 
 class HeldStates:
@@ -70,10 +73,12 @@ class HeldStates:
         return entry[1]
 
     def hold(self, name: str, state: object, ttl: float) -> None:
-        """Keep a state just read from the shared cache; a change announced after that read drops it at the next
-        `get`, since announcements are applied before anything held is trusted."""
+        """Keep a state just read (from the shared cache, or the database); a change announced after that read drops it
+        at the next `get`, since announcements are applied before anything held is trusted."""
         with self._lock:
             if self._connection is not None:
+                if len(self._states) >= HELD_MAX:
+                    self._states.clear()
                 self._states[name] = (time.monotonic() + ttl, state)
 
     def announce(self, cache: BaseCache, name: str) -> None:

@@ -135,3 +135,15 @@ def _announce_elsewhere(name: str) -> None:
     """What another process's committed change leaves here: its announcement on the channel."""
     cache = caches["default"]
     cache.client.get_client(write=True).publish(held_states.changes_channel(cache), name)
+
+
+@redis_only
+@pytest.mark.postgres
+def test_a_process_holds_a_bounded_number_of_states(merchant_account, other_merchant_account, monkeypatch):
+    monkeypatch.setattr(held_states, "HELD_MAX", 1)
+    assert _names(merchant_account) == ["Sandbox"]
+    assert _names(other_merchant_account) == ["Sandbox"]  # the first account's copy made room for this one
+
+    PaymentService.objects.filter(merchant_account=merchant_account).update(display_name="Renamed, not announced")
+
+    assert _names(merchant_account) == ["Renamed, not announced"]  # read again: it was no longer held
