@@ -60,7 +60,7 @@ if _timings_dir:
     stripe.RequestsClient._request_internal = _timed(stripe.RequestsClient._request_internal)  # type: ignore[method-assign]
 
 
-def application(environ, start_response):  # type: ignore[no-untyped-def]
+def application(environ, start_response):
     _processor.seconds = 0.0
     started = time.perf_counter()
     response = project_application(environ, start_response)

@@ -8,6 +8,7 @@ import secrets
 import sys
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlparse
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +144,7 @@ def subscribed_account() -> dict[str, str]:
     return {"subscribed_token": token, "receiver_port": str(port)}
 
 
-def sandbox_service(account) -> None:  # type: ignore[no-untyped-def]
+def sandbox_service(account) -> None:
     """The account's one payment service: the sandbox, taking the bench's USD payments from the US."""
     from paymentservices.models import PaymentService
     from paymentservices.services import payment_service_create
@@ -235,7 +236,9 @@ def deep_cursors(depth: int = DEEP_OFFSET) -> dict[str, str]:
     )
     peer = PeerCursorPagination()
     peer.base_url = "http://127.0.0.1/bench/peer/buyers"
-    peer_url = peer.encode_cursor(DrfCursor(offset=0, reverse=False, position=str(row["created_at"])))
+    # DRF's cursor carries the ordering field's value as text (its stub says int).
+    position: Any = str(row["created_at"])
+    peer_url = peer.encode_cursor(DrfCursor(offset=0, reverse=False, position=position))
     return {
         "ours_deep": urlencode({"limit": 20, "cursor": ours._encode(Cursor(True, row["created_at"], str(row["id"])))}),
         "peer_deep": urlparse(peer_url).query + "&limit=20",

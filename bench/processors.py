@@ -10,6 +10,7 @@ becoming a queue that every request waits in (its time is subtracted anyway, but
 import json
 import statistics
 from pathlib import Path
+from typing import Any, cast
 
 from bench.cases import Case
 from bench.fixtures import TRANSACTION
@@ -56,9 +57,8 @@ def stripe_payments(wrk: str, env: dict[str, str], workers: int, seconds: float,
     from paymentservices.processors.stripe.tests.mock import localstripe
 
     token = stripe_account()
-    body = json.dumps(
-        {**TRANSACTION, "payment_method": {**TRANSACTION["payment_method"], "number": "4242424242424242"}}
-    )
+    card = cast(dict[str, Any], TRANSACTION["payment_method"])
+    body = json.dumps({**TRANSACTION, "payment_method": {**card, "number": "4242424242424242"}})
     headers = {
         "Authorization": f"Bearer {token}",
         "Content-Type": "application/json",

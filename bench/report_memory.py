@@ -49,8 +49,8 @@ def seed(rows: int) -> None:
     have = Transaction.objects.filter(merchant_account=account).count()
     if have >= rows:
         return
-    model = TransactionFactory(merchant_account=account, captured=True)
-    columns = [f.column for f in Transaction._meta.concrete_fields if f.column not in ("id", "created_at")]
+    model = TransactionFactory.create(merchant_account=account, captured=True)
+    columns = [f.column for f in Transaction._meta.concrete_fields if f.column and f.column not in ("id", "created_at")]
     names = ", ".join(connection.ops.quote_name(column) for column in columns)
     table = Transaction._meta.db_table
     copy = (
@@ -76,7 +76,7 @@ def run_one(rows: int, file_format: str) -> None:
 
     account = MerchantAccount.objects.get(id=ACCOUNT)
     oldest = Transaction.objects.filter(merchant_account=account).order_by("-created_at", "-id")[rows - 1].created_at
-    report = ReportFactory(
+    report = ReportFactory.create(
         merchant_account=account,
         file_format=file_format,
         params={"fields": None, "filters": {"created_at": {"start": oldest.isoformat()}}},

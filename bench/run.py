@@ -34,7 +34,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=4)
     parser.add_argument("--connections", type=int, default=8)
-    parser.add_argument("--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2 * os.cpu_count() + 1)))
+    parser.add_argument(
+        "--workers", type=int, default=int(os.environ.get("WEB_CONCURRENCY", 2 * (os.cpu_count() or 1) + 1))
+    )
     parser.add_argument("--only", nargs="*", help="run only the cases with these names")
     parser.add_argument("--inprocess-requests", type=int, default=1000, help="requests per case of the CPU stage")
     parser.add_argument("--profile", metavar="CASE", help="print where one in-process case's time goes, and stop")

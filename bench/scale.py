@@ -93,7 +93,7 @@ def probes() -> list[Probe]:
     ]
 
 
-def demo_transactions_first(demo_transactions: Callable, account: str):  # type: ignore[no-untyped-def]
+def demo_transactions_first(demo_transactions: Callable, account: str):
     from payments.accounts.models import MerchantAccount
 
     return demo_transactions(MerchantAccount.objects.get(id=account)).order_by("-created_at").first()
@@ -154,7 +154,7 @@ FROM generate_series(%(first)s::bigint, %(last)s::bigint) AS n,
 """
 
 
-def measure(probe: Probe, runs: int, api, desk) -> tuple[float, int, str]:  # type: ignore[no-untyped-def]
+def measure(probe: Probe, runs: int, api, desk) -> tuple[float, int, str]:
     """p50 in ms, the status, and the slowest statement's SQL of one run."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -180,7 +180,7 @@ def explain(sql: str) -> str:
         return "\n".join(row[0] for row in cursor.fetchall())
 
 
-def clients(env: dict[str, str]):  # type: ignore[no-untyped-def]
+def clients(env: dict[str, str]):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -252,7 +252,7 @@ def main() -> None:
         print(f"\n{name}:\n{plan}")
 
 
-def client_get(api, desk, probe: Probe) -> None:  # type: ignore[no-untyped-def]
+def client_get(api, desk, probe: Probe) -> None:
     (desk if probe.desk else api).get(probe.path, probe.params)
 
 

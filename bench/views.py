@@ -9,7 +9,7 @@
 """
 
 from rest_framework import serializers, viewsets
-from rest_framework.pagination import CursorPagination, LimitOffsetPagination
+from rest_framework.pagination import BasePagination, CursorPagination, LimitOffsetPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
@@ -46,7 +46,7 @@ class PeerBuyerViewSet(viewsets.ModelViewSet):
     serializer_class = PeerBuyerSerializer
     authentication_classes = [JWTAuthentication]
     permission_classes = [IsAuthenticated]
-    pagination_class = PeerCursorPagination
+    pagination_class: type[BasePagination] = PeerCursorPagination
     filter_backends = []
     throttle_classes = []
 
