@@ -8,7 +8,8 @@ socket are read without waiting, and each drops the state it names. Redis writes
 the same pass as it answers the PUBLISH, and the change's own answer waits for that PUBLISH: a request that follows
 the change, on any host, finds the message there. So a deleted or disabled key is refused at once, and a payment
 service switched off is not routed to, as if the shared cache or the database were read on every request, without
-a round trip on every request.
+a round trip on every request. In a server with threads, what one thread read while another applied a change is not
+held: it may be older than that change (`changes_seen`).
 
 Nothing is held while there is no subscription (no Redis, Redis unreachable, the subscription not yet confirmed or
 broken): then every request reads the shared cache or the database, as before. A broken subscription drops
@@ -60,6 +61,7 @@ class HeldStates:
         self._heard_at = 0.0  # when the subscription last read anything from Redis
         self._pinged_at: float | None = None  # when a PING was sent that has not been answered yet
         self._lock = Lock()  # one reader of the subscription at a time, in a server with threads
+        self._changes = 0  # changes applied or made here so far (`changes_seen`)
         os.register_at_fork(after_in_child=self._forked)
 
     def get(self, cache: BaseCache, name: str) -> object | None:
@@ -72,11 +74,19 @@ class HeldStates:
             return None
         return entry[1]
 
-    def hold(self, name: str, state: object, ttl: float) -> None:
-        """Keep a state just read (from the shared cache, or the database); a change announced after that read drops it
-        at the next `get`, since announcements are applied before anything held is trusted."""
+    def changes_seen(self) -> int:
+        """How many changes this process has applied or made: taken after `get` and before the read whose result may be
+        held, and given to `hold`. In a server with threads, another thread may apply a change's announcement while
+        this one reads; what this one read may be older than that change, so it is not held."""
         with self._lock:
-            if self._connection is not None:
+            return self._changes
+
+    def hold(self, name: str, state: object, ttl: float, *, seen: int) -> None:
+        """Keep a state read since `changes_seen` answered `seen` (from the shared cache, or the database); a change
+        announced after that read drops it at the next `get`, since announcements are applied before anything held is
+        trusted, and one applied meanwhile keeps it from being held at all."""
+        with self._lock:
+            if self._connection is not None and seen == self._changes:
                 if len(self._states) >= HELD_MAX:
                     self._states.clear()
                 self._states[name] = (time.monotonic() + ttl, state)
@@ -92,11 +102,13 @@ class HeldStates:
     def forget(self, name: str) -> None:
         """Drop what this process holds as `name` (a change not yet committed: others are told when it is)."""
         with self._lock:
+            self._changes += 1
             self._states.pop(name, None)
 
     def forget_all(self) -> None:
         """Drop every held state (the subscription stays)."""
         with self._lock:
+            self._changes += 1
             self._states.clear()
 
     def _forked(self) -> None:
@@ -135,6 +147,7 @@ class HeldStates:
 
     def _apply(self, message: Any) -> None:
         if isinstance(message, list) and len(message) == 3 and message[0] == b"message":
+            self._changes += 1
             self._states.pop(message[2].decode(), None)
 
     def _subscribe(self, cache: BaseCache) -> bool:
@@ -156,6 +169,7 @@ class HeldStates:
         return True
 
     def _unsubscribe(self, connection: AbstractConnection) -> None:
+        self._changes += 1
         self._states.clear()
         self._connection = None
         self._retry_at = time.monotonic() + RESUBSCRIBE_SECONDS

@@ -78,9 +78,10 @@ def payment_services_routable(*, merchant_account: MerchantAccount) -> list[Paym
     name = _routable_name(merchant_account.pk)
     held = held_states.get(caches["default"], name)
     if not isinstance(held, tuple):
+        seen = held_states.changes_seen()
         live = PaymentService.objects.filter(merchant_account=merchant_account, is_deleted=False, active=True)
         held = tuple(live.order_by("position", "created_at"))
-        held_states.hold(name, held, ROUTABLE_HOLD_SECONDS)
+        held_states.hold(name, held, ROUTABLE_HOLD_SECONDS, seen=seen)
     # Copies (their related objects' cache included): what one request caches on a service is not the next one's.
     return [copy.copy(service) for service in held]
 

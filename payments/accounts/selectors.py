@@ -123,6 +123,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
     With the cache unreachable, the database answers (slower, never wrong)."""
     cache = caches["default"]
     cached = _held.get(cache, kid)
+    seen = _held.changes_seen()
     if cached is None:
         try:
             cached = cache.get(_key_cache_key(kid))
@@ -130,7 +131,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
             logger.warning("The shared cache is unreachable: API keys are read from the database.")
             cached = None
         if cached is not None:
-            _held.hold(kid, cached, settings.API_KEY_CACHE_SECONDS)
+            _held.hold(kid, cached, settings.API_KEY_CACHE_SECONDS, seen=seen)
     if isinstance(cached, ActiveKey):
         return cached
     if cached == _INACTIVE:
@@ -142,7 +143,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
     state = ActiveKey.of_rows(rows)
     with contextlib.suppress(*CACHE_ERRORS):  # the next request reads the database again
         if cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS):
-            _held.hold(kid, state, settings.API_KEY_CACHE_SECONDS)
+            _held.hold(kid, state, settings.API_KEY_CACHE_SECONDS, seen=seen)
         _known_kids.add(kid)
     return state
 

@@ -154,3 +154,21 @@ def test_a_process_holds_a_bounded_number_of_states(merchant_account, other_merc
     PaymentService.objects.filter(merchant_account=merchant_account).update(display_name="Renamed, not announced")
 
     assert _names(merchant_account) == ["Renamed, not announced"]  # read again: it was no longer held
+
+
+@redis_only
+@pytest.mark.postgres
+@pytest.mark.parametrize("changed_meanwhile", [False, True], ids=["control", "changed-meanwhile"])
+def test_what_was_read_before_a_change_applied_meanwhile_is_not_held(changed_meanwhile):
+    """In a server with threads, another thread may apply a change's announcement while this one reads: what this one
+    read may be older than the change, so it is not held (and, the control, is held when nothing changed)."""
+    held, cache, name = held_states.held_states, caches["default"], "payment-services:read-meanwhile"
+    held.get(cache, name)  # subscribed
+    seen = held.changes_seen()
+    if changed_meanwhile:
+        _announce_elsewhere("payment-services:another-account")
+        held.get(cache, "payment-services:another-account")  # another thread's request applies it
+
+    held.hold(name, ("as read",), 60, seen=seen)
+
+    assert held.get(cache, name) == (None if changed_meanwhile else ("as read",))
