@@ -109,7 +109,7 @@ def test_a_change_made_here_is_seen_here_at_once(api_client, api_key):
 
 def _kill_subscription() -> None:
     """Close this process's subscription from Redis's side, as a restart or a network fault would."""
-    connection = held_states.held_states._connection
+    connection = selectors._held._connection
     assert connection is not None
     host, port = connection._sock.getsockname()[:2]
     caches["default"].client.get_client(write=True).execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
@@ -131,7 +131,7 @@ def clock(monkeypatch) -> Iterator[_Clock]:
     monkeypatch.setattr(held_states, "time", clock)
     yield clock
     # The real clock runs behind the one the link was last heard by: as if it had never been heard.
-    held_states.held_states._heard_at, held_states.held_states._pinged_at = 0.0, None
+    selectors._held._heard_at, selectors._held._pinged_at = 0.0, None
 
 
 def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers(
@@ -153,7 +153,7 @@ def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers
 def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clock, monkeypatch):
     client = api_client(scopes=["buyers.read"])
     assert client.get(URL).status_code == 200
-    silent = held_states.held_states._connection
+    silent = selectors._held._connection
     monkeypatch.setattr(silent, "send_command", lambda *args, **kwargs: None)  # the PING is lost on the way
 
     # Silent for longer than the bound: a PING is asked for (and lost), then found unanswered. An answer to an
@@ -162,4 +162,4 @@ def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clo
         clock.seconds += 2 * held_states.LINK_SECONDS
         assert client.get(URL).status_code == 200  # the key is active: whatever is trusted says so
 
-    assert held_states.held_states._connection is not silent
+    assert selectors._held._connection is not silent
