@@ -206,11 +206,15 @@ def _locked_services(account: MerchantAccount) -> list[PaymentService]:
 
 
 def _renumber(services: list[PaymentService]) -> None:
+    """Number one account's services from 1 in this order (`_locked_services`); its holders are told once."""
+    moved = False
     for number, service in enumerate(services, start=1):
         if service.position != number:
             PaymentService.objects.filter(pk=service.pk).update(position=number)
             service.position = number
-            payment_services_changed(merchant_account_id=service.merchant_account_id)
+            moved = True
+    if moved:
+        payment_services_changed(merchant_account_id=services[0].merchant_account_id)
 
 
 @transaction.atomic

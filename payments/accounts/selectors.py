@@ -122,8 +122,8 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
     otherwise. A reader only ever *adds* what it loaded, so it cannot overwrite a newer state a writer has just put.
     With the cache unreachable, the database answers (slower, never wrong)."""
     cache = caches["default"]
-    cached = _held.get(cache, kid)
-    seen = _held.changes_seen()
+    cached = held_states.get(cache, kid)
+    seen = held_states.changes_seen()
     if cached is None:
         try:
             cached = cache.get(_key_cache_key(kid))
@@ -131,7 +131,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
             logger.warning("The shared cache is unreachable: API keys are read from the database.")
             cached = None
         if cached is not None:
-            _held.hold(kid, cached, settings.API_KEY_CACHE_SECONDS, seen=seen)
+            held_states.hold(kid, cached, settings.API_KEY_CACHE_SECONDS, seen=seen)
     if isinstance(cached, ActiveKey):
         return cached
     if cached == _INACTIVE:
@@ -143,7 +143,7 @@ def api_key_get_active(*, kid: str) -> ActiveKey | None:
     state = ActiveKey.of_rows(rows)
     with contextlib.suppress(*CACHE_ERRORS):  # the next request reads the database again
         if cache.add(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS):
-            _held.hold(kid, state, settings.API_KEY_CACHE_SECONDS, seen=seen)
+            held_states.hold(kid, state, settings.API_KEY_CACHE_SECONDS, seen=seen)
         _known_kids.add(kid)
     return state
 
@@ -157,7 +157,7 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
     cache = caches["default"]
     try:
         cache.set(_key_cache_key(kid), state, settings.API_KEY_CACHE_SECONDS)
-        _held.announce(cache, kid)
+        held_states.announce(cache, kid)
     except CACHE_ERRORS:
         logger.error(
             "The shared cache is unreachable: a changed API key may be trusted elsewhere for %s seconds.",
@@ -167,7 +167,6 @@ def api_key_publish(api_key: ApiKey | None, *, kid: str) -> None:
     _known_kids.add(kid)
 
 
-_held = held_states
 _known_kids: set[str] = set()  # what this process put in the shared cache, so that tests can take it out
 
 
@@ -265,6 +264,6 @@ def clear_caches() -> None:
     """Drop every cached key and account (tests, and after bulk changes)."""
     caches["default"].delete_many([_key_cache_key(kid) for kid in _known_kids])
     _known_kids.clear()
-    _held.forget_all()
+    held_states.forget_all()
     _merchant_accounts.clear()
     _origins.clear()

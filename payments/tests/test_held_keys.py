@@ -13,6 +13,7 @@ from django.core.cache import caches
 
 from payments import held_states
 from payments.accounts import selectors
+from payments.tests.announcements import announce_elsewhere
 
 # Redis runs beside PostgreSQL (the CI's second run), never beside SQLite.
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -47,7 +48,7 @@ def _written_elsewhere(kid: str, *, announced: bool) -> None:
     cache = caches["default"]
     cache.set(selectors._key_cache_key(kid), selectors._INACTIVE, 60)
     if announced:
-        cache.client.get_client(write=True).publish(held_states.changes_channel(cache), kid)
+        announce_elsewhere(kid)
 
 
 def test_a_key_read_once_is_held_without_another_read(api_client, api_key, shared_cache_reads):
@@ -109,7 +110,7 @@ def test_a_change_made_here_is_seen_here_at_once(api_client, api_key):
 
 def _kill_subscription() -> None:
     """Close this process's subscription from Redis's side, as a restart or a network fault would."""
-    connection = selectors._held._connection
+    connection = held_states.held_states._connection
     assert connection is not None
     host, port = connection._sock.getsockname()[:2]
     caches["default"].client.get_client(write=True).execute_command("CLIENT", "KILL", "ADDR", f"{host}:{port}")
@@ -131,7 +132,7 @@ def clock(monkeypatch) -> Iterator[_Clock]:
     monkeypatch.setattr(held_states, "time", clock)
     yield clock
     # The real clock runs behind the one the link was last heard by: as if it had never been heard.
-    selectors._held._heard_at, selectors._held._pinged_at = 0.0, None
+    held_states.held_states._heard_at, held_states.held_states._pinged_at = 0.0, None
 
 
 def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers(
@@ -153,7 +154,7 @@ def test_a_subscription_silent_past_its_bound_is_not_trusted_until_redis_answers
 def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clock, monkeypatch):
     client = api_client(scopes=["buyers.read"])
     assert client.get(URL).status_code == 200
-    silent = selectors._held._connection
+    silent = held_states.held_states._connection
     monkeypatch.setattr(silent, "send_command", lambda *args, **kwargs: None)  # the PING is lost on the way
 
     # Silent for longer than the bound: a PING is asked for (and lost), then found unanswered. An answer to an
@@ -162,4 +163,4 @@ def test_a_ping_left_unanswered_breaks_the_subscription(api_client, api_key, clo
         clock.seconds += 2 * held_states.LINK_SECONDS
         assert client.get(URL).status_code == 200  # the key is active: whatever is trusted says so
 
-    assert selectors._held._connection is not silent
+    assert held_states.held_states._connection is not silent

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.cache import caches
 
 from payments import held_states
+from payments.tests.announcements import announce_elsewhere
 from paymentservices.models import PaymentService
 from paymentservices.routing import route
 from paymentservices.selectors import payment_services_routable
@@ -93,24 +94,19 @@ def test_a_row_saved_past_the_services_is_seen_at_once(merchant_account, sandbox
 
 @redis_only
 @pytest.mark.postgres
-def test_a_change_announced_elsewhere_is_seen_on_the_next_route(merchant_account, sandbox):
+@pytest.mark.parametrize(("announced", "expected"), [(True, "Renamed elsewhere"), (False, "Sandbox")])
+def test_a_change_made_elsewhere_is_seen_on_the_next_route_once_announced(
+    merchant_account, sandbox, announced, expected
+):
+    """Without the announcement (the control), the change is not seen while held: what makes it seen is the
+    announcement."""
     assert _names(merchant_account) == ["Sandbox"]
     PaymentService.objects.filter(pk=sandbox.pk).update(display_name="Renamed elsewhere")
 
-    _announce_elsewhere(f"payment-services:{merchant_account.pk}")
+    if announced:
+        announce_elsewhere(f"payment-services:{merchant_account.pk}")
 
-    assert _names(merchant_account) == ["Renamed elsewhere"]
-
-
-@redis_only
-@pytest.mark.postgres
-def test_a_change_never_announced_is_not_seen_while_held(merchant_account, sandbox):
-    """The control of the test above: what makes the change seen there is the announcement."""
-    assert _names(merchant_account) == ["Sandbox"]
-
-    PaymentService.objects.filter(pk=sandbox.pk).update(display_name="Renamed elsewhere")
-
-    assert _names(merchant_account) == ["Sandbox"]
+    assert _names(merchant_account) == [expected]
 
 
 @redis_only
@@ -133,15 +129,9 @@ def test_another_accounts_change_leaves_this_one_held(merchant_account, other_me
     assert _names(merchant_account) == ["Sandbox"]
     PaymentService.objects.filter(pk=sandbox.pk).update(display_name="Renamed elsewhere")
 
-    _announce_elsewhere(f"payment-services:{other_merchant_account.pk}")
+    announce_elsewhere(f"payment-services:{other_merchant_account.pk}")
 
     assert _names(merchant_account) == ["Sandbox"]
-
-
-def _announce_elsewhere(name: str) -> None:
-    """What another process's committed change leaves here: its announcement on the channel."""
-    cache = caches["default"]
-    cache.client.get_client(write=True).publish(held_states.changes_channel(cache), name)
 
 
 @redis_only
@@ -166,7 +156,7 @@ def test_what_was_read_before_a_change_applied_meanwhile_is_not_held(changed_mea
     held.get(cache, name)  # subscribed
     seen = held.changes_seen()
     if changed_meanwhile:
-        _announce_elsewhere("payment-services:another-account")
+        announce_elsewhere("payment-services:another-account")
         held.get(cache, "payment-services:another-account")  # another thread's request applies it
 
     held.hold(name, ("as read",), 60, seen=seen)
