@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 from django.db import connection, transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.db.models.lookups import GreaterThan
 
 from buyers.models import Buyer
 from payments.models import MerchantAccount
@@ -80,6 +82,10 @@ def test_the_kept_text_is_djangos_and_the_values_are_the_querys_own(merchant_acc
         lambda account: Buyer.objects.filter(
             Exists(Buyer.objects.filter(pk=OuterRef("pk"), display_name="Ann"))
         ),  # kept outside, the subquery inside is Django's
+        # A window in the `WHERE`: Django filters on it around a subquery of its own.
+        lambda account: Buyer.objects.filter(
+            GreaterThan(Window(RowNumber(), order_by="created_at"), 1), merchant_account=account
+        ),
     ],
 )
 def test_any_other_select_is_djangos(merchant_account, buyers, select) -> None:

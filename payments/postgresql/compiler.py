@@ -120,8 +120,6 @@ def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tupl
         or len(aliases) > 1  # a join
         or query.model is None
         or query.model._meta.parents
-        or query.where.contains_aggregate
-        or query.where.contains_over_clause
         or not all(type(name) is str and "__" not in name for name in query.order_by)
     ):
         return None
@@ -173,8 +171,9 @@ class SQLCompiler(DjangoSelectCompiler):
     ) -> tuple[str, tuple[Any, ...]]:
         aliases = len(self.query.alias_map)
         sql, params = super().as_sql(with_limits, with_col_aliases)
-        # Kept only when every value is the `WHERE`'s and no join was added while compiling (an ordering's; a query
-        # of no filter gets its table's alias only now).
+        # Kept only when every value is the `WHERE`'s, the `WHERE` is in the text as compiled (Django filters on a
+        # window in it around a subquery, and moves an aggregate to a `HAVING`) and no join was added while compiling
+        # (an ordering's; a query of no filter gets its table's alias only now).
         joined = len(self.query.alias_map) > max(aliases, 1)
         keepable = len(params) == where_params and not joined and (not where or where in sql)
         kept = None
