@@ -92,6 +92,13 @@ def _fresh_in_process_caches():
     forget_bin_lookups()
 
 
+@pytest.fixture
+def redis_required(settings):
+    """For the tests of what needs Redis as the shared cache (the PostgreSQL and Redis run): skipped without it."""
+    if "RedisCache" not in settings.CACHES["default"]["BACKEND"]:
+        pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
+
+
 @pytest.fixture(scope="session")
 def private_key_pem() -> str:
     return generate_private_key()[1]

@@ -5,11 +5,11 @@ Every change announces the name of what changed on a Redis channel, after it com
 first written into the shared cache: `payments.accounts.selectors.api_key_publish`). A process subscribes to that
 channel and holds the states it has read; before a held state is trusted, the messages already on the subscription's
 socket are read without waiting, and each drops the state it names. Redis writes a message to every subscriber in
-the same pass as it answers the PUBLISH (microseconds apart), and the change's own answer waits for that PUBLISH: a
-request that follows the change, on any host, comes after that answer has crossed the network and finds the message
-there. So a deleted or disabled key is refused at once, and a payment
-service switched off is not routed to, as if the shared cache or the database were read on every request, without
-a round trip on every request. In a server with threads, what one thread read while another applied a change is not
+the same pass as it answers the PUBLISH (microseconds apart, the answer sometimes first), and the change's own answer
+waits for that PUBLISH: a request that follows the change, on any host, comes after that answer has crossed the
+network and finds the message there. So a deleted or disabled key is refused at once, and a payment service switched
+off is not routed to, as if the shared cache or the database were read on every request, without a round trip on
+every request. In a server with threads, what one thread read while another applied a change is not
 held: it may be older than that change (`changes_seen`).
 
 Nothing is held while there is no subscription (no Redis, Redis unreachable, the subscription not yet confirmed or

@@ -27,12 +27,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 ROUNDS = 6  # requests per server: enough for both of its workers to have answered
 
 
-@pytest.fixture
-def redis_required():
-    if "RedisCache" not in settings.CACHES["default"]["BACKEND"]:
-        pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
-
-
 def _key(*accounts: str, **fields) -> tuple[ApiKey, str]:
     """A key reaching these accounts (none named: every account)."""
     private_key, private_pem = keys.generate_private_key()

@@ -16,15 +16,9 @@ from payments.accounts import selectors
 from payments.tests.announcements import announce_elsewhere
 
 # Redis runs beside PostgreSQL (the CI's second run), never beside SQLite.
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db, pytest.mark.usefixtures("redis_required")]
 
 URL = "/buyers"
-
-
-@pytest.fixture(autouse=True)
-def redis_required(settings):
-    if "RedisCache" not in settings.CACHES["default"]["BACKEND"]:
-        pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
 
 
 @pytest.fixture

@@ -24,13 +24,7 @@ def _redis() -> bool:
     return "RedisCache" in settings.CACHES["default"]["BACKEND"]
 
 
-@pytest.fixture
-def redis_required():
-    """Asked for by the tests of holding (marked `postgres`, which skips them on SQLite first, by that name)."""
-    if not _redis():
-        pytest.skip("needs Redis for the shared cache (set REDIS_URL)")
-
-
+# The tests of holding are marked `postgres` too, which skips them on SQLite first, by that name.
 redis_only = pytest.mark.usefixtures("redis_required")
 
 
