@@ -1,7 +1,8 @@
 """The project's WSGI application, counting the requests each worker process serves, whatever the app server
 (the "app servers" stage compares several): the benchmark reads how evenly the workers share the load. With
 `BENCH_PROCESSOR_TIMES` (a directory) it also writes, per request, the seconds the application took and the seconds
-of it spent in Stripe's library waiting for the processor's HTTP answers (bench/processors.py).
+of it spent in Stripe's library waiting for the processor's HTTP answers, and the same two as the worker thread's CPU
+time (bench/processors.py).
 
 The counts live in a file of 8-byte slots (`BENCH_WORKER_COUNTS`), mapped by every worker. Slot 0 holds the
 next free slot; a worker takes one (under a file lock) at its first request and adds one after each request.
@@ -46,11 +47,12 @@ _processor = threading.local()
 
 def _timed(call: Callable[..., Any]) -> Callable[..., Any]:
     def timed(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         try:
             return call(*args, **kwargs)
         finally:
-            _processor.seconds = getattr(_processor, "seconds", 0.0) + time.perf_counter() - started
+            _processor.seconds += time.perf_counter() - started
+            _processor.cpu_seconds += time.thread_time() - started_cpu
 
     return timed
 
@@ -61,13 +63,13 @@ if _timings_dir:
 
 
 def application(environ, start_response):
-    _processor.seconds = 0.0
-    started = time.perf_counter()
+    _processor.seconds = _processor.cpu_seconds = 0.0
+    started, started_cpu = time.perf_counter(), time.thread_time()
     response = project_application(environ, start_response)
     if _timings_dir:
-        took = time.perf_counter() - started
+        took, took_cpu = time.perf_counter() - started, time.thread_time() - started_cpu
         with open(os.path.join(_timings_dir, f"{os.getpid()}.txt"), "a") as timings:
-            timings.write(f"{took:.6f} {_processor.seconds:.6f}\n")
+            timings.write(f"{took:.6f} {_processor.seconds:.6f} {took_cpu:.6f} {_processor.cpu_seconds:.6f}\n")
     if _counts_path:
         with _lock:
             counts, offset = _slot()

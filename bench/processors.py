@@ -1,7 +1,10 @@
 """Paying through a real processor's library: `POST /transactions` routed to a `stripe-card` payment service whose
 Stripe is localstripe (a fake of Stripe's API, started as the test suite starts it). What matters is the time this
 server adds on top of the processor's own answers: each worker writes, per request, the time the application took
-and the time spent inside Stripe's library waiting for HTTP answers (bench/counted.py); the difference is ours.
+and the time spent inside Stripe's library waiting for HTTP answers (bench/counted.py); the difference is ours. Both
+are also taken as the worker thread's CPU time: by the clock, what is added includes the waits on the database and
+on the two cores the machine's other processes share (localstripe, PostgreSQL, the other connection's payment); by
+CPU, only this server's own work.
 
 localstripe is one Python process on the same two cores, far slower than Stripe: 2 connections keep it from
 becoming a queue that every request waits in (its time is subtracted anyway, but its CPU competes with ours).
@@ -77,15 +80,26 @@ def stripe_payments(wrk: str, env: dict[str, str], workers: int, seconds: float,
             result = drive(wrk, server, case, seconds, CONNECTIONS, workdir)
         finally:
             stop_server(server[0])
-    pairs = [tuple(map(float, line.split())) for path in timings.iterdir() for line in path.read_text().splitlines()]
-    if not pairs or result.bad:
-        return [f"stripe payment: {len(pairs)} timed requests, {result.bad} errors; see {workdir}"]
-    took, processor = [1000 * t for t, _ in pairs], [1000 * p for _, p in pairs]
+    timed_requests = [
+        [1000 * float(value) for value in line.split()]
+        for path in timings.iterdir()
+        for line in path.read_text().splitlines()
+    ]
+    if not timed_requests or result.bad:
+        return [f"stripe payment: {len(timed_requests)} timed requests, {result.bad} errors; see {workdir}"]
+    took, processor, took_cpu, processor_cpu = (list(column) for column in zip(*timed_requests, strict=True))
     added = [t - p for t, p in zip(took, processor, strict=True)]
-    rows = [("in the application", took), ("in Stripe's library (the processor's answers)", processor)]
-    rows.append(("added by this server", added))
+    added_cpu = [t - p for t, p in zip(took_cpu, processor_cpu, strict=True)]
+    rows = [
+        ("in the application", took),
+        ("in Stripe's library (the processor's answers)", processor),
+        ("added by this server", added),
+        ("the application's CPU", took_cpu),
+        ("of it in Stripe's library", processor_cpu),
+        ("added by this server, CPU", added_cpu),
+    ]
     lines = [
-        f"Stripe payments through localstripe: {len(pairs):,} requests, {CONNECTIONS} connections, "
+        f"Stripe payments through localstripe: {len(timed_requests):,} requests, {CONNECTIONS} connections, "
         f"{result.rps:,.0f} req/s; at the client p50 {result.p50_ms:.2f} ms, p99 {result.p99_ms:.2f} ms",
         "",
         "| per request | p50 ms | p99 ms | mean ms |",
@@ -96,6 +110,8 @@ def stripe_payments(wrk: str, env: dict[str, str], workers: int, seconds: float,
             f"| {label} | {_percentile(values, 0.5):.2f} | {_percentile(values, 0.99):.2f} "
             f"| {statistics.mean(values):.2f} |"
         )
-    verdict = "ok" if _percentile(added, 0.5) < 10 else "MISSED"
-    lines += ["", f"- added by this server, p50 under 10 ms: {_percentile(added, 0.5):.2f} ms {verdict}"]
+    lines.append("")
+    for label, values in (("added by this server", added), ("the same by CPU", added_cpu)):
+        verdict = "ok" if _percentile(values, 0.5) < 10 else "MISSED"
+        lines.append(f"- {label}, p50 under 10 ms: {_percentile(values, 0.5):.2f} ms {verdict}")
     return lines
