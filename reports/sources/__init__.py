@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from django.db.models.expressions import OrderBy
+from django_filters import FilterSet
 
 from payments.accounts.models import MerchantAccount
 
@@ -24,6 +25,18 @@ class ParamsError(ValueError):
         super().__init__(message)
         self.pointer = pointer
         self.message = message
+
+
+FilterSetT = TypeVar("FilterSetT", bound=FilterSet)
+
+
+def checked_filterset(filterset: FilterSetT, origin: Mapping[str, str]) -> FilterSetT:
+    """`filterset` once it has found its query valid; else the first refusal, at the report filter that `origin`
+    says the refused query parameter came from."""
+    if not filterset.is_valid():
+        parameter, errors = next(iter(filterset.errors.items()))
+        raise ParamsError(origin.get(parameter, "/filters"), " ".join(str(error) for error in errors))
+    return filterset
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from payouts.api.filters import PayoutFilter
 from payouts.api.serializers import PayoutOutput
 from payouts.models import Payout
 from payouts.selectors import payout_list
-from reports.sources import ParamsError, Run, register
+from reports.sources import ParamsError, Run, checked_filterset, register
 from reports.sources.dates import date_range
 from reports.sources.rendered import Rendered, cell, path
 
@@ -96,11 +96,8 @@ def _query(filters: Mapping[str, Any], run: Run) -> tuple[QueryDict, dict[str, s
 
 def _filterset(filters: Mapping[str, Any], run: Run) -> PayoutFilter:
     query, origin = _query(filters, run)
-    filterset = PayoutFilter(data=query, queryset=payout_list(merchant_account=run.merchant_account))
-    if not filterset.is_valid():
-        parameter, errors = next(iter(filterset.errors.items()))
-        raise ParamsError(origin.get(parameter, "/filters"), " ".join(str(error) for error in errors))
-    return filterset
+    rows = payout_list(merchant_account=run.merchant_account)
+    return checked_filterset(PayoutFilter(data=query, queryset=rows), origin)
 
 
 class PayoutsSource:

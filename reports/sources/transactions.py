@@ -20,7 +20,7 @@ from typing import Any
 from django.db.models.expressions import OrderBy
 from django.http import QueryDict
 
-from reports.sources import ParamsError, Run, register
+from reports.sources import ParamsError, Run, checked_filterset, register
 from reports.sources.dates import date_range
 from reports.sources.rendered import Rendered, cell, path
 from transactions.api.filters import TransactionFilter
@@ -295,11 +295,8 @@ def _query(filters: Mapping[str, Any], run: Run) -> tuple[QueryDict, dict[str, s
 
 def _filterset(filters: Mapping[str, Any], run: Run) -> TransactionFilter:
     query, origin = _query(filters, run)
-    filterset = TransactionFilter(data=query, queryset=transaction_list(merchant_account=run.merchant_account))
-    if not filterset.is_valid():
-        parameter, errors = next(iter(filterset.errors.items()))
-        raise ParamsError(origin.get(parameter, "/filters"), " ".join(str(error) for error in errors))
-    return filterset
+    rows = transaction_list(merchant_account=run.merchant_account)
+    return checked_filterset(TransactionFilter(data=query, queryset=rows), origin)
 
 
 class TransactionsSource:
