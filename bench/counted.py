@@ -51,8 +51,9 @@ def _timed(call: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return call(*args, **kwargs)
         finally:
-            _processor.seconds += time.perf_counter() - started
-            _processor.cpu_seconds += time.thread_time() - started_cpu
+            # A call outside a request (none is made now) would find no totals of its thread: it starts them.
+            _processor.seconds = getattr(_processor, "seconds", 0.0) + time.perf_counter() - started
+            _processor.cpu_seconds = getattr(_processor, "cpu_seconds", 0.0) + time.thread_time() - started_cpu
 
     return timed
 
