@@ -35,7 +35,7 @@ from payments.staff.pagination import CappedCountPaginator
 from paymentservices.processors import processor_get
 from paymentservices.processors.declines import explain
 from transactions.badges import dispute_badge, method_badge, refund_badge
-from transactions.disputes import DISPUTES, transaction_held, transaction_open_disputes, transaction_taken_back
+from transactions.disputes import transaction_held, transaction_open_disputes, transaction_taken_back
 from transactions.models import (
     Capture,
     CaptureStatus,
@@ -45,6 +45,7 @@ from transactions.models import (
     TransactionEvent,
     TransactionStatus,
 )
+from transactions.related import DISPUTES, redemptions_of
 from transactions.selectors import transaction_staff_search, transaction_timeline
 from transactions.services.actions import transaction_capture, transaction_void
 from transactions.services.refunds import refund_all, refund_create
@@ -245,7 +246,7 @@ def card_refundable_left(txn: Transaction) -> int:
 def refundable_amount(txn: Transaction) -> int:
     """What is left to refund: on the card (less what lost disputes took back and what open ones hold), and on each
     gift card (one query)."""
-    gift_cards = sum(redemption.refundable_amount for redemption in txn.gift_card_redemptions.all())
+    gift_cards = sum(redemption.refundable_amount for redemption in redemptions_of(txn))
     card = txn.captured_amount - txn.refunded_amount - transaction_taken_back(txn) - transaction_held(txn)
     return max(card, 0) + gift_cards
 

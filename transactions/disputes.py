@@ -1,8 +1,8 @@
 """What a transaction's disputes say about it: disputed or not, and how much the bank took back.
 
 The `disputes` app (above this one) records each dispute with a foreign key to its transaction named `disputes`; this
-module reads them back through that relation only, so nothing here imports the app (docs/disputes.md). Lists prefetch
-the relation (`DISPUTES`), so a page reads them in one query.
+module reads them back through that relation only (`transactions.related`), so nothing here imports the app
+(docs/disputes.md). Lists prefetch the relation, so a page reads them in one query.
 """
 
 from __future__ import annotations
@@ -13,25 +13,21 @@ from django.db.models import Exists, OuterRef, Q
 
 from payments.choices import DisputeState
 from transactions.models import Transaction
+from transactions.related import DISPUTES, disputes_of
 
-DISPUTES = "disputes"
 # `disputed` (upstream's field): a dispute is open, or the bank kept the money.
 DISPUTED_STATES = DisputeState.OPEN + DisputeState.TAKEN_BACK
 
 
 def transaction_disputed(txn: Transaction) -> bool:
     """A dispute of the transaction is open, or was lost or accepted."""
-    return any(dispute.state in DISPUTED_STATES for dispute in getattr(txn, DISPUTES).all())
+    return any(dispute.state in DISPUTED_STATES for dispute in disputes_of(txn))
 
 
 def _counted(txn: Transaction, states: tuple[str, ...]) -> list[Any]:
     """The transaction's disputes in `states` that are in the payment's currency: a fact in another currency is
     refused when it arrives (docs/disputes.md), so one never counts as an amount of this payment's."""
-    return [
-        dispute
-        for dispute in getattr(txn, DISPUTES).all()
-        if dispute.state in states and dispute.currency == txn.currency
-    ]
+    return [dispute for dispute in disputes_of(txn) if dispute.state in states and dispute.currency == txn.currency]
 
 
 def transaction_taken_back(txn: Transaction) -> int:

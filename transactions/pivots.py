@@ -10,8 +10,8 @@ from payments.staff import pivots
 from payments.staff.dates import desk_datetime
 from transactions.admin import ACTIONS, OPERATE_PERMISSION
 from transactions.badges import method_badge, refund_badge
-from transactions.disputes import DISPUTES
 from transactions.models import GiftCardRedemption, Transaction, TransactionEvent
+from transactions.related import related_prefetches
 
 
 def _transaction(txn: Transaction) -> SafeString:
@@ -89,9 +89,7 @@ def register() -> None:
             changelist_param="buyer__id__exact",
             summary=_totals,
             # What is left to refund counts the gift cards' parts too, and leaves out what disputes took back.
-            actions=pivots.RowActions(
-                OPERATE_PERMISSION, _offered, prefetch_related=("gift_card_redemptions", DISPUTES)
-            ),
+            actions=pivots.RowActions(OPERATE_PERMISSION, _offered, prefetch_related=tuple(related_prefetches())),
         )
     )
     pivots.register(

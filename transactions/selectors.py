@@ -20,7 +20,6 @@ from payments.identifiers import base62_uuid
 from payments.money import AmountError, parse_money
 from payments.outbox import OutboxActivity, outbox_activity_about
 from paymentservices.notifications import ProcessorEvent
-from transactions.disputes import DISPUTES
 from transactions.models import (
     PENDING_STATUSES,
     Capture,
@@ -34,6 +33,7 @@ from transactions.models import (
     TransactionEvent,
     TransactionStatus,
 )
+from transactions.related import related_prefetches
 
 _NOT_FOUND = "The transaction could not be found."
 _REFUND_NOT_FOUND = "The refund could not be found."
@@ -52,7 +52,7 @@ def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transacti
     return (
         Transaction.objects.filter(merchant_account=merchant_account)
         .select_related("payment_service", "three_ds_challenge")
-        .prefetch_related("gift_card_redemptions", DISPUTES)
+        .prefetch_related(*related_prefetches())
     )
 
 

@@ -14,7 +14,8 @@ from disputes.api.serializers import DisputesOutput
 from disputes.models import Dispute, DisputeEvidenceFile
 from payments.errors import NotFound
 from payments.rest.permissions import request_merchant_account, request_principal
-from transactions.disputes import DISPUTES, transaction_taken_back
+from transactions.disputes import transaction_taken_back
+from transactions.related import DISPUTES
 from transactions.selectors import transaction_get
 
 DOCUMENTS = DisputeEvidenceFile.objects.defer("content")

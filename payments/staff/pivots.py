@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from django.contrib import admin
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Prefetch, QuerySet
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -37,7 +37,7 @@ class RowActions:
 
     permission: str  # "transactions.operate_transaction"
     offered: Callable[[Any], list[tuple[str, str]]]
-    prefetch_related: tuple[str, ...] = ()  # what `offered` reads beyond the row
+    prefetch_related: tuple[str | Prefetch[Any, Any, Any], ...] = ()  # what `offered` reads beyond the row
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
-from django.db.models import Model, QuerySet
 from django.utils import timezone
 
 from buyers.access import UNRESTRICTED, BuyerAccess
@@ -37,12 +36,12 @@ from payments.wallettokens import AuthMethod, ReplayedToken, WalletPayment, repl
 from paymentservices.routing import authorize_routed, connection_options_keys, route
 from paymentservices.tokens import payment_service_token_revoke, payment_service_tokens_usable
 from transactions.details import payment_details_columns
-from transactions.disputes import DISPUTES
 from transactions.models import (
     GiftCardRedemption,
     RedemptionStatus,
     Transaction,
 )
+from transactions.related import DISPUTES, REDEMPTIONS, related_known_empty
 from transactions.requests import (
     MAX_GIFT_CARDS,
     GiftCardRequest,
@@ -349,23 +348,11 @@ def transaction_create(
 
 
 def _known_as_made(txn: Transaction, *, with_redemptions: bool) -> Transaction:
-    """Mark what `txn`, made by this very request, cannot have yet, as a prefetch would: its answer reads them, and
-    need not ask the database. No disputes: a dispute reaches this server from the processor, about a payment it
-    holds, and this one was recorded a moment ago. No gift card redemptions, when none were asked for."""
-    known = txn.__dict__.setdefault("_prefetched_objects_cache", {})
-    known[DISPUTES] = _fetched_none(Transaction._meta.get_field(DISPUTES).related_model)  # type: ignore[arg-type]
-    if not with_redemptions:
-        known["gift_card_redemptions"] = _fetched_none(GiftCardRedemption)
+    """Mark what `txn`, made by this very request, cannot have yet: its answer reads them, and need not ask the
+    database. No disputes: a dispute reaches this server from the processor, about a payment it holds, and this one
+    was recorded a moment ago. No gift card redemptions, when none were asked for."""
+    related_known_empty(txn, DISPUTES, *(() if with_redemptions else (REDEMPTIONS,)))
     return txn
-
-
-def _fetched_none(model: type[Model]) -> QuerySet[Any]:
-    """No rows of `model`, as a prefetch leaves its result: reading them compiles no query. (An empty queryset that
-    was never fetched is compiled to find out that it is empty.)"""
-    rows = model._default_manager.none()
-    rows._result_cache = []
-    rows._prefetch_done = True  # type: ignore[attr-defined]  # (set by Django's prefetch, not declared)
-    return rows
 
 
 _TOKEN_USED = "This wallet token has already been used for a payment."  # noqa: S105 - a message

@@ -38,6 +38,7 @@ from transactions.models import (
     TransactionStatus,
 )
 from transactions.pages.urls import approval_url
+from transactions.related import REDEMPTIONS, REDEMPTIONS_READ, redemptions_of, related_prefetches
 from transactions.services.approval_tokens import approval_token
 from transactions.services.state import ActionResult
 
@@ -211,7 +212,8 @@ class TransactionSummaryOutput(OutputSerializer):
     raw_response_description = serializers.CharField(allow_null=True)
     shipping_details = serializers.SerializerMethodField()
     checkout_session_id = serializers.UUIDField(allow_null=True)
-    gift_card_redemptions = GiftCardRedemptionOutput(many=True)
+    # The list `to_representation` below leaves on the transaction (`transactions.related`).
+    gift_card_redemptions = GiftCardRedemptionOutput(many=True, source=REDEMPTIONS_READ)
     gift_card_service = ConstantField(None, schema=NULL_OBJECT)
     created_at = TimestampField()
     updated_at = TimestampField()
@@ -221,7 +223,7 @@ class TransactionSummaryOutput(OutputSerializer):
 
     def to_representation(self, txn: Transaction) -> dict[str, Any]:
         # Redemptions are read twice (the list and `multi_tender`): one query, or none when a list prefetched them.
-        prefetch_related_objects([txn], "gift_card_redemptions")
+        prefetch_related_objects([txn], *related_prefetches(REDEMPTIONS))
         return super().to_representation(txn)
 
     @extend_schema_field(TransactionPaymentMethodOutput(allow_null=True))
@@ -300,7 +302,7 @@ class TransactionOutput(TransactionSummaryOutput):
 
     def get_multi_tender(self, txn: Transaction) -> bool:
         """Paid with more than one instrument (gift cards and/or the payment method)."""
-        return len(txn.gift_card_redemptions.all()) + txn.pays_by_card > 1
+        return len(redemptions_of(txn)) + txn.pays_by_card > 1
 
 
 class RefundOutput(OutputSerializer):
