@@ -1,6 +1,7 @@
-"""The PostgreSQL backend's kept SELECTs (`payments/postgresql/compiler.py`): a plain one-table SELECT is compiled
-once per shape, its WHERE on every query, and answers as Django's compile does; every other query is Django's. (Every
-kept SELECT of the whole suite is also compared with Django's own compile: tests/kept_selects.py.)"""
+"""The PostgreSQL backend's kept SELECTs (`payments/postgresql/compiler.py`): a plain one-table SELECT (with the rows
+a `select_related` names) is compiled once per shape, its WHERE on every query, and answers as Django's compile does;
+every other query is Django's. (Every kept SELECT of the whole suite is also compared with Django's own compile:
+tests/kept_selects.py.)"""
 
 from typing import Any
 
@@ -48,6 +49,9 @@ def _twice(queryset: QuerySet[Any]) -> tuple[Any, Any, bool]:
         lambda account: Buyer.objects.filter(merchant_account=account).only("display_name").order_by("display_name"),
         lambda account: Buyer.objects.filter(merchant_account=account).defer("billing_details").reverse(),
         lambda account: Buyer.objects.all(),
+        # The rows a `select_related` names, joined to each.
+        lambda account: Buyer.objects.select_related("merchant_account").filter(merchant_account=account),
+        lambda account: Buyer.objects.select_related("merchant_account").order_by("-created_at", "-pk")[:2],
     ],
 )
 def test_a_plain_select_is_kept_and_answers_as_djangos(merchant_account, buyers, select) -> None:
@@ -56,6 +60,17 @@ def test_a_plain_select_is_kept_and_answers_as_djangos(merchant_account, buyers,
     assert kept
     assert [(row.pk, row.display_name) for row in again] == [(row.pk, row.display_name) for row in first]
     assert again  # every case finds rows
+
+
+def test_a_kept_select_related_sets_each_rows_related_row(merchant_account, buyers, django_assert_num_queries) -> None:
+    first, again, kept = _twice(
+        Buyer.objects.select_related("merchant_account").filter(merchant_account=merchant_account)
+    )
+
+    assert kept
+    with django_assert_num_queries(0):
+        assert {row.merchant_account.display_name for row in again} == {merchant_account.display_name}
+    assert [row.pk for row in again] == [row.pk for row in first]
 
 
 def test_the_kept_text_is_djangos_and_the_values_are_the_querys_own(merchant_account, buyers) -> None:
@@ -75,7 +90,7 @@ def test_the_kept_text_is_djangos_and_the_values_are_the_querys_own(merchant_acc
     "select",
     [
         lambda account: Buyer.objects.filter(merchant_account__display_name="Shop"),  # a join
-        lambda account: Buyer.objects.select_related("merchant_account").filter(merchant_account=account),
+        lambda account: Buyer.objects.select_related().filter(merchant_account=account),  # every relation
         lambda account: Buyer.objects.annotate(n=Count("id")).filter(merchant_account=account),
         lambda account: Buyer.objects.filter(merchant_account=account).order_by("merchant_account__display_name"),
         lambda account: Buyer.objects.filter(merchant_account=account).distinct(),

@@ -9,11 +9,12 @@ values are made as Django makes them (each field's `pre_save` and `get_db_prep_s
 write differently (a value that is an expression, a field with a placeholder of its own, several rows, an `ON
 CONFLICT` clause, a raw save) is compiled by Django as before.
 
-A `SELECT` of one model's rows from its own table (no join, annotation, `values()`, `select_related`, `extra`,
-`DISTINCT`, grouping, locking or subquery; ordered by the model's own columns) is compiled by Django once per model,
-`WHERE` text, ordering, slice and deferred columns. Its `WHERE` is compiled on every query (that is where the values
-are), the rest of the text, the selected columns and their converters are kept: about half of such a query's
-compile, which Django repeats for every query (the column list, the `ORDER BY`, the `FROM`).
+A `SELECT` of one model's rows from its own table (no join but those of a `select_related` naming its relations, no
+annotation, `values()`, `extra`, `DISTINCT`, grouping, locking or subquery; ordered by the model's own columns) is
+compiled by Django once per model, `WHERE` text, ordering, slice, deferred columns and related rows selected. Its
+`WHERE` is compiled on every query (that is where the values are), the rest of the text, the selected columns and their
+converters are kept: about half of such a query's compile, which Django repeats for every query (the column list, the
+`ORDER BY`, the `FROM`), and most of it for a page of transactions with the two rows `select_related` adds to each.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from django.db.backends.postgresql.compiler import SQLAggregateCompiler, SQLDele
 from django.db.backends.postgresql.compiler import SQLCompiler as DjangoSelectCompiler
 from django.db.backends.postgresql.compiler import SQLInsertCompiler as DjangoInsertCompiler
 from django.db.models import Field
+from django.db.models.expressions import Col
 
 __all__ = ["SQLAggregateCompiler", "SQLCompiler", "SQLDeleteCompiler", "SQLInsertCompiler", "SQLUpdateCompiler"]
 
@@ -101,7 +103,7 @@ def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tupl
     """What a plain one-table `SELECT`'s text depends on besides its `WHERE`, or None for any other query."""
     aliases = tuple(alias for alias in query.alias_map if query.alias_refcount[alias])  # a trimmed join is unused
     if (
-        query.select_related
+        query.select_related is True
         or query.annotations
         or query.extra
         or query.extra_tables
@@ -134,9 +136,22 @@ def _select_shape(query: Any, with_limits: bool, with_col_aliases: bool) -> tupl
         query.high_mark,
         frozenset(query.deferred_loading[0]),
         query.deferred_loading[1],
+        _related_shape(query.select_related or {}),
         with_limits,
         with_col_aliases,
     )
+
+
+def _related_shape(related: dict[str, Any]) -> tuple[Any, ...]:
+    """A `select_related`'s relations (names, each with those selected beyond it) as a key."""
+    return tuple(sorted((name, _related_shape(beyond)) for name, beyond in related.items()))
+
+
+def _joins_selected(query: Any, select: list[Any]) -> bool:
+    """Every table the compile joined is one whose columns it selects (a `select_related`'s), none an ordering's."""
+    joined = {alias for alias, count in query.alias_refcount.items() if count and alias != query.base_table}
+    selected = {column[0].alias for column in select if isinstance(column[0], Col)}
+    return joined <= selected
 
 
 class SQLCompiler(DjangoSelectCompiler):
@@ -169,13 +184,13 @@ class SQLCompiler(DjangoSelectCompiler):
     def _compile_and_keep(
         self, key: tuple[Any, ...], where: str, where_params: int, with_limits: bool, with_col_aliases: bool
     ) -> tuple[str, tuple[Any, ...]]:
-        aliases = len(self.query.alias_map)
         sql, params = super().as_sql(with_limits, with_col_aliases)
         # Kept only when every value is the `WHERE`'s, the `WHERE` is in the text as compiled (Django filters on a
-        # window in it around a subquery, and moves an aggregate to a `HAVING`) and no join was added while compiling
-        # (an ordering's; a query of no filter gets its table's alias only now).
-        joined = len(self.query.alias_map) > max(aliases, 1)
-        keepable = len(params) == where_params and not joined and (not where or where in sql)
+        # window in it around a subquery, and moves an aggregate to a `HAVING`) and every join added while compiling
+        # is a `select_related`'s (not an ordering's).
+        keepable = (
+            len(params) == where_params and _joins_selected(self.query, self.select) and (not where or where in sql)
+        )
         kept = None
         if keepable:
             fields = [column[0] for column in self.select[: self.col_count]]
