@@ -141,13 +141,23 @@ def _nested_step(
         value = read(instance)
         if value is None:
             return None
-        renderer = cls(context=parent.context)  # no fields are built: its class's plan renders
+        renderer = _renderer(parent, cls)
         if not many:
             return renderer.to_representation(value)
         items = value.all() if isinstance(value, BaseManager) else value
         return [renderer.to_representation(item) for item in items]
 
     return nested_step
+
+
+def _renderer(parent: serializers.Serializer[Any], cls: type[OutputSerializer]) -> OutputSerializer:
+    """The `cls` that renders `parent`'s nested objects, with its context: built once per parent (a list page's rows
+    share their serializer) and holding nothing of what it renders; no fields are built, its class's plan renders."""
+    renderers: dict[type[OutputSerializer], OutputSerializer] = parent.__dict__.setdefault("_renderers", {})
+    renderer = renderers.get(cls)
+    if renderer is None:
+        renderer = renderers[cls] = cls(context=parent.context)
+    return renderer
 
 
 def _plain_attribute(kind: type, name: str) -> bool:
