@@ -118,6 +118,7 @@ def prepare(rows: int, env: dict[str, str]) -> dict[str, str]:
     if _routed("transaction-list"):
         sandbox_service(account)
         fixtures["transactions_token"] = mint_token(private_pem, scopes=["transactions.write"], expires_in=3600)
+        fixtures["transactions_read_token"] = mint_token(private_pem, scopes=["transactions.read"], expires_in=3600)
         fixtures["transaction_body"] = json.dumps(TRANSACTION)
         fixtures["queries_per_transaction"] = str(_queries_per_create(fixtures["transactions_token"]))
         fixtures.update(subscribed_account())

@@ -27,6 +27,14 @@ Send = Callable[[], int]
 # Issue 48's target for `POST /transactions`, set on the machine it measured (docs/performance.md says how this
 # machine compares).
 CREATE_TARGET_MS = 5.0
+# The floor each case is compared with: the same work without the framework (`bare floor` unless named here; a page
+# of transactions has none).
+_FLOORS = {
+    "create transaction": "write floor",
+    "create, subscribed": "write floor",
+    "write floor": "write floor",
+    "transaction list": "",
+}
 # Each case's requests are sent in this many passes, the cases taking turns; its figure is the median pass.
 PASSES = 5
 
@@ -66,6 +74,8 @@ def _cases(fixtures: dict[str, str]) -> list[InProcessCase]:
                 ).status_code
             )
 
+        reader = Client(HTTP_HOST="127.0.0.1", HTTP_AUTHORIZATION=f"Bearer {fixtures['transactions_read_token']}")
+
         def write_floor() -> int:
             request = factory.post(
                 "/bare/transactions", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=secrets.token_hex(8)
@@ -76,6 +86,8 @@ def _cases(fixtures: dict[str, str]) -> list[InProcessCase]:
             InProcessCase("create transaction", create(creator)),
             InProcessCase("create, subscribed", create(subscribed)),
             InProcessCase("write floor", write_floor),
+            # The newest 20 of the account's transactions (the creates of this and earlier runs), as the SDK lists them.
+            InProcessCase("transaction list", lambda: reader.get("/transactions", {"limit": 20}).status_code),
         ]
     return cases
 
@@ -111,7 +123,7 @@ def inprocess(fixtures: dict[str, str], requests: int, only: list[str] | None = 
         print(f"  in process {name:<20} {figures[name]:6.3f} ms CPU/req ({spread})")
     lines = ["| case | app CPU ms/req, in process | x bare floor |", "|---|---:|---:|"]
     for name, cpu in figures.items():
-        floor = figures.get("write floor" if "create" in name or name == "write floor" else "bare floor")
+        floor = figures.get(_FLOORS.get(name, "bare floor"))
         ratio = f"{cpu / floor:.2f}" if floor else "-"
         lines.append(f"| {name} | {cpu:.3f} | {ratio} |")
     if "create transaction" in figures:
