@@ -9,6 +9,7 @@ from django.db.models import F, Model, OrderBy, Q, QuerySet
 from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.models import Buyer, ShippingDetails
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import DomainError, Forbidden, NotFound
 from payments.remembered import remembered
 
@@ -17,7 +18,7 @@ M = TypeVar("M", bound=Model)
 
 def buyer_list(*, merchant_account: MerchantAccount) -> QuerySet[Buyer]:
     """The account's buyers; pagination orders them."""
-    return Buyer.objects.filter(merchant_account=merchant_account)
+    return account_rows(Buyer, merchant_account)
 
 
 def buyer_search(queryset: QuerySet[Buyer], term: str) -> QuerySet[Buyer]:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from checkout.models import CheckoutSession
 from checkout.services import checkout_session_delete
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 
@@ -32,7 +33,7 @@ def _live(sessions: QuerySet[CheckoutSession], id: uuid.UUID | str) -> CheckoutS
 def checkout_session_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> CheckoutSession:
     """The account's live session with its card (or its stored method's); another account's session is not found,
     like a missing one."""
-    sessions = CheckoutSession.objects.filter(merchant_account=merchant_account).select_related("card", "stored_card")
+    sessions = account_rows(CheckoutSession, merchant_account).select_related("card", "stored_card")
     return _live(sessions, id)
 
 

@@ -11,13 +11,14 @@ from django.db.models import Prefetch, QuerySet
 from digitalwallets import keys
 from digitalwallets.models import DigitalWallet, WalletKey, WalletKeyPurpose
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 
 
 def digital_wallet_list(*, merchant_account: MerchantAccount) -> QuerySet[DigitalWallet]:
     """The account's wallets, newest first, their key pairs read in one more query (the certificate counts)."""
     return (
-        DigitalWallet.objects.filter(merchant_account=merchant_account)
+        account_rows(DigitalWallet, merchant_account)
         .select_related("merchant_account")
         .prefetch_related(Prefetch("keys", queryset=WalletKey.objects.order_by("purpose")))
         .order_by("-created_at", "-id")

@@ -17,6 +17,7 @@ from giftcards.hashing import display_digits
 from giftcards.models import GiftCard, IssuedGiftCard, LedgerEntry
 from giftcards.services import issued_card_check, issued_card_require_usable
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import DomainError, NotFound
 
 SORT_FIELDS = {
@@ -30,7 +31,7 @@ SORT_FIELDS = {
 
 def gift_card_list(*, merchant_account: MerchantAccount) -> QuerySet[GiftCard]:
     """The account's stored gift cards with everything their representation needs, in one query."""
-    return GiftCard.objects.filter(merchant_account=merchant_account).select_related("issued_card__service", "buyer")
+    return account_rows(GiftCard, merchant_account).select_related("issued_card__service", "buyer")
 
 
 def gift_card_get(*, merchant_account: MerchantAccount, id: UUID | str, access: BuyerAccess = UNRESTRICTED) -> GiftCard:

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from paymentlinks.models import PaymentLink, PaymentLinkStatus
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 
 S = PaymentLinkStatus
@@ -18,7 +19,7 @@ NOT_FOUND = "The payment link could not be found."
 
 def payment_link_list(*, merchant_account: MerchantAccount) -> QuerySet[PaymentLink]:
     """The account's links; pagination orders them."""
-    return PaymentLink.objects.filter(merchant_account=merchant_account)
+    return account_rows(PaymentLink, merchant_account)
 
 
 def payment_link_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> PaymentLink:

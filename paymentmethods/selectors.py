@@ -13,6 +13,7 @@ from buyers.access import UNRESTRICTED, BuyerAccess
 from buyers.selectors import buyer_ids_named, buyer_owned
 from paymentmethods.models import PaymentMethod
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import DomainError, NotFound
 from payments.vault.models import VaultedCard
 
@@ -25,7 +26,7 @@ def payment_method_list(
 ) -> QuerySet[PaymentMethod]:
     """The account's stored methods `access` may see (an embed token: its pinned buyer's), with their card and buyer,
     in one query; pagination orders them."""
-    methods = PaymentMethod.objects.filter(merchant_account=merchant_account).select_related("card", "buyer")
+    methods = account_rows(PaymentMethod, merchant_account).select_related("card", "buyer")
     return access.confine(methods)
 
 

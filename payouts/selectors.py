@@ -7,6 +7,7 @@ import uuid
 from django.db.models import QuerySet
 
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from payouts.models import Payout
 
@@ -14,7 +15,7 @@ from payouts.models import Payout
 def payout_list(*, merchant_account: MerchantAccount) -> QuerySet[Payout]:
     """The account's payouts, newest first, with what their answers show (service, buyer) read in the same query."""
     return (
-        Payout.objects.filter(merchant_account=merchant_account)
+        account_rows(Payout, merchant_account)
         .select_related("payment_service", "merchant_account")
         .order_by("-created_at", "-id")
     )

@@ -7,6 +7,7 @@ import uuid
 from django.db.models import OuterRef, QuerySet, Subquery
 
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from reports.models import Report, ReportExecution
 
@@ -20,7 +21,7 @@ def _as_uuid(value: uuid.UUID | str) -> uuid.UUID | None:
 
 def report_list(*, merchant_account: MerchantAccount) -> QuerySet[Report]:
     """The account's reports; pagination orders them."""
-    return Report.objects.filter(merchant_account=merchant_account)
+    return account_rows(Report, merchant_account)
 
 
 def report_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> Report:

@@ -8,6 +8,7 @@ from datetime import datetime
 from django.db.models import QuerySet
 
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from settlements.models import PAYMENT_KINDS, FetchStatus, LedgerEntry, ReportFetch, SettlementReportFile
 from transactions.models import Transaction
@@ -23,7 +24,7 @@ def ledger_entries(
 ) -> QuerySet[LedgerEntry]:
     """The account's ledger entries (every kind unless `kinds` says), oldest posted first, each with its
     transaction and report at hand: the rows of a detailed settlement report. `posted_before` is exclusive."""
-    entries = LedgerEntry.objects.filter(merchant_account=merchant_account)
+    entries = account_rows(LedgerEntry, merchant_account)
     if kinds is not None:
         entries = entries.filter(kind__in=kinds)
     if posted_from is not None:

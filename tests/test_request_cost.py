@@ -5,6 +5,7 @@ import datetime
 import uuid
 
 import pytest
+from django.db.models.sql.query import Query
 from rest_framework.fields import Field
 from rest_framework_simplejwt.backends import TokenBackend
 
@@ -214,3 +215,16 @@ def test_a_warm_digital_wallets_list_is_two_queries_whatever_their_number(
         response = client.get("/digital-wallets")
 
     assert len(response.json()["items"]) == 2
+
+
+def test_a_warm_list_page_builds_no_lookup(warm_client, monkeypatch):
+    """The account's scope is built once per model and account (payments/accounts/scope.py), not per request."""
+    built = []
+    original = Query.build_filter
+    monkeypatch.setattr(Query, "build_filter", lambda *a, **k: built.append(1) or original(*a, **k))
+
+    response = warm_client.get("/buyers", {"limit": 5})
+
+    assert response.status_code == 200
+    assert len(response.json()["items"]) == 5
+    assert built == []

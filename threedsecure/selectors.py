@@ -8,6 +8,7 @@ import uuid
 from django.db.models import Q, QuerySet
 
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from payments.vault.crypto import keyed_hash
 from threedsecure.models import ThreeDSConfiguration, ThreeDSScenario
@@ -35,7 +36,7 @@ def _uuid_or_not_found(value: uuid.UUID | str, message: str) -> uuid.UUID:
 
 def three_ds_scenario_list(*, merchant_account: MerchantAccount) -> QuerySet[ThreeDSScenario]:
     """The account's scenarios; pagination orders them."""
-    return ThreeDSScenario.objects.filter(merchant_account=merchant_account)
+    return account_rows(ThreeDSScenario, merchant_account)
 
 
 def three_ds_scenario_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> ThreeDSScenario:
@@ -95,7 +96,7 @@ def three_ds_configuration_list(
     *, merchant_account: MerchantAccount, currency: str | None = None
 ) -> QuerySet[ThreeDSConfiguration]:
     """The account's configurations, newest first; with `currency`, only those made for that currency."""
-    configurations = ThreeDSConfiguration.objects.filter(merchant_account=merchant_account)
+    configurations = account_rows(ThreeDSConfiguration, merchant_account)
     if currency is not None:
         configurations = configurations.filter(currency=currency)
     return configurations.order_by("-created_at", "-pk")

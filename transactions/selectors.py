@@ -15,6 +15,7 @@ from django.db.models.functions import Coalesce, TruncDate, TruncHour
 
 from buyers.selectors import BUYER_NAME_MATCHES, buyer_ids_named, buyer_ids_with_name
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from payments.identifiers import base62_uuid
 from payments.money import AmountError, parse_money
@@ -50,7 +51,7 @@ def _as_uuid(value: object) -> uuid.UUID | None:
 def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transaction]:
     """The account's transactions with what their representation needs; pagination orders them."""
     return (
-        Transaction.objects.filter(merchant_account=merchant_account)
+        account_rows(Transaction, merchant_account)
         .select_related("payment_service", "three_ds_challenge")
         .prefetch_related(*related_prefetches())
     )
@@ -59,7 +60,7 @@ def transaction_list(*, merchant_account: MerchantAccount) -> QuerySet[Transacti
 def transaction_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> Transaction:
     """One transaction; another account's is not found, like a missing one."""
     pk = _as_uuid(id)
-    transactions = Transaction.objects.filter(merchant_account=merchant_account).select_related("payment_service")
+    transactions = account_rows(Transaction, merchant_account).select_related("payment_service")
     txn = transactions.filter(pk=pk).first() if pk else None
     if txn is None:
         raise NotFound(_NOT_FOUND)
@@ -218,7 +219,7 @@ def refund_get(
 ) -> Refund:
     """One refund of the account (and of `txn`, when given); anything else is not found."""
     pk = _as_uuid(id)
-    refunds = Refund.objects.filter(merchant_account=merchant_account).select_related("transaction")
+    refunds = account_rows(Refund, merchant_account).select_related("transaction")
     if txn is not None:
         refunds = refunds.filter(transaction=txn)
     refund = refunds.filter(pk=pk).first() if pk else None

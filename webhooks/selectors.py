@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from payments.accounts.models import MerchantAccount
+from payments.accounts.scope import account_rows
 from payments.errors import NotFound
 from payments.outbox.models import OutboxEvent
 from webhooks.models import DeliveryState, WebhookDelivery, WebhookSubscription
@@ -22,7 +23,7 @@ _listening: dict[str, tuple[float, bool]] = {}
 
 def webhook_subscription_list(*, merchant_account: MerchantAccount) -> QuerySet[WebhookSubscription]:
     """The account's subscriptions; pagination orders them."""
-    return WebhookSubscription.objects.filter(merchant_account=merchant_account)
+    return account_rows(WebhookSubscription, merchant_account)
 
 
 def webhook_subscription_get(*, merchant_account: MerchantAccount, id: uuid.UUID | str) -> WebhookSubscription:
