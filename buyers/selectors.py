@@ -128,7 +128,7 @@ def buyer_ids_with_name(*, merchant_account: MerchantAccount, term: str, limit: 
     """Ids of up to `limit` of the account's buyers whose display name contains `term`, in any case (the trigram
     index of docs/admin.md on PostgreSQL): read first, so that a search across transactions stays on their own
     indexes instead of joining every row to its buyer."""
-    named = Buyer.objects.filter(merchant_account=merchant_account, display_name__icontains=term)
+    named = account_rows(Buyer, merchant_account).filter(display_name__icontains=term)
     return list(named.values_list("id", flat=True)[:limit])
 
 

@@ -45,7 +45,7 @@ def digital_wallet_of(*, merchant_account: MerchantAccount, provider: str) -> Di
 def digital_wallets_paying(*, merchant_account: MerchantAccount) -> dict[str, DigitalWallet]:
     """The account's wallets whose tokens can be opened, by provider: registered, with the merchant ID they are bound
     to (Apple Pay's from its identity certificate, Google Pay's from its configuration). One query."""
-    wallets = DigitalWallet.objects.filter(merchant_account=merchant_account, merchant_identifier__isnull=False)
+    wallets = account_rows(DigitalWallet, merchant_account).filter(merchant_identifier__isnull=False)
     return {wallet.provider: wallet for wallet in wallets.exclude(merchant_identifier="")}
 
 

@@ -43,7 +43,7 @@ def three_ds_scenario_get(*, merchant_account: MerchantAccount, id: uuid.UUID | 
     """One scenario of the account; another account's is not found, like a missing one."""
     message = "The 3-D Secure scenario could not be found."
     pk = _uuid_or_not_found(id, message)
-    scenario = ThreeDSScenario.objects.filter(merchant_account=merchant_account, pk=pk).first()
+    scenario = account_rows(ThreeDSScenario, merchant_account).filter(pk=pk).first()
     if scenario is None:
         raise NotFound(message)
     return scenario
@@ -106,7 +106,7 @@ def three_ds_configuration_get(*, merchant_account: MerchantAccount, id: uuid.UU
     """One configuration of the account; another account's is not found, like a missing one."""
     message = "The 3-D Secure configuration could not be found."
     pk = _uuid_or_not_found(id, message)
-    configuration = ThreeDSConfiguration.objects.filter(merchant_account=merchant_account, pk=pk).first()
+    configuration = account_rows(ThreeDSConfiguration, merchant_account).filter(pk=pk).first()
     if configuration is None:
         raise NotFound(message)
     return configuration

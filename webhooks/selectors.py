@@ -32,7 +32,7 @@ def webhook_subscription_get(*, merchant_account: MerchantAccount, id: uuid.UUID
         pk = id if isinstance(id, uuid.UUID) else uuid.UUID(str(id))
     except ValueError:
         raise NotFound(_NOT_FOUND) from None
-    subscription = WebhookSubscription.objects.filter(merchant_account=merchant_account, pk=pk).first()
+    subscription = account_rows(WebhookSubscription, merchant_account).filter(pk=pk).first()
     if subscription is None:
         raise NotFound(_NOT_FOUND)
     return subscription
