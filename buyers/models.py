@@ -7,6 +7,7 @@ from django.db.models.functions import Lower
 
 from payments.accounts.models import MerchantAccount
 from payments.identifiers import base62
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 
@@ -21,7 +22,7 @@ class Buyer(TimestampedModel):
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     account_number = models.CharField(max_length=200, null=True, blank=True)
     # Names, email, phone, address and tax id, validated by the API's serializers before they land here.
-    billing_details = models.JSONField(null=True, blank=True)
+    billing_details = JSONField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -61,7 +62,7 @@ class ShippingDetails(TimestampedModel):
     email_address = models.CharField(max_length=320, null=True, blank=True)
     phone_number = models.CharField(max_length=16, null=True, blank=True)
     # Validated by the API's address serializer before it lands here.
-    address = models.JSONField(null=True, blank=True)
+    address = JSONField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "shipping details"

@@ -7,6 +7,7 @@ from django.db import models
 
 from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 from payments.vault.models import VaultedCard, VaultedSecurityCode
 
@@ -37,10 +38,10 @@ class CheckoutSession(TimestampedModel):
     currency = models.CharField(max_length=3, null=True, blank=True)
     country = models.CharField(max_length=2, null=True, blank=True)
     # Validated by the API's serializers (payments.shapes.order) before they land here.
-    cart_items = models.JSONField(null=True, blank=True)
-    metadata = models.JSONField(null=True, blank=True)
-    buyer = models.JSONField(null=True, blank=True)
-    airline = models.JSONField(null=True, blank=True)
+    cart_items = JSONField(null=True, blank=True)
+    metadata = JSONField(null=True, blank=True)
+    buyer = JSONField(null=True, blank=True)
+    airline = JSONField(null=True, blank=True)
     payment_service_id = models.UUIDField(null=True, blank=True)
     # Carried to transactions created from this session.
     intent = models.CharField(max_length=16, choices=PaymentIntent.choices, null=True, blank=True)

@@ -7,6 +7,7 @@ import uuid
 from django.db import models
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 
@@ -34,10 +35,10 @@ class DigitalWallet(TimestampedModel):
     merchant_url = models.CharField("website", max_length=2048, null=True, blank=True)
     merchant_country_code = models.CharField("country", max_length=2, null=True, blank=True)
     merchant_category_code = models.CharField("category code", max_length=4, null=True, blank=True)
-    address = models.JSONField(null=True, blank=True)
-    extra_configuration = models.JSONField(null=True, blank=True)
+    address = JSONField(null=True, blank=True)
+    extra_configuration = JSONField(null=True, blank=True)
     # The websites the wallet's button may be shown on, lower case, in the order they were added.
-    domain_names = models.JSONField("websites", default=list, blank=True)
+    domain_names = JSONField("websites", default=list, blank=True)
     # Apple Pay: the merchant identifier Apple put in the merchant identity certificate (its subject's UID), which
     # merchant validation names; Google Pay: the merchant ID of Google's console (`extra_configuration.merchant_id`).
     merchant_identifier = models.CharField("merchant ID", max_length=255, null=True, blank=True)

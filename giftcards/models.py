@@ -10,6 +10,7 @@ from django.db import models
 from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 BUILTIN_PROVIDER = "mock-gift-card"
@@ -28,7 +29,7 @@ class GiftCardService(TimestampedModel):
     display_name = models.CharField(max_length=200, default="Gift cards")
     # The theme codes `POST /gift-cards/issuances` accepts, as the merchant configured them; empty: any theme is
     # taken and kept on the issuance as given (docs/gift-cards.md, "Themes").
-    themes = models.JSONField(default=list, blank=True)
+    themes = JSONField(default=list, blank=True)
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.merchant_account_id})"

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 
@@ -51,11 +52,11 @@ class PaymentLink(TimestampedModel):
     )
     merchant_favicon_url = models.URLField("merchant favicon URL", max_length=2000, null=True, blank=True)
     # Order details, validated by payments.shapes before they land here; carried to the link's transaction.
-    cart_items = models.JSONField(null=True, blank=True)
-    metadata = models.JSONField(null=True, blank=True)
-    buyer = models.JSONField(null=True, blank=True)
-    statement_descriptor = models.JSONField(null=True, blank=True)
-    connection_options = models.JSONField(null=True, blank=True)
+    cart_items = JSONField(null=True, blank=True)
+    metadata = JSONField(null=True, blank=True)
+    buyer = JSONField(null=True, blank=True)
+    statement_descriptor = JSONField(null=True, blank=True)
+    connection_options = JSONField(null=True, blank=True)
     # The one transaction that paid the link (set with `completed`), or the one under way (with `processing`).
     transaction_id = models.UUIDField(null=True, blank=True, unique=True)
 

@@ -6,6 +6,7 @@ import uuid
 
 from django.db import models
 
+from payments.json_column import JSONField
 from payments.models import MerchantAccount, TimestampedModel
 from paymentservices.processors import processor_get
 
@@ -33,21 +34,21 @@ class PaymentService(TimestampedModel):
     # 1-based routing order among the account's services that are not deleted; kept contiguous by the services.
     position = models.PositiveIntegerField()
     active = models.BooleanField(default=True)
-    accepted_currencies = models.JSONField(default=list)
-    accepted_countries = models.JSONField(default=list)
+    accepted_currencies = JSONField(default=list)
+    accepted_countries = JSONField(default=list)
     three_d_secure_enabled = models.BooleanField(default=False)
     payment_method_tokenization_enabled = models.BooleanField(default=False)
     network_tokens_enabled = models.BooleanField(default=False)
     open_loop = models.BooleanField(default=False)
     settlement_reporting_enabled = models.BooleanField(default=False)
-    merchant_profile = models.JSONField(null=True, blank=True)
+    merchant_profile = JSONField(null=True, blank=True)
     # Retryable declines (`routing.RETRYABLE_DECLINES`) go on to the next eligible service. Upstream's PaymentService
     # has no such field, so it is set in the admin only and never answered by the API.
     cascade_retryable_declines = models.BooleanField("cascades retryable declines", default=False)
     # Non-secret credential fields, {key: value}.
-    fields = models.JSONField(default=dict, blank=True)
+    fields = JSONField(default=dict, blank=True)
     # Secret credential fields, {key: vault ciphertext}; `key_id` names the key they are all sealed with.
-    sealed_fields = models.JSONField(default=dict, blank=True)
+    sealed_fields = JSONField(default=dict, blank=True)
     key_id = models.CharField(max_length=32, blank=True, default="")
     # Deleted services leave routing at once but stay, with their credentials, for the captures, voids and refunds
     # of the payments they authorized.

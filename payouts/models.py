@@ -6,6 +6,7 @@ import uuid
 from django.db import models
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.money import format_money
 from payments.timestamped import TimestampedModel
 
@@ -42,12 +43,12 @@ class Payout(TimestampedModel):
     category = models.CharField(max_length=32, choices=PayoutCategory.choices, null=True, blank=True)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
     # Who the money comes from, as upstream's `PayoutMerchant` was sent.
-    merchant = models.JSONField(null=True, blank=True)
+    merchant = JSONField(null=True, blank=True)
 
     # The buyer as it was when the payout was made (a stored buyer, or a guest's details); the link is cut if the
     # buyer is deleted.
     buyer = models.ForeignKey("buyers.Buyer", null=True, blank=True, on_delete=models.SET_NULL, related_name="payouts")
-    buyer_details = models.JSONField(null=True, blank=True)
+    buyer_details = JSONField(null=True, blank=True)
 
     payment_service = models.ForeignKey(
         "paymentservices.PaymentService", on_delete=models.PROTECT, related_name="payouts"

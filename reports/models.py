@@ -8,6 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 
@@ -57,7 +58,7 @@ class Report(TimestampedModel):
     schedule_enabled = models.BooleanField()
     schedule_timezone = models.CharField(max_length=64, default="Etc/UTC")
     model = models.CharField(max_length=32)
-    params = models.JSONField(default=dict)
+    params = JSONField(default=dict)
     file_format = models.CharField(max_length=8, choices=FileFormat.choices, default=FileFormat.CSV)
     # When the scheduler makes the next execution; null when nothing is scheduled (once, or disabled).
     next_execution_at = models.DateTimeField(null=True, blank=True)

@@ -12,6 +12,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 from paymentservices.processors.settling import LineKind
 
@@ -153,7 +154,7 @@ class LedgerEntry(TimestampedModel):
     markup = models.BigIntegerField(null=True, blank=True)
     scheme_fee = models.BigIntegerField(null=True, blank=True)
     # The fee's parts as the processor itemizes them: [{"type", "amount", "currency", "description"}].
-    fee_details = models.JSONField(default=list, blank=True)
+    fee_details = JSONField(default=list, blank=True)
     net_amount = models.BigIntegerField()
     net_currency = models.CharField(max_length=3)
     exchange_rate = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 from payments.timestamped import TimestampedModel
 
 
@@ -75,7 +76,7 @@ class ThreeDSConfiguration(TimestampedModel):
     merchant_country_code = models.CharField("ISO 3166-1 numeric country", max_length=3)
     merchant_category_code = models.CharField("merchant category code", max_length=4)
     merchant_url = models.URLField("merchant URL", max_length=2048)
-    metadata = models.JSONField(default=dict, blank=True)
+    metadata = JSONField(default=dict, blank=True)
 
     class Meta:
         verbose_name = "3-D Secure configuration"

@@ -15,6 +15,7 @@ from django.db.models import F, Q
 from payments.accounts.models import MerchantAccount
 from payments.choices import PaymentIntent, PaymentSource
 from payments.identifiers import base62
+from payments.json_column import JSONField
 from payments.money import format_money
 from payments.timestamped import TimestampedModel
 
@@ -88,18 +89,18 @@ class Transaction(TimestampedModel):
     # Includes refunds still being processed, so concurrent refunds can never exceed what was captured.
     refunded_amount = models.BigIntegerField(default=0)
     external_identifier = models.CharField(max_length=200, null=True, blank=True)
-    metadata = models.JSONField(null=True, blank=True)
+    metadata = JSONField(null=True, blank=True)
     # Order details, validated by the API's serializers (payments.shapes.order) and echoed as sent.
-    cart_items = models.JSONField(null=True, blank=True)
-    airline = models.JSONField(null=True, blank=True)
-    shipping_details = models.JSONField(null=True, blank=True)
+    cart_items = JSONField(null=True, blank=True)
+    airline = JSONField(null=True, blank=True)
+    shipping_details = JSONField(null=True, blank=True)
 
     # The buyer as it was when the transaction was made; the link is cut if the buyer is deleted.
     buyer = models.ForeignKey(
         "buyers.Buyer", null=True, blank=True, on_delete=models.SET_NULL, related_name="transactions"
     )
     buyer_external_identifier = models.CharField(max_length=200, null=True, blank=True)
-    buyer_details = models.JSONField(null=True, blank=True)
+    buyer_details = JSONField(null=True, blank=True)
     # The buyer's email address lower-cased, for the list's filters (the display copy is in buyer_details).
     buyer_email_address = models.CharField(max_length=320, null=True, blank=True)
     # The address of the buyer's browser when it created the transaction itself (an embed token); a merchant's
@@ -172,13 +173,13 @@ class Transaction(TimestampedModel):
     previous_scheme_transaction_id = models.CharField(max_length=100, null=True, blank=True)
     previous_transaction_link_id = models.CharField(max_length=100, null=True, blank=True)
     description = models.TextField(null=True, blank=True)
-    statement_descriptor = models.JSONField(null=True, blank=True)
-    browser_info = models.JSONField(null=True, blank=True)
-    connection_options = models.JSONField(null=True, blank=True)
+    statement_descriptor = JSONField(null=True, blank=True)
+    browser_info = JSONField(null=True, blank=True)
+    connection_options = JSONField(null=True, blank=True)
     installment_count = models.PositiveSmallIntegerField(null=True, blank=True)
-    recipient = models.JSONField(null=True, blank=True)
+    recipient = JSONField(null=True, blank=True)
     # The 3-D Secure result the client sent and what the connector made of it (upstream's summary shape).
-    three_d_secure = models.JSONField(null=True, blank=True)
+    three_d_secure = JSONField(null=True, blank=True)
     # Purchase (level 2/3) data.
     tax_amount = models.BigIntegerField(null=True, blank=True)
     duty_amount = models.BigIntegerField(null=True, blank=True)
@@ -560,7 +561,7 @@ class TransactionEvent(models.Model):
     from_status = models.CharField(max_length=32, null=True, blank=True)
     to_status = models.CharField(max_length=32)
     amount = models.BigIntegerField(null=True, blank=True)
-    details = models.JSONField(default=dict, blank=True)
+    details = JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -5,6 +5,7 @@ import uuid
 from django.db import models
 
 from payments.accounts.roles import Role, roles_of
+from payments.json_column import JSONField
 
 
 class MerchantAccount(models.Model):
@@ -13,7 +14,7 @@ class MerchantAccount(models.Model):
     id = models.SlugField("ID", primary_key=True, max_length=255)
     display_name = models.CharField(max_length=255)
     # Browser origins (scheme://host[:port]) allowed to call the API from a page and to frame Secure Fields.
-    allowed_origins = models.JSONField(default=list, blank=True)
+    allowed_origins = JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -46,7 +47,7 @@ class ApiKey(models.Model):
     )
     display_name = models.CharField(max_length=200, blank=True, help_text="The name people gave the key.")
     # Role slugs (payments.accounts.roles.ROLES); a slug no role has any longer grants nothing.
-    roles = models.JSONField(default=default_roles)
+    roles = JSONField(default=default_roles)
     # Every account, present and future; else only `merchant_accounts`. A flag, not an empty set, so that a key
     # whose accounts went away never comes to reach every account.
     all_merchant_accounts = models.BooleanField("every merchant account", default=False)

@@ -3,6 +3,7 @@
 from django.db import models
 
 from payments.accounts.models import MerchantAccount
+from payments.json_column import JSONField
 
 
 class IdempotencyRecord(models.Model):
@@ -29,7 +30,7 @@ class IdempotencyRecord(models.Model):
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     # The rendered JSON exactly as first sent, so a replay is byte for byte the same answer.
     response_body = models.TextField(null=True, blank=True)
-    response_headers = models.JSONField(default=dict, blank=True)
+    response_headers = JSONField(default=dict, blank=True)
     # Until when the request running under this key holds it (IDEMPOTENCY_KEY_LEASE_SECONDS after each attempt).
     locked_until = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(default=1)
