@@ -6,9 +6,11 @@ token's `iss` claim (the SDK sends no user id).
 """
 
 from config.settings import *  # noqa: F403
-from config.settings import SIMPLE_JWT, env
+from config.settings import INSTALLED_APPS, SIMPLE_JWT, env
 
 ROOT_URLCONF = "bench.urls"
+# The peer's model (bench/models.py).
+INSTALLED_APPS = [*INSTALLED_APPS, "bench"]
 
 SIMPLE_JWT = {
     **SIMPLE_JWT,

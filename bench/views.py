@@ -1,8 +1,8 @@
 """Reference cases for the benchmark, never mounted by the project itself.
 
-- peer: what a stock Django REST framework service looks like: a `ModelViewSet` over the same table,
-  DRF's `CursorPagination` on `-created_at`, simplejwt's stock `JWTAuthentication` (the signature checked
-  on every request, then a user lookup).
+- peer: what a stock Django REST framework service looks like: a `ModelViewSet` over the same table and columns
+  (a model of its own with Django's stock fields, bench/models.py), DRF's `CursorPagination` on `-created_at`,
+  simplejwt's stock `JWTAuthentication` (the signature checked on every request, then a user lookup).
 - offset peer: the same with `LimitOffsetPagination` (a COUNT and an OFFSET on every page).
 - floor: the bare floor's view (bench/bare.py: the keyset query on a raw cursor, JSON out), here behind the
   project's settings and middleware.
@@ -14,14 +14,14 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework_simplejwt.authentication import JWTAuthentication
 
 from bench.bare import bare_buyers as floor_buyers
-from buyers.models import Buyer
+from bench.models import PeerBuyer
 
 __all__ = ["OffsetPeerBuyerViewSet", "PeerBuyerViewSet", "PeerCursorPagination", "floor_buyers"]
 
 
 class PeerBuyerSerializer(serializers.ModelSerializer):
     class Meta:
-        model = Buyer
+        model = PeerBuyer
         fields = [
             "id",
             "merchant_account",
@@ -42,7 +42,7 @@ class PeerCursorPagination(CursorPagination):
 
 
 class PeerBuyerViewSet(viewsets.ModelViewSet):
-    queryset = Buyer.objects.all()
+    queryset = PeerBuyer.objects.all()
     serializer_class = PeerBuyerSerializer
     authentication_classes = [JWTAuthentication]
     permission_classes = [IsAuthenticated]
