@@ -21,6 +21,8 @@ _LONG_NUMBER = b"0" * 19
 
 class JSONField(models.JSONField):
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if value is None:
+            return None  # SQL's NULL, as Django reads it: most of a transaction's dozen JSON columns on most rows
         if isinstance(value, str) and self.decoder is None:
             text = value.encode("utf-8", "surrogatepass")  # a lone surrogate is invalid UTF-8: orjson refuses it
             if _LONG_NUMBER not in text.translate(_DIGITS_AS_ZEROS):

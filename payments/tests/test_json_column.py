@@ -88,3 +88,7 @@ def test_every_json_column_of_the_projects_reads_with_orjson():
     ]
 
     assert djangos == []
+
+
+def test_sql_null_reads_as_none():
+    assert JSONField(null=True).from_db_value(None, None, None) is None
