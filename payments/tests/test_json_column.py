@@ -27,9 +27,8 @@ def test_a_stored_value_reads_back_equal_and_of_the_same_types(merchant_account,
     read = MerchantAccount.objects.values_list("allowed_origins", flat=True).get(pk=merchant_account.pk)
 
     assert read == value
-    assert json.dumps(read, sort_keys=True) == json.dumps(
-        value, sort_keys=True
-    )  # an int stays an int, exact: not a float that compares equal
+    # An int stays an int, exact: not a float that compares equal.
+    assert json.dumps(read, sort_keys=True) == json.dumps(value, sort_keys=True)
 
 
 def test_orjson_reads_plain_json(monkeypatch):
@@ -63,7 +62,7 @@ def test_nan_is_read_as_the_standard_library_reads_it():
     assert read[0] != read[0]
 
 
-def test_a_custom_decoder_is_used(monkeypatch):
+def test_a_custom_decoder_is_used():
     class Upper(json.JSONDecoder):
         def decode(self, s, *args, **kwargs):
             return super().decode(s.upper())
