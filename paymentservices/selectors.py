@@ -43,7 +43,7 @@ def payment_service_get(*, merchant_account: MerchantAccount, id: uuid.UUID | st
     """One service of the account; a deleted one is gone to the API (as upstream's), and another account's is a 404,
     exactly like a missing one. The row stays for the payments that name it (their captures reach it by foreign key)."""
     pk = _uuid(id)
-    services = account_rows(PaymentService, merchant_account).filter(is_deleted=False)
+    services = payment_service_list(merchant_account=merchant_account)
     service = None if pk is None else services.filter(pk=pk).first()
     if service is None:
         raise NotFound(_NOT_FOUND)
@@ -58,7 +58,7 @@ def payment_service_for_notification(*, id: uuid.UUID | str) -> PaymentService |
 
 def payment_services_in_order(*, merchant_account: MerchantAccount) -> QuerySet[PaymentService]:
     """The account's services that are not deleted, in routing order."""
-    return account_rows(PaymentService, merchant_account).filter(is_deleted=False).order_by("position", "created_at")
+    return payment_service_list(merchant_account=merchant_account).order_by("position", "created_at")
 
 
 def unmatched_notifications() -> QuerySet[InboundNotification]:
@@ -78,7 +78,7 @@ def payment_services_routable(*, merchant_account: MerchantAccount) -> list[Paym
     held = held_states.get(caches["default"], name)
     if not isinstance(held, tuple):
         seen = held_states.changes_seen()
-        live = account_rows(PaymentService, merchant_account).filter(is_deleted=False, active=True)
+        live = payment_service_list(merchant_account=merchant_account).filter(active=True)
         held = tuple(live.order_by("position", "created_at"))
         held_states.hold(name, held, ROUTABLE_HOLD_SECONDS, seen=seen)
     # Copies (their related objects' cache included): what one request caches on a service is not the next one's.
